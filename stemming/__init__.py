@@ -1,0 +1,1 @@
+"""Analyzer chains (tokenizer, lowercase, stoplist, stemmer, shingles) built as Lucene analyzers."""

@@ -1,0 +1,81 @@
+"""Analyzer specs → real Lucene analyzers (CustomAnalyzer factories), one chain for index and query.
+
+The order is fixed and follows Anserini's English analyzer: tokenizer → possessive → lowercase
+→ ASCII folding → stoplist → stemmer → shingles. Stopping before stemming matches the lists,
+which hold surface forms; shingles come last so they join stemmed words.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from touche import jvm
+from touche.config import AnalyzerSpec
+from touche.errors import ConfigError
+
+STOPLIST_DIR = Path(__file__).resolve().parent / "stoplists"
+# Named lists: ours ship in stemming/stoplists; Lucene's Snowball list is read from the jar.
+NAMED_STOPLISTS = {
+    "smart": ("smart.txt", "wordset"),
+    "terrier": ("terrier.txt", "wordset"),
+    "snowball": ("org/apache/lucene/analysis/snowball/english_stop.txt", "snowball"),
+}
+_TOKENIZERS = {"standard": "standard", "classic": "classic", "whitespace": "whitespace", "letter": "letter"}
+_STEMMERS = {"krovetz": "kStem", "porter": "porterStem"}
+
+
+def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
+    """The Lucene stop-filter spec for a stoplist name or file, or None for no stopping."""
+    if stoplist == "none":
+        return None
+    if stoplist == "lucene":
+        return "stop|ignoreCase=true"  # StopFilterFactory's default = EnglishAnalyzer's 33 words
+    if stoplist in NAMED_STOPLISTS:
+        resource, fmt = NAMED_STOPLISTS[stoplist]
+        return f"stop|ignoreCase=true|words={resource}|format={fmt}"
+    path = Path(stoplist)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if not path.is_file():
+        raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
+                          f"(none, lucene, snowball, smart, terrier) nor a file")
+    return f"stop|ignoreCase=true|words={path.resolve()}|format=wordset"
+
+
+def filter_chain(spec: AnalyzerSpec, base_dir: Path | None = None) -> tuple[str, list[str]]:
+    """(tokenizer, token filters) in the string form the Java side takes: ``name|key=value``."""
+    filters: list[str] = []
+    if spec.possessive:
+        filters.append("englishPossessive")
+    if spec.lowercase:
+        filters.append("lowercase")
+    if spec.ascii_folding:
+        filters.append("asciiFolding")
+    stop = stoplist_filter(spec.stoplist, base_dir)
+    if stop:
+        filters.append(stop)
+    if spec.stemmer != "none":
+        filters.append(_STEMMERS[spec.stemmer])
+    if spec.shingles is not None:
+        s = spec.shingles
+        filters.append(f"shingle|minShingleSize={s.min_size}|maxShingleSize={s.max_size}"
+                       f"|outputUnigrams={'true' if s.keep_unigrams else 'false'}")
+    return _TOKENIZERS[spec.tokenizer], filters
+
+
+def build(spec: AnalyzerSpec, base_dir: Path | None = None):
+    """A Lucene ``Analyzer`` for the spec (cached per spec: building one parses stoplists)."""
+    tokenizer, filters = filter_chain(spec, base_dir)
+    return _build_cached(tokenizer, tuple(filters))
+
+
+@lru_cache(maxsize=32)
+def _build_cached(tokenizer: str, filters: tuple[str, ...]):
+    analyzers = jvm.autoclass("touche.lucene.Analyzers")
+    return analyzers.build(str(STOPLIST_DIR), tokenizer, list(filters))
+
+
+def tokens(spec: AnalyzerSpec, text: str, field: str = "contents") -> list[str]:
+    """The exact tokens the chain produces for ``text`` (what the index and the query see)."""
+    analyzers = jvm.autoclass("touche.lucene.Analyzers")
+    return list(analyzers.tokens(build(spec), field, text))

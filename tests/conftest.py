@@ -1,0 +1,72 @@
+"""Shared fixtures. The JVM starts once per test session (a JVM starts once per process)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_touche() -> Path:
+    return Path(os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
+
+
+# Five tiny arguments whose statistics the tests compute by hand.
+FIXTURE_ARGUMENTS = [
+    ("Sa0000001-A00000001", "School uniforms should be mandatory",
+     [("Uniforms reduce bullying in schools.", "PRO")], "School uniforms"),
+    ("Sa0000001-A00000002", "School uniforms should not be mandatory",
+     [("Uniforms limit the expression of students. Students should choose.", "CON")], "School uniforms"),
+    ("Sa0000002-A00000001", "Nuclear energy is safe",
+     [("Modern reactors are safe and nuclear energy emits little carbon.", "PRO")], "Nuclear energy"),
+    ("Sa0000002-A00000002", "Nuclear energy is too risky",
+     [("Accidents happen.", "CON")], "Nuclear energy"),
+    ("Sa0000003-A00000001", "Homework helps",
+     [("Homework builds discipline for students at school.", "PRO")], "Homework"),
+]
+
+
+def write_argsme(path: Path, arguments=FIXTURE_ARGUMENTS) -> Path:
+    records = []
+    for arg_id, conclusion, premises, title in arguments:
+        records.append({
+            "id": arg_id, "conclusion": conclusion,
+            "premises": [{"text": t, "stance": s, "annotations": []} for t, s in premises],
+            "context": {"sourceId": arg_id.split("-")[0][1:], "sourceTitle": title, "discussionTitle": title,
+                        "sourceUrl": f"https://debate.example.org/{arg_id}", "sourceDomain": "debate.example.org",
+                        "previousArgumentInSourceId": "", "nextArgumentInSourceId": "",
+                        "acquisitionTime": "2019-04-18T00:00:00Z"},
+        })
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"arguments": records}), encoding="utf-8")
+    return path
+
+
+FIXTURE_TOPICS = """<topics>
+<topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>
+<topic><number>2</number><title>Is nuclear energy safe?</title></topic>
+</topics>
+"""
+
+
+@pytest.fixture(scope="session")
+def jvm_started():
+    from touche import jvm
+    jvm.start("1g")
+    return jvm
+
+
+@pytest.fixture(scope="session")
+def fixture_corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    write_argsme(root / "args.me" / "args-fixture.json")
+    (root / "args.me" / "topics.xml").write_text(FIXTURE_TOPICS)
+    return root / "args.me"
+
+
+@pytest.fixture(scope="session")
+def index_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("indexes")

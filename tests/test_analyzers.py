@@ -1,0 +1,66 @@
+"""Each analyzer chain, as YAML declares it, yields exactly these Lucene tokens."""
+from __future__ import annotations
+
+import pytest
+
+from touche.config import AnalyzerSpec, ShingleSpec
+from touche.errors import ConfigError
+
+SENTENCE = "The teachers' unions were banning smartphones in Schools, aren't they?"
+
+CHAINS = {
+    "plain": (AnalyzerSpec(),
+              ["the", "teachers", "unions", "were", "banning", "smartphones", "in", "schools", "aren't", "they"]),
+    "no-lowercase-whitespace": (AnalyzerSpec(tokenizer="whitespace", lowercase=False, possessive=False),
+                                ["The", "teachers'", "unions", "were", "banning", "smartphones", "in", "Schools,",
+                                 "aren't", "they?"]),
+    "lucene-stop-krovetz": (AnalyzerSpec(stoplist="lucene", stemmer="krovetz"),
+                            ["teacher", "union", "were", "ban", "smartphone", "school", "aren't"]),
+    "smart-krovetz": (AnalyzerSpec(stoplist="smart", stemmer="krovetz"),
+                      ["teacher", "union", "ban", "smartphone", "school"]),
+    # Terrier's list has no contractions: "aren't" survives.
+    "terrier-porter": (AnalyzerSpec(stoplist="terrier", stemmer="porter"),
+                       ["teacher", "union", "ban", "smartphon", "school", "aren't"]),
+    "snowball-porter": (AnalyzerSpec(stoplist="snowball", stemmer="porter"),
+                        ["teacher", "union", "ban", "smartphon", "school"]),
+    "letter": (AnalyzerSpec(tokenizer="letter", stoplist="lucene"),
+               ["teachers", "unions", "were", "banning", "smartphones", "schools", "aren", "t"]),
+    "krovetz-bigrams": (AnalyzerSpec(stoplist="lucene", stemmer="krovetz",
+                                     shingles=ShingleSpec(min_size=2, max_size=2, keep_unigrams=False)),
+                        # "_" fills the positions of removed stopwords (Lucene's ShingleFilter default)
+                        ["_ teacher", "teacher union", "union were", "were ban", "ban smartphone", "smartphone _",
+                         "_ school", "school aren't", "aren't _"]),
+}
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_chain_tokens(jvm_started, name):
+    from stemming.analyzers import tokens
+    spec, expected = CHAINS[name]
+    assert tokens(spec, SENTENCE) == expected
+
+
+def test_shingles_keep_unigrams_interleaves(jvm_started):
+    from stemming.analyzers import tokens
+    spec = AnalyzerSpec(stemmer="krovetz", shingles=ShingleSpec(min_size=2, max_size=3))
+    assert tokens(spec, "school uniforms help") == [
+        "school", "school uniform", "school uniform help", "uniform", "uniform help", "help"]
+
+
+def test_custom_stoplist_file(jvm_started, tmp_path):
+    from stemming.analyzers import build, tokens
+    stop = tmp_path / "mine.txt"
+    stop.write_text("# our own list\nteachers\nschools\n")
+    spec = AnalyzerSpec(stoplist=str(stop))
+    assert "teachers" not in tokens(spec, SENTENCE)
+    assert "schools" not in tokens(spec, SENTENCE)
+    with pytest.raises(ConfigError, match="neither a known list"):
+        build(AnalyzerSpec(stoplist="no-such-list.txt"))
+
+
+def test_stoplist_sizes():
+    from stemming.analyzers import STOPLIST_DIR
+    def words(name):
+        return [w for w in (STOPLIST_DIR / name).read_text().split("\n") if w.strip() and not w.startswith("#")]
+    assert len(words("smart.txt")) == 571
+    assert len(words("terrier.txt")) == 733

@@ -1,0 +1,110 @@
+"""Variant files: validation on load, extends, overrides, index sharing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from touche.config import apply_overrides, load_suite, load_variant
+from touche.errors import ConfigError
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "task1"
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_shipped_variants_load_and_five_are_distinct():
+    suite_path, suite = load_suite(CONFIGS / "suite.yaml")
+    assert len(suite.variants) == 5
+    loaded = [load_variant(CONFIGS / v) for v in suite.variants]
+    assert len({v.variant.tag for v in loaded}) == 5
+    assert suite.primary in suite.variants
+
+
+def test_unknown_key_names_key_file_and_valid_keys(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nanalyzer:\n  stemer: krovetz\n")
+    with pytest.raises(ConfigError) as err:
+        load_variant(path)
+    message = str(err.value)
+    assert str(path) in message
+    assert "unknown key 'analyzer.stemer'" in message
+    assert "stemmer" in message  # the valid keys are listed
+
+
+def test_unknown_top_level_key(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nretreival: {}\n")
+    with pytest.raises(ConfigError, match="unknown key 'retreival'"):
+        load_variant(path)
+
+
+def test_bad_choice_lists_the_valid_ones(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nanalyzer: {stemmer: krovets}\n")
+    with pytest.raises(ConfigError, match=r"analyzer.stemmer: 'krovets' is not allowed; expected 'none', 'krovetz' or 'porter'"):
+        load_variant(path)
+
+
+def test_value_out_of_range(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nretrieval: {top_k: 5000}\n")
+    with pytest.raises(ConfigError, match=r"retrieval.top_k: Input should be less than or equal to 1000"):
+        load_variant(path)
+
+
+def test_unknown_similarity_name(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nretrieval: {similarity: {name: tfidf}}\n")
+    with pytest.raises(ConfigError, match=r"unknown name 'tfidf'; expected 'bm25', 'lmdirichlet'"):
+        load_variant(path)
+
+
+def test_similarity_parameter_typo(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nretrieval: {similarity: {name: bm25, k: 1.2}}\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'retrieval.similarity.k' \(valid keys here: b, k1, name\)"):
+        load_variant(path)
+
+
+def test_weights_must_name_indexed_fields(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nquery: {field_weights: {title: 2}}\n")
+    with pytest.raises(ConfigError, match="field_weights names title but index.fields is"):
+        load_variant(path)
+
+
+def test_invalid_yaml_reports_line(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nanalyzer: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"line \d+, column \d+"):
+        load_variant(path)
+
+
+def test_extends_merges_and_detects_cycles(tmp_path):
+    write(tmp_path / "base.yaml", "tag: base\nanalyzer: {stemmer: krovetz, stoplist: smart}\n")
+    child = write(tmp_path / "child.yaml", "extends: base.yaml\ntag: child\nanalyzer: {stoplist: lucene}\n")
+    v = load_variant(child).variant
+    assert (v.tag, v.analyzer.stemmer, v.analyzer.stoplist) == ("child", "krovetz", "lucene")
+    write(tmp_path / "a.yaml", "extends: b.yaml\ntag: a\n")
+    write(tmp_path / "b.yaml", "extends: a.yaml\ntag: b\n")
+    with pytest.raises(ConfigError, match="cycle"):
+        load_variant(tmp_path / "a.yaml")
+
+
+def test_overrides_set_dotted_keys(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\n")
+    v = load_variant(path, {"retrieval.similarity.k1": "1.5", "analyzer.stemmer": "porter"}).variant
+    assert v.retrieval.similarity.k1 == 1.5 and v.analyzer.stemmer == "porter"
+    assert apply_overrides({"a": {"b": 1}}, {"a.c": "[1, 2]"}) == {"a": {"b": 1, "c": [1, 2]}}
+
+
+def test_index_key_shared_only_when_index_relevant_parts_agree():
+    bm25 = load_variant(CONFIGS / "2-krovetz-bm25.yaml").variant
+    lmd = load_variant(CONFIGS / "3-krovetz-lmdirichlet.yaml").variant
+    plain = load_variant(CONFIGS / "1-bm25.yaml").variant
+    assert bm25.index_key() == lmd.index_key()  # similarity is a search-time choice
+    assert plain.index_key() != bm25.index_key()  # another analyzer, another index
+    more_threads = load_variant(CONFIGS / "2-krovetz-bm25.yaml", {"index.threads": "1"}).variant
+    assert more_threads.index_key() == bm25.index_key()  # threads do not change the index
+
+
+def test_suite_primary_must_be_a_variant(tmp_path):
+    path = write(tmp_path / "s.yaml", "variants: [a.yaml]\nprimary: b.yaml\n")
+    with pytest.raises(ConfigError, match="primary 'b.yaml' is not among variants"):
+        load_suite(path)

@@ -1,0 +1,344 @@
+"""Run-variant configuration: one YAML file per variant, validated on load.
+
+A variant may ``extends:`` another file (path relative to itself); mappings merge key by key,
+anything else is replaced. Unknown keys and out-of-range values are errors that name the file
+and the key. ``apply_overrides`` sets dotted keys, which is how sweeps and ``--set`` vary a
+variant without writing a file.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from touche.errors import ConfigError
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- analyzer
+class ShingleSpec(Strict):
+    min_size: int = Field(2, ge=2, le=5, description="smallest word n-gram")
+    max_size: int = Field(2, ge=2, le=5, description="largest word n-gram")
+    keep_unigrams: bool = Field(True, description="also emit the single words")
+
+    @model_validator(mode="after")
+    def _order(self):
+        if self.max_size < self.min_size:
+            raise ValueError(f"max_size ({self.max_size}) must be >= min_size ({self.min_size})")
+        return self
+
+
+class AnalyzerSpec(Strict):
+    """The chain used identically at index and query time: tokenizer → possessive → lowercase
+    → stoplist → stemmer → shingles."""
+
+    tokenizer: Literal["standard", "classic", "whitespace", "letter"] = Field(
+        "standard", description="Lucene tokenizer")
+    possessive: bool = Field(True, description="strip English possessive 's (Lucene EnglishPossessiveFilter)")
+    lowercase: bool = Field(True, description="lowercase tokens")
+    ascii_folding: bool = Field(False, description="fold accents to ASCII (café → cafe)")
+    stoplist: str = Field("none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line")
+    stemmer: Literal["none", "krovetz", "porter"] = Field("none", description="krovetz (KStem) or porter")
+    shingles: ShingleSpec | None = Field(None, description="word n-grams; null for none")
+
+
+# ---------------------------------------------------------------- index
+TEXT_FIELDS = ("contents", "conclusion", "premises", "title")
+
+
+class IndexSpec(Strict):
+    fields: tuple[Literal["contents", "conclusion", "premises", "title"], ...] = Field(
+        ("contents",), description="text fields to index; contents = conclusion + premises")
+    store_raw: bool = Field(True, description="store each record's JSON for re-ranking")
+    positions: bool = Field(True, description="index term positions (needed for phrase queries)")
+    docvectors: bool = Field(False, description="store term vectors (for feedback models)")
+    threads: int = Field(2, ge=1, le=64, description="indexing threads")
+    ram_buffer_mb: float = Field(512, ge=16, le=16384, description="IndexWriter RAM buffer")
+    optimize: bool = Field(False, description="merge into one segment at the end")
+
+    @field_validator("fields")
+    @classmethod
+    def _unique_fields(cls, value):
+        if len(set(value)) != len(value) or not value:
+            raise ValueError("fields must be a non-empty list without repeats")
+        return value
+
+
+# ---------------------------------------------------------------- query and retrieval
+class QuerySpec(Strict):
+    text: Literal["title", "title+description"] = Field("title", description="which topic parts form the query")
+    field_weights: dict[str, float] = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
+    drop_question_words: bool = Field(
+        False, description="drop interrogative scaffolding (should, is, do, …) before analysis")
+    stance_neutral: bool = Field(
+        False, description="drop stance-bearing verbs (ban, allow, legalize, …) so pro and con match alike")
+
+    @field_validator("field_weights")
+    @classmethod
+    def _weights(cls, value):
+        for name, weight in value.items():
+            if name not in TEXT_FIELDS:
+                raise ValueError(f"unknown field '{name}' (valid: {', '.join(TEXT_FIELDS)})")
+            if not 0 < weight <= 100:
+                raise ValueError(f"weight of '{name}' must be in (0, 100], got {weight}")
+        if not value:
+            raise ValueError("at least one field needs a weight")
+        return value
+
+
+class BM25(Strict):
+    name: Literal["bm25"] = "bm25"
+    k1: float = Field(0.9, ge=0, le=10, description="term-frequency saturation")
+    b: float = Field(0.4, ge=0, le=1, description="length normalisation")
+
+
+class LMDirichlet(Strict):
+    name: Literal["lmdirichlet"] = "lmdirichlet"
+    mu: float = Field(1000.0, gt=0, le=100000, description="Dirichlet prior")
+
+
+Similarity = Annotated[Union[BM25, LMDirichlet], Field(discriminator="name")]
+
+
+class RetrievalSpec(Strict):
+    similarity: Similarity = Field(default_factory=BM25)
+    top_k: int = Field(1000, ge=1, le=1000, description="hits per topic (Touché allows at most 1,000)")
+    threads: int = Field(2, ge=1, le=64, description="topics searched in parallel")
+
+    @field_validator("similarity", mode="before")
+    @classmethod
+    def _default_name(cls, value):
+        # `--set retrieval.similarity.k1=1.2` on a variant that never named its similarity
+        if isinstance(value, dict) and "name" not in value:
+            return {"name": "bm25", **value}
+        return value
+
+
+# ---------------------------------------------------------------- re-ranking and fusion
+class ArgumentQualitySpec(Strict):
+    """Touché Task 1 winners found very short arguments rarely relevant; this stage adds a
+    length prior and penalises texts that look like non-arguments."""
+
+    name: Literal["argument_quality"] = "argument_quality"
+    depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
+    min_words: int = Field(15, ge=0, description="premises shorter than this are penalised")
+    short_penalty: float = Field(0.5, ge=0, le=1, description="score multiplier for too-short arguments")
+    length_weight: float = Field(0.1, ge=0, le=10, description="weight of log(1 + words) added to the normalised score")
+    max_words: int = Field(1000, ge=1, description="the length bonus stops growing here")
+
+
+class FusionSpec(Strict):
+    """Reciprocal-rank fusion of this variant's ranking with other variants' rankings."""
+
+    name: Literal["rrf"] = "rrf"
+    variants: tuple[str, ...] = Field(..., min_length=1, description="other variant files (relative to this one)")
+    k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
+    include_self: bool = Field(True, description="fuse this variant's own ranking too")
+
+
+RerankStage = Annotated[Union[ArgumentQualitySpec, FusionSpec], Field(discriminator="name")]
+
+
+# ---------------------------------------------------------------- corpus and the variant
+class CorpusSpec(Strict):
+    format: Literal["argsme"] = Field("argsme", description="corpus family")
+    path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
+    skip_bad_records: bool = Field(False, description="skip malformed records (counted) instead of failing")
+
+
+class Variant(Strict):
+    """One run variant = one submission."""
+
+    task: Literal["task1"] = Field("task1", description="task1 = arguments from args.me (2020/2021)")
+    tag: str = Field(..., pattern=r"^[A-Za-z0-9_.+-]{1,80}$", description="run tag written in the last column")
+    description: str = Field("", description="free text shown in reports")
+    corpus: CorpusSpec = Field(default_factory=CorpusSpec)
+    analyzer: AnalyzerSpec = Field(default_factory=AnalyzerSpec)
+    index: IndexSpec = Field(default_factory=IndexSpec)
+    query: QuerySpec = Field(default_factory=QuerySpec)
+    retrieval: RetrievalSpec = Field(default_factory=RetrievalSpec)
+    rerank: tuple[RerankStage, ...] = Field((), description="stages applied in order after retrieval")
+
+    @model_validator(mode="after")
+    def _weights_need_indexed_fields(self):
+        missing = [f for f in self.query.field_weights if f not in self.index.fields]
+        if missing:
+            raise ValueError(f"query.field_weights names {', '.join(missing)} but index.fields is "
+                             f"[{', '.join(self.index.fields)}]")
+        return self
+
+    def index_key(self) -> str:
+        """Hash of what determines the index: variants that agree here share one index."""
+        payload = {"format": 1, "corpus": self.corpus.format, "analyzer": self.analyzer.model_dump(mode="json"),
+                   "index": self.index.model_dump(mode="json", exclude={"threads", "ram_buffer_mb"})}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+
+class LoadedVariant(BaseModel):
+    """A validated variant with the file it came from (fusion paths resolve against it)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    path: Path
+    variant: Variant
+    merged: dict
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+# ---------------------------------------------------------------- loading
+def _merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        # A tagged choice (similarity, re-ranking stage) that changes its name starts afresh:
+        # BM25's k1 and b must not leak into an LM-Dirichlet similarity.
+        switches_kind = (isinstance(value, dict) and isinstance(out.get(key), dict)
+                         and "name" in value and value.get("name") != out[key].get("name"))
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and not switches_kind:
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_yaml(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", path=path) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+        raise ConfigError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path, where=where) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"expected a mapping of keys at the top level, got {type(data).__name__}", path=path)
+    return data
+
+
+def resolve_raw(path: Path, _seen: tuple[Path, ...] = ()) -> dict:
+    """The variant's YAML with its ``extends`` chain merged in (not yet validated)."""
+    path = path.resolve()
+    if path in _seen:
+        raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*_seen, path)), path=path)
+    data = read_yaml(path)
+    parent = data.pop("extends", None)
+    if parent is None:
+        return data
+    if not isinstance(parent, str):
+        raise ConfigError("'extends' must be a path to another YAML file", path=path)
+    return _merge(resolve_raw((path.parent / parent), (*_seen, path)), data)
+
+
+def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
+    """Set dotted keys (``retrieval.similarity.k1: 1.2``); values are YAML-parsed strings or objects."""
+    out = copy.deepcopy(data)
+    for dotted, value in overrides.items():
+        if isinstance(value, str):
+            value = yaml.safe_load(value) if value != "" else ""
+        node = out
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            if not isinstance(node.get(part), dict):
+                node[part] = {}
+            node = node[part]
+        node[parts[-1]] = value
+    return out
+
+
+def validate(data: dict, path: Path) -> Variant:
+    try:
+        return Variant.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc), path=path) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"] if not (isinstance(p, str) and p in ("bm25", "lmdirichlet", "argument_quality", "rrf")))
+        if err["type"] == "extra_forbidden":
+            parent = err["loc"][:-1]
+            valid = _valid_keys(parent)
+            lines.append(f"unknown key '{loc}'" + (f" (valid keys here: {', '.join(valid)})" if valid else ""))
+        elif err["type"] == "literal_error":
+            lines.append(f"{loc}: {err['input']!r} is not allowed; expected {err['ctx']['expected']}")
+        elif err["type"] == "union_tag_invalid":
+            lines.append(f"{loc}: unknown name {err['ctx']['tag']!r}; expected {err['ctx']['expected_tags']}")
+        elif err["type"] == "missing":
+            lines.append(f"missing required key '{loc}'")
+        else:
+            lines.append(f"{loc or 'config'}: {err['msg']} (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else f"{loc or 'config'}: {err['msg']}")
+    return "; ".join(lines)
+
+
+def _valid_keys(loc: tuple) -> list[str]:
+    model: Any = Variant
+    for part in loc:
+        if isinstance(part, int) or model is None:
+            continue
+        if part in ("bm25", "lmdirichlet", "argument_quality", "rrf"):
+            model = {"bm25": BM25, "lmdirichlet": LMDirichlet, "argument_quality": ArgumentQualitySpec, "rrf": FusionSpec}[part]
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        model = _model_of(field.annotation)
+    return sorted(getattr(model, "model_fields", {}).keys()) if model is not None else []
+
+
+def _model_of(annotation: Any):
+    import typing
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
+    path = Path(path).resolve()
+    data = resolve_raw(path)
+    if overrides:
+        data = apply_overrides(data, overrides)
+    return LoadedVariant(path=path, variant=validate(data, path), merged=data)
+
+
+# ---------------------------------------------------------------- suites: the five submissions
+class Suite(Strict):
+    """A task's submissions: the variant files and which one becomes run.txt on TIRA."""
+
+    variants: tuple[str, ...] = Field(..., min_length=1, max_length=5, description="variant files, relative to the suite")
+    primary: str = Field(..., description="the variant written to run.txt")
+    topics: str | None = Field(None, description="default topics file (demo), relative to the suite")
+    qrels: dict[str, str] = Field({}, description="name → qrels file for the evaluation table (demo)")
+    corpus: str | None = Field(None, description="default corpus path (demo), relative to the suite")
+
+    @model_validator(mode="after")
+    def _primary_listed(self):
+        if self.primary not in self.variants:
+            raise ValueError(f"primary '{self.primary}' is not among variants {list(self.variants)}")
+        return self
+
+
+def load_suite(path: str | Path) -> tuple[Path, Suite]:
+    path = Path(path).resolve()
+    data = read_yaml(path)
+    try:
+        return path, Suite.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc), path=path) from None
