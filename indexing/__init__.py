@@ -1,0 +1,1 @@
+"""Corpus readers (one per corpus family, typed records) and index building."""

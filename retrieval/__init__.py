@@ -1,0 +1,1 @@
+"""Topics, search, re-ranking, fusion, run files and evaluation."""

@@ -1,0 +1,112 @@
+"""Reader of the Touché topics XML format (all tasks and years).
+
+``<topics><topic><number>…</number><title>…</title>[<objects>a, b</objects>]
+[<description>…</description>][<narrative>…</narrative>]</topic>…</topics>``
+
+Task 1 2020–2022, Task 2 2020–2022 (2022 with ``<objects>``) and the image task share it.
+Unknown tags inside a ``<topic>`` are ignored; the root must be ``<topics>`` and its element
+children ``<topic>``. Text is whitespace-collapsed. Errors name the file and the line.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from touche.errors import InputError
+
+__all__ = ["Topic", "read_topics"]
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    number: str
+    title: str
+    description: str = ""
+    narrative: str = ""
+    objects: tuple[str, ...] = ()
+
+
+def _text(element: etree._Element | None) -> str:
+    """All text inside the element (nested markup included), whitespace collapsed."""
+    if element is None:
+        return ""
+    return " ".join("".join(element.itertext()).split())
+
+
+def _single(topic: etree._Element, tag: str, path: Path, where: str) -> etree._Element | None:
+    found = [child for child in topic if child.tag == tag]
+    if len(found) > 1:
+        raise InputError(f"more than one <{tag}> (lines {', '.join(str(e.sourceline) for e in found)}); "
+                         f"expected one per topic", path=path, where=where)
+    return found[0] if found else None
+
+
+def read_topics(path: str | os.PathLike) -> list[Topic]:
+    """The topics of a Touché topics XML file (or of ``topics.xml`` in a TIRA input directory),
+    in file order."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "topics.xml"
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such topics file (expected a Touché topics XML file)", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the topics file: {exc.strerror or exc}", path=p) from None
+
+    parser = etree.XMLParser(recover=False, resolve_entities=False, no_network=True, remove_comments=True,
+                             remove_pis=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        line, column = exc.position if exc.position else (exc.lineno, None)
+        where = f"line {line}" + (f", column {column}" if column else "")
+        message = re.sub(r",? line \d+, column \d+$", "", (exc.msg or str(exc)).strip())
+        if not data.strip():
+            message = "the file is empty"
+        raise InputError(f"malformed XML: {message} (expected <topics><topic>...</topic>...</topics>)",
+                         path=p, where=where) from None
+
+    if root.tag != "topics":
+        raise InputError(f"the root element is <{root.tag}>, expected <topics>", path=p,
+                         where=f"line {root.sourceline}")
+
+    topics: list[Topic] = []
+    first_line: dict[str, int] = {}
+    for position, element in enumerate((e for e in root if isinstance(e.tag, str)), 1):
+        where = f"line {element.sourceline}, topic #{position}"
+        if element.tag != "topic":
+            raise InputError(f"unexpected element <{element.tag}> in <topics>; expected <topic>", path=p,
+                             where=where)
+        number_el = _single(element, "number", p, where)
+        number = _text(number_el)
+        if not number:
+            raise InputError("the topic has no <number>" if number_el is None else "the topic's <number> is empty",
+                             path=p, where=where)
+        where = f"line {element.sourceline}, topic {number}"
+        title_el = _single(element, "title", p, where)
+        if title_el is None:
+            raise InputError("the topic has no <title>", path=p, where=where)
+        title = _text(title_el)
+        if not title:
+            raise InputError("the topic's <title> is empty", path=p, where=where)
+        if number in first_line:
+            raise InputError(f"duplicate topic number {number} (first at line {first_line[number]})",
+                             path=p, where=where)
+        first_line[number] = element.sourceline
+        objects_el = _single(element, "objects", p, where)
+        objects = tuple(o for o in (" ".join(part.split()) for part in _text(objects_el).split(",")) if o)
+        topics.append(Topic(
+            number=number,
+            title=title,
+            description=_text(_single(element, "description", p, where)),
+            narrative=_text(_single(element, "narrative", p, where)),
+            objects=objects,
+        ))
+    if not topics:
+        raise InputError("no <topic> elements in <topics>", path=p, where=f"line {root.sourceline}")
+    return topics
