@@ -1,0 +1,67 @@
+"""First-stage retrieval: all topics searched inside the JVM, one string per topic back.
+
+``Ranking`` (topic id → [(docid, score)], best first) is the value every stage takes and
+returns: search, re-ranking and fusion compose like PyTerrier's transformers.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from stemming import analyzers
+from touche import jvm
+from touche.config import BM25, AnalyzerSpec, LMDirichlet
+from touche.errors import ToucheError
+
+Ranking = dict[str, list[tuple[str, float]]]
+
+
+class Searcher:
+    """A Lucene searcher over one index, or several shards searched as one."""
+
+    def __init__(self, index_paths: Path | Sequence[Path], analyzer: AnalyzerSpec, base_dir: Path | None = None):
+        paths = [index_paths] if isinstance(index_paths, (str, Path)) else list(index_paths)
+        for p in paths:
+            if not Path(p).is_dir():
+                raise ToucheError("index directory not found", path=p)
+        self.analyzer_spec = analyzer
+        self._java = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzers.build(analyzer, base_dir))
+
+    def set_similarity(self, similarity: BM25 | LMDirichlet) -> None:
+        if isinstance(similarity, BM25):
+            self._java.setBm25(float(similarity.k1), float(similarity.b))
+        else:
+            self._java.setLmDirichlet(float(similarity.mu))
+
+    def search(self, queries: Mapping[str, str], field_weights: Mapping[str, float], k: int = 1000,
+               threads: int = 2) -> Ranking:
+        qids = list(queries)
+        fields, weights = list(field_weights), [float(w) for w in field_weights.values()]
+        results = self._java.search([queries[q] for q in qids], fields, weights, int(k), int(threads))
+        return {qid: _parse_hits(text) for qid, text in zip(qids, results)}
+
+    def explain(self, query: str, field_weights: Mapping[str, float], docid: str) -> str | None:
+        return self._java.explain(query, list(field_weights), [float(w) for w in field_weights.values()], docid)
+
+    def raw(self, docids: Sequence[str]) -> dict[str, str | None]:
+        return dict(zip(docids, self._java.raw(list(docids))))
+
+    def num_docs(self) -> int:
+        return int(self._java.numDocs())
+
+    def close(self) -> None:
+        self._java.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _parse_hits(text: str) -> list[tuple[str, float]]:
+    hits = []
+    for line in text.splitlines():
+        docid, score = line.rsplit("\t", 1)
+        hits.append((docid, float(score)))
+    return hits
