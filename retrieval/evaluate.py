@@ -1,0 +1,378 @@
+"""Scoring runs exactly as Touché's organisers did, plus trec_eval-style measures.
+
+Touché measures (reproduce the official leaderboards to three decimals):
+
+* ``touche_ndcg`` - nDCG@k of the organisers' evaluate.py: labels -2 become 0; each topic's
+  run is cut to rank <= k by the rank column; unjudged documents are then dropped and the
+  judged ones closed up (gain / log2(i + 2), i from 0); the ideal DCG comes from all of the
+  topic's qrels; the mean is over topics with at least one judged document in the cut. Runs
+  whose ranks start at 0 (Elrond's 2021 runs) are cut at rank <= k - 1, i.e. to their first k
+  positions. This reproduces every Task 2 2022 value (relevance and quality), including a run
+  whose tied scores make score order and rank order disagree.
+  ``order="score"`` instead takes each topic's k highest scores, ties broken by docid
+  ascending: the only rule found that reproduces all Task 1 2021 values here (ElrondTaskBodyRun:
+  0.614 on the leaderboard; 0.615 by the rank column, because of two score ties at the cut).
+* ``image_precision`` - image retrieval 2022: the first 10 images per topic and stance;
+  on-topic = ONTOPIC 1, argumentative = PRO or CON 1, on-stance = the run's stance 1,
+  unjudged = 0; each sum divided by 20 x the number of topics.
+* ``stance_f1`` - Task 2 2022 stance: macro-F1 of the run's FIRST/SECOND/NEUTRAL/NO labels
+  against the stance qrels over *all* run rows (every rank) whose passage is judged for the
+  topic; rows with ``Q0`` predict no stance and are left out. N is the number of such rows.
+
+trec_eval-style measures (``trec_measures``) go through ir_measures / pytrec_eval: documents
+ordered by score (the rank column is ignored), unjudged = non-relevant, qrels labels as
+written, averaged like trec_eval over the run's topics that have judgments (``all_topics=True``:
+like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled ``trec.*``.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Union
+
+import ir_measures
+
+from retrieval.qrels import (
+    STANCE_LABELS,
+    ImageQrels,
+    Qrels,
+    QrelsKind,
+    StanceQrels,
+    read_qrels,
+)
+from retrieval.runfile import RunFormat, RunRow, natural_key, read_run
+from touche.errors import ToucheError
+
+__all__ = [
+    "NdcgResult",
+    "ImagePrecision",
+    "StanceF1",
+    "touche_ndcg",
+    "trec_measures",
+    "image_precision",
+    "stance_f1",
+    "evaluate",
+    "evaluate_run",
+    "format_table",
+    "DEFAULT_TREC_MEASURES",
+]
+
+DEFAULT_TREC_MEASURES = ("nDCG@5", "nDCG@10", "P@10", "AP", "Judged@5")
+
+PathLike = Union[str, "os.PathLike[str]"]
+QrelsArg = Union[PathLike, Sequence[PathLike], Mapping[str, PathLike]]
+
+
+@dataclass(frozen=True)
+class NdcgResult:
+    mean: float  # nan when no topic has a judged document in the cut
+    per_topic: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImagePrecision:
+    on_topic: float
+    argumentative: float
+    on_stance: float
+    topics: int  # the number of topics in the denominator (x 2k)
+
+
+@dataclass(frozen=True)
+class StanceF1:
+    f1_macro: float  # nan when no row is judged
+    n: int
+    per_label: dict[str, float] = field(default_factory=dict)
+
+
+def _by_topic(rows: Iterable[RunRow]) -> dict[str, list[RunRow]]:
+    topics: dict[str, list[RunRow]] = defaultdict(list)
+    for row in rows:
+        topics[row.qid].append(row)
+    return topics
+
+
+def _rank_order(rows: Iterable[RunRow]) -> list[RunRow]:
+    # Ties in the rank column are invalid; break them deterministically rather than by file order.
+    return sorted(rows, key=lambda r: (r.rank, -r.score, r.docid))
+
+
+def _dcg(gains: Iterable[float]) -> float:
+    return sum(gain / math.log2(i + 2) for i, gain in enumerate(gains))
+
+
+def touche_ndcg(
+    run_rows: Iterable[RunRow],
+    qrels: Mapping[str, Mapping[str, int]],
+    k: int = 5,
+    order: Literal["rank", "score"] = "rank",
+) -> NdcgResult:
+    """Touché's nDCG@k (see the module docstring); per-topic values for the averaged topics.
+
+    ``order="rank"``: cut by the rank column (the 2022 evaluator); ``"score"``: the k highest
+    scores, ties by docid ascending (reproduces the 2021 leaderboard).
+    """
+    if order not in ("rank", "score"):
+        raise ValueError(f"order must be 'rank' or 'score', not {order!r}")
+    rows = list(run_rows)
+    if not rows:
+        return NdcgResult(math.nan, {})
+    # A run whose ranks start at 0 is cut to ranks 0..k-1 (its first k positions).
+    cutoff = k - 1 if min(r.rank for r in rows) == 0 else k
+    per_topic: dict[str, float] = {}
+    for qid, topic_rows in _by_topic(rows).items():
+        judged = qrels.get(qid)
+        if not judged:
+            continue
+        if order == "rank":
+            cut = _rank_order(r for r in topic_rows if r.rank <= cutoff)
+        else:
+            cut = sorted(topic_rows, key=lambda r: (-r.score, r.docid))[:k]
+        gains = [max(0, judged[r.docid]) for r in cut if r.docid in judged]
+        if not gains:
+            continue
+        ideal = _dcg(sorted((max(0, label) for label in judged.values()), reverse=True)[:k])
+        per_topic[qid] = _dcg(gains) / ideal if ideal > 0 else 0.0
+    mean = sum(per_topic.values()) / len(per_topic) if per_topic else math.nan
+    return NdcgResult(mean, dict(sorted(per_topic.items(), key=lambda kv: natural_key(kv[0]))))
+
+
+def trec_measures(
+    run_rows: Iterable[RunRow],
+    qrels: Mapping[str, Mapping[str, int]],
+    measures: Sequence[str] = DEFAULT_TREC_MEASURES,
+    all_topics: bool = False,
+) -> dict[str, float]:
+    """trec_eval-style measures by ir_measures names (``nDCG@5``, ``P@10``, ``AP``, ``Judged@5`` …).
+
+    Keys are the names as given, prefixed ``trec.``. Averaged over the run's judged topics,
+    as trec_eval does; ``all_topics``: over all the qrels' topics, as ``trec_eval -c``.
+    """
+    parsed = {}
+    for name in measures:
+        try:
+            parsed[name] = ir_measures.parse_measure(name)
+        except (ValueError, NameError, SyntaxError, TypeError):
+            raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+    run: dict[str, dict[str, float]] = defaultdict(dict)
+    for row in run_rows:
+        run[row.qid][row.docid] = row.score
+    if not run:
+        return {f"trec.{name}": math.nan for name in measures}
+    # ir_measures averages over every qrels topic (missing ones as 0); trec_eval without -c
+    # averages over the run's topics only.
+    qrels_dict = {
+        qid: {docid: int(label) for docid, label in docs.items()}
+        for qid, docs in qrels.items()
+        if all_topics or qid in run
+    }
+    if not qrels_dict:
+        return {f"trec.{name}": math.nan for name in measures}
+    values = ir_measures.calc_aggregate(list(parsed.values()), qrels_dict, dict(run))
+    return {f"trec.{name}": float(values.get(measure, math.nan)) for name, measure in parsed.items()}
+
+
+def image_precision(
+    run_rows: Iterable[RunRow],
+    qrels: ImageQrels,
+    k: int = 10,
+    topics: Iterable[str] | None = None,
+) -> ImagePrecision:
+    """Image retrieval precision@k (on-topic, argumentative, on-stance).
+
+    ``topics``: the topics in the denominator (2k per topic). Default: the run's topics that
+    have judgments, as trec_eval averages over the run's topics; pass the qrels' topics to
+    penalise a run that misses some.
+    """
+    groups: dict[tuple[str, str], list[RunRow]] = defaultdict(list)
+    for row in run_rows:
+        if row.column2 in ("PRO", "CON"):
+            groups[row.qid, row.column2].append(row)
+    counted = set(topics) if topics is not None else {qid for qid, _ in groups if qid in qrels}
+    on_topic = argumentative = on_stance = 0
+    for (qid, stance), rows in groups.items():
+        if qid not in counted:
+            continue
+        judged = qrels.get(qid, {})
+        for row in _rank_order(rows)[:k]:
+            aspects = judged.get(row.docid, {})
+            on_topic += aspects.get("ONTOPIC", 0)
+            argumentative += max(aspects.get("PRO", 0), aspects.get("CON", 0))
+            on_stance += aspects.get(stance, 0)
+    denominator = 2 * k * len(counted)
+    if not denominator:
+        return ImagePrecision(math.nan, math.nan, math.nan, 0)
+    return ImagePrecision(on_topic / denominator, argumentative / denominator, on_stance / denominator, len(counted))
+
+
+def stance_f1(run_rows: Iterable[RunRow], qrels: StanceQrels) -> StanceF1:
+    """Macro-F1 of the run's stance labels on judged passages (see the module docstring).
+
+    Like scikit-learn's ``f1_score(average="macro")``, the mean is over the labels that occur
+    in the qrels or the predictions of the judged rows; F1 is 0 for a label never predicted
+    correctly.
+    """
+    truth: list[str] = []
+    predicted: list[str] = []
+    for row in run_rows:
+        if row.column2 not in STANCE_LABELS:
+            continue
+        label = qrels.get(row.qid, {}).get(row.docid)
+        if label is not None:
+            truth.append(label)
+            predicted.append(row.column2)
+    if not truth:
+        return StanceF1(math.nan, 0, {})
+    per_label: dict[str, float] = {}
+    for label in STANCE_LABELS:
+        if label not in truth and label not in predicted:
+            continue
+        tp = sum(1 for t, p in zip(truth, predicted) if t == label and p == label)
+        fp = sum(1 for t, p in zip(truth, predicted) if t != label and p == label)
+        fn = sum(1 for t, p in zip(truth, predicted) if t == label and p != label)
+        per_label[label] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return StanceF1(sum(per_label.values()) / len(per_label), len(truth), per_label)
+
+
+# ------------------------------------------------------------------------- convenience
+
+
+_TOUCHE_NDCG = re.compile(r"touche(2021)?\.nDCG@(\d+)")
+_IMAGE = re.compile(r"image\.(on_topic|argumentative|on_stance)_P@(\d+)")
+STANCE_MEASURES = ("stance.F1_macro", "stance.N")
+
+
+def _default_measures(kind: QrelsKind, depth: int) -> list[str]:
+    if kind is QrelsKind.GRADED:
+        trec = [f"nDCG@{depth}", "nDCG@10", "P@10", "AP", f"Judged@{depth}"]
+        return [f"touche.nDCG@{depth}"] + [f"trec.{m}" for m in dict.fromkeys(trec)]
+    if kind is QrelsKind.STANCE:
+        return list(STANCE_MEASURES)
+    return [f"image.{aspect}_P@10" for aspect in ("on_topic", "argumentative", "on_stance")]
+
+
+def _applies(measure: str, kind: QrelsKind) -> bool:
+    if kind is QrelsKind.GRADED:
+        return bool(_TOUCHE_NDCG.fullmatch(measure)) or measure.startswith("trec.")
+    if kind is QrelsKind.STANCE:
+        return measure in STANCE_MEASURES
+    return bool(_IMAGE.fullmatch(measure))
+
+
+def _measure_one(rows: list[RunRow], qrels: Qrels, measures: Sequence[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    trec = [m[len("trec."):] for m in measures if m.startswith("trec.")]
+    trec_values = trec_measures(rows, qrels.judgments, trec) if trec else {}  # type: ignore[arg-type]
+    image_cache: dict[int, ImagePrecision] = {}
+    stance: StanceF1 | None = None
+    for measure in measures:
+        if match := _TOUCHE_NDCG.fullmatch(measure):
+            order = "score" if match.group(1) else "rank"
+            ndcg = touche_ndcg(rows, qrels.judgments, int(match.group(2)), order)  # type: ignore[arg-type]
+            out[measure] = ndcg.mean
+        elif measure.startswith("trec."):
+            out[measure] = trec_values[measure]
+        elif match := _IMAGE.fullmatch(measure):
+            k = int(match.group(2))
+            if k not in image_cache:
+                image_cache[k] = image_precision(rows, qrels.judgments, k)  # type: ignore[arg-type]
+            out[measure] = getattr(image_cache[k], match.group(1))
+        elif measure in STANCE_MEASURES:
+            stance = stance or stance_f1(rows, qrels.judgments)  # type: ignore[arg-type]
+            out[measure] = stance.f1_macro if measure == "stance.F1_macro" else stance.n
+    return out
+
+
+def _named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
+    if isinstance(qrels, (str, os.PathLike)):
+        return [(None, Path(qrels))]
+    if isinstance(qrels, Mapping):
+        return [(str(name), Path(path)) for name, path in qrels.items()]
+    paths = [Path(p) for p in qrels]
+    # Short names from the file stem's last word (relevance, quality, stance); full stem on clashes.
+    short = [p.stem.rsplit("-", 1)[-1] for p in paths]
+    if len(set(short)) != len(short):
+        short = [p.stem for p in paths]
+    return list(zip(short, paths))
+
+
+def evaluate(
+    run_path: str | os.PathLike[str],
+    qrels: QrelsArg,
+    measures: Sequence[str] | None = None,
+    *,
+    depth: int = 5,
+    fmt: RunFormat | str | None = None,
+) -> dict[str, float]:
+    """Score one run against one or more qrels files; returns {measure: value}.
+
+    ``qrels``: a path (keys are bare measure names), a sequence of paths (keys prefixed by the
+    file stem's last word, e.g. ``relevance:``), or {name: path} (keys prefixed ``name:``).
+    Each file's kind is detected. ``measures`` (default: all that fit each kind, with nDCG at
+    ``depth``):
+
+    * graded qrels: ``touche.nDCG@k``, ``touche2021.nDCG@k`` (ordered by score, as the 2021
+      leaderboard), ``trec.<ir_measures name>`` (``trec.nDCG@5``, ``trec.P@10``,
+      ``trec.AP``, ``trec.Judged@5`` …);
+    * stance qrels: ``stance.F1_macro``, ``stance.N``;
+    * image qrels: ``image.on_topic_P@10``, ``image.argumentative_P@10``, ``image.on_stance_P@10``.
+
+    A measure is computed for every qrels file whose kind it fits.
+    """
+    rows = read_run(run_path, fmt)
+    named = [(name, read_qrels(path)) for name, path in _named_qrels(qrels)]
+    if measures is not None:
+        unknown = [m for m in measures if not any(_applies(m, q.kind) for _, q in named)]
+        if unknown:
+            raise ToucheError(
+                f"measure(s) {', '.join(unknown)} do not apply to the given qrels "
+                f"({', '.join(q.kind.value for _, q in named)}); known: touche.nDCG@k, touche2021.nDCG@k, trec.<measure>, "
+                f"{', '.join(STANCE_MEASURES)}, image.on_topic_P@10, image.argumentative_P@10, "
+                "image.on_stance_P@10"
+            )
+    results: dict[str, float] = {}
+    for name, judged in named:
+        wanted = [m for m in measures if _applies(m, judged.kind)] if measures is not None else _default_measures(judged.kind, depth)
+        for measure, value in _measure_one(rows, judged, wanted).items():
+            results[f"{name}:{measure}" if name else measure] = value
+    return results
+
+
+evaluate_run = evaluate  # the name the CLI and the suite runner use
+
+
+def format_table(
+    results: Mapping[str, Mapping[str, float]] | Mapping[str, float],
+    digits: int = 3,
+) -> str:
+    """A Markdown table (readable as plain text): one row per run, one column per measure.
+
+    ``results`` is {run name: {measure: value}}; a flat {measure: value} is one run named
+    ``run``. Undefined values (nan, or a measure a run lacks) print as ``-``.
+    """
+    if results and all(isinstance(v, (int, float)) for v in results.values()):
+        results = {"run": results}  # type: ignore[dict-item]
+    table: Mapping[str, Mapping[str, float]] = results  # type: ignore[assignment]
+    columns = list(dict.fromkeys(m for values in table.values() for m in values))
+
+    def cell(value: float | None) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "-"
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return f"{value:.{digits}f}"
+
+    header = ["run", *columns]
+    body = [[name, *(cell(values.get(m)) for m in columns)] for name, values in table.items()]
+    widths = [max(3, *(len(r[i]) for r in [header, *body])) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        padded = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]]) + "|"
+    return "\n".join([line(header), rule, *(line(r) for r in body)])

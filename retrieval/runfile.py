@@ -1,0 +1,689 @@
+"""Reading, writing and validating Touché run files (every task's format).
+
+A run line is ``qid column2 docid rank score tag``, whitespace separated. What ``column2``
+and ``docid`` may hold, and how many rows a topic may have, depends on the format:
+
+========  ==========================================  =================================
+format    column2                                     rows per topic
+========  ==========================================  =================================
+Q0        ``Q0``  (Task 1/2 2020-21)                  at most 1000
+PAIRS     ``PRO|CON|Q0``, docid ``sid1,sid2``         100-1000 pairs (Task 1 2022)
+STANCE    ``FIRST|SECOND|NEUTRAL|NO|Q0``              at most 1000 (Task 2 2022)
+IMAGE     ``PRO|CON``, docid ``I`` + 16 hex digits    exactly 10 per topic and stance
+========  ==========================================  =================================
+
+For IMAGE runs ranks count within a topic *and stance* (1-10 for PRO, 1-10 for CON); for the
+other formats within a topic.
+
+Validation problems have a severity:
+
+* **error** - the run breaks a rule of the task or is read differently by different
+  evaluators: bad column count, non-numeric or negative rank, non-numeric or non-finite score,
+  column2 not allowed by the format, malformed image/sentence-pair id, duplicate docid in a
+  topic (for images: in either stance), too many rows for a topic, an image topic/stance
+  without exactly 10 rows, duplicated rank, a score higher than the one ranked above it
+  (trec_eval orders by score, Touché's evaluator by rank: they would disagree), more than one
+  tag, a missing or unexpected topic (when the expected topics are given), an empty file.
+* **warning** - legal but worth a look: ranks starting at 0 or another number than 1, gaps in
+  ranks, tied scores (trec_eval breaks ties by docid, not by the rank column), fewer than 100
+  pairs for a PAIRS topic, a quoted tag containing whitespace, a pair of two identical
+  sentences, blank lines.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Protocol
+
+from touche.errors import InputError
+
+__all__ = [
+    "RunFormat",
+    "RunRow",
+    "Problem",
+    "Severity",
+    "read_run",
+    "write_run",
+    "validate_run",
+    "check_run",
+    "detect_format",
+    "natural_key",
+    "IMAGE_ID",
+    "SENTENCE_ID",
+]
+
+IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
+SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+)")
+PASSAGE_ID = re.compile(r"clueweb12-\S+___\d+")
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_WHITESPACE = re.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class _FormatSpec:
+    column2: tuple[str, ...]
+    max_per_group: int
+    min_per_group: int  # below this: a warning (PAIRS) or an error (IMAGE, where min == max)
+    description: str
+
+
+class RunFormat(Enum):
+    Q0 = "q0"
+    PAIRS = "pairs"
+    STANCE = "stance"
+    IMAGE = "image"
+
+    @classmethod
+    def parse(cls, name: str | RunFormat) -> RunFormat:
+        """``"stance"``, ``"STANCE"`` or a RunFormat -> RunFormat (for the CLI and configs)."""
+        if isinstance(name, RunFormat):
+            return name
+        try:
+            return cls(name.strip().lower())
+        except ValueError:
+            known = ", ".join(f.value for f in cls)
+            raise InputError(f"unknown run format {name!r}; expected one of {known}") from None
+
+    @property
+    def column2_values(self) -> tuple[str, ...]:
+        return _SPECS[self].column2
+
+    @property
+    def max_per_group(self) -> int:
+        """Most rows per topic (per topic and stance for IMAGE)."""
+        return _SPECS[self].max_per_group
+
+    @property
+    def min_per_group(self) -> int:
+        return _SPECS[self].min_per_group
+
+    @property
+    def description(self) -> str:
+        return _SPECS[self].description
+
+    @property
+    def default_column2(self) -> str | None:
+        return None if self is RunFormat.IMAGE else "Q0"
+
+    def group_key(self, qid: str, column2: str) -> tuple[str, ...]:
+        """Rows sharing this key are ranked together."""
+        return (qid, column2) if self is RunFormat.IMAGE else (qid,)
+
+
+_SPECS: dict[RunFormat, _FormatSpec] = {
+    RunFormat.Q0: _FormatSpec(("Q0",), 1000, 0, "qid Q0 docid rank score tag"),
+    RunFormat.PAIRS: _FormatSpec(
+        ("PRO", "CON", "Q0"), 1000, 100, "qid PRO|CON|Q0 sid1,sid2 rank score tag"
+    ),
+    RunFormat.STANCE: _FormatSpec(
+        ("FIRST", "SECOND", "NEUTRAL", "NO", "Q0"),
+        1000,
+        0,
+        "qid FIRST|SECOND|NEUTRAL|NO|Q0 passageid rank score tag",
+    ),
+    RunFormat.IMAGE: _FormatSpec(("PRO", "CON"), 10, 10, "topic PRO|CON imageid rank score tag"),
+}
+
+
+@dataclass(frozen=True)
+class RunRow:
+    qid: str
+    column2: str
+    docid: str
+    rank: int
+    score: float
+    tag: str
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int | None  # 1-based; None for problems of the whole file (e.g. a missing topic)
+    message: str
+    severity: Severity = Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}{self.severity.value}: {self.message}"
+
+
+class RunRowLike(Protocol):
+    qid: str
+    docid: str
+    score: float
+
+
+RowsInput = Mapping[Any, Sequence[Sequence[Any]]] | Iterable[RunRowLike]
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key putting ``"2"`` before ``"10"`` and ``"a2"`` before ``"a10"``."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p)
+
+
+# --------------------------------------------------------------------------------- parsing
+
+
+def _split_line(text: str) -> tuple[list[str], bool]:
+    """Fields of a run line; the tag may be a double-quoted string holding spaces.
+
+    Returns the fields and whether the tag was quoted. Some official runs quote their tag
+    (``"Colbert edinburg"``) and the organisers' pandas-based reader accepted that.
+    """
+    parts = text.split(None, 5)
+    if len(parts) < 6:
+        return parts, False
+    tag = parts[5].strip()
+    if len(tag) >= 2 and tag[0] == tag[-1] == '"' and '"' not in tag[1:-1]:
+        return parts[:5] + [tag[1:-1]], True
+    return parts[:5] + tag.split(), False
+
+
+def _parse_line(
+    text: str, line: int, fmt: RunFormat | None
+) -> tuple[RunRow | None, list[Problem]]:
+    """Parse one non-blank line: the row (None if unusable) and its per-line problems."""
+    fields, quoted = _split_line(text)
+    if len(fields) != 6:
+        expected = fmt.description if fmt else "qid column2 docid rank score tag"
+        return None, [Problem(line, f"expected 6 columns `{expected}`, found {len(fields)}")]
+    qid, column2, docid, rank_text, score_text, tag = fields
+    problems: list[Problem] = []
+    if not _INT.fullmatch(rank_text):
+        problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
+    if not _FLOAT.fullmatch(score_text):
+        problems.append(Problem(line, f"score {score_text!r} is not a finite number"))
+    if fmt is not None and column2 not in fmt.column2_values:
+        problems.append(
+            Problem(
+                line,
+                f"second column {column2!r} is not allowed in a {fmt.name} run; "
+                f"expected {'|'.join(fmt.column2_values)}",
+            )
+        )
+    if quoted:
+        if not tag.strip():
+            problems.append(Problem(line, "the tag is empty"))
+        elif _WHITESPACE.search(tag):
+            problems.append(
+                Problem(
+                    line,
+                    f"tag {tag!r} is quoted and contains whitespace; trec_eval and most tools "
+                    "expect a tag without spaces",
+                    Severity.WARNING,
+                )
+            )
+    if any(p.is_error for p in problems):
+        return None, problems
+    return RunRow(qid, column2, docid, int(rank_text), float(score_text), tag), problems
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                yield number, text
+    except FileNotFoundError:
+        raise InputError("run file not found", path=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"run file is not UTF-8 text ({error.reason})", path=str(path)) from None
+
+
+def read_run(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> list[RunRow]:
+    """All rows of a run file, in file order.
+
+    Raises InputError (naming file and line) for a line that cannot be read: wrong column count,
+    non-integer rank, non-numeric score, or (when ``fmt`` is given) a second column the format
+    does not allow. Everything else (duplicates, counts, rank order ...) is validate_run's job.
+    Blank lines are skipped.
+    """
+    path = Path(path)
+    fmt = RunFormat.parse(fmt) if fmt is not None else None
+    rows: list[RunRow] = []
+    for number, text in _lines(path):
+        if not text.strip():
+            continue
+        row, problems = _parse_line(text, number, fmt)
+        for problem in problems:
+            if problem.is_error:
+                raise InputError(problem.message, path=str(path), where=f"line {number}")
+        assert row is not None
+        rows.append(row)
+    return rows
+
+
+# ------------------------------------------------------------------------------ validation
+
+
+def _id_problems(row: RunRow, line: int, fmt: RunFormat) -> list[Problem]:
+    if fmt is RunFormat.IMAGE and not IMAGE_ID.fullmatch(row.docid):
+        return [Problem(line, f"image id {row.docid!r} is not 'I' followed by 16 hex digits")]
+    if fmt is RunFormat.PAIRS:
+        sids = row.docid.split(",")
+        if len(sids) != 2:
+            return [
+                Problem(line, f"docid {row.docid!r} is not a sentence pair `sid1,sid2`")
+            ]
+        bad = [sid for sid in sids if not SENTENCE_ID.fullmatch(sid)]
+        if bad:
+            return [
+                Problem(
+                    line,
+                    f"sentence id {bad[0]!r} is not like 'S…-A…__PREMISE__n' or 'S…-A…__CONC__1'",
+                )
+            ]
+        if sids[0] == sids[1]:
+            return [Problem(line, f"pair {row.docid!r} pairs a sentence with itself", Severity.WARNING)]
+    return []
+
+
+def _topic_label(key: tuple[str, ...]) -> str:
+    return f"topic {key[0]}" + (f" ({key[1]})" if len(key) > 1 else "")
+
+
+def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> list[Problem]:
+    """Rank and score order within one ranked group (a topic, or a topic and stance)."""
+    problems: list[Problem] = []
+    label = _topic_label(key)
+    ordered = sorted(entries, key=lambda e: (e[1].rank, e[0]))
+    first_line, first = ordered[0]
+    if first.rank != 1:
+        problems.append(
+            Problem(
+                first_line,
+                f"{label}: ranks start at {first.rank}, not 1 (Touché's evaluator counts "
+                "positions from the first rank; trec_eval ignores ranks)",
+                Severity.WARNING,
+            )
+        )
+    gap_reported = False
+    increases: list[tuple[int, RunRow, int, RunRow]] = []
+    ties: list[tuple[int, int]] = []
+    for (line_a, a), (line_b, b) in zip(ordered, ordered[1:]):
+        if b.rank == a.rank:
+            problems.append(
+                Problem(line_b, f"{label}: rank {b.rank} already used on line {line_a}")
+            )
+        elif b.rank != a.rank + 1 and not gap_reported:
+            gap_reported = True
+            problems.append(
+                Problem(
+                    line_b,
+                    f"{label}: ranks jump from {a.rank} (line {line_a}) to {b.rank}",
+                    Severity.WARNING,
+                )
+            )
+        if b.score > a.score:
+            increases.append((line_a, a, line_b, b))
+        elif b.score == a.score:
+            ties.append((line_a, line_b))
+    if increases:
+        line_a, a, line_b, b = increases[0]
+        more = f" ({len(increases)} places in this topic)" if len(increases) > 1 else ""
+        problems.append(
+            Problem(
+                line_b,
+                f"{label}: score {b.score!r} at rank {b.rank} is higher than {a.score!r} at rank "
+                f"{a.rank} (line {line_a}){more}; scores must not increase with rank "
+                "(trec_eval orders by score, Touché by rank)",
+            )
+        )
+    if ties:
+        line_a, line_b = ties[0]
+        problems.append(
+            Problem(
+                line_b,
+                f"{label}: {len(ties)} tied score(s), first with line {line_a}; trec_eval breaks "
+                "ties by docid, not by the rank column",
+                Severity.WARNING,
+            )
+        )
+    return problems
+
+
+def _validate_lines(
+    lines: Iterable[tuple[int, str]],
+    fmt: RunFormat,
+    topics: Collection[str] | None,
+) -> list[Problem]:
+    problems: list[Problem] = []
+    rows: list[tuple[int, RunRow]] = []
+    for number, text in lines:
+        if not text.strip():
+            problems.append(Problem(number, "blank line", Severity.WARNING))
+            continue
+        row, line_problems = _parse_line(text, number, fmt)
+        problems.extend(line_problems)
+        if row is None:
+            continue
+        if row.rank < 0:
+            problems.append(Problem(number, f"rank {row.rank} is negative"))
+        if not math.isfinite(row.score):
+            problems.append(Problem(number, f"score {row.score!r} is not finite"))
+        problems.extend(_id_problems(row, number, fmt))
+        rows.append((number, row))
+
+    if not rows:
+        if not any(p.is_error for p in problems):
+            problems.append(Problem(None, "the run has no rows"))
+        return _sorted(problems)
+
+    # One tag per run: report each further tag once, where it first appears.
+    first_tag_line, first_row = rows[0]
+    seen_tags = {first_row.tag}
+    for number, row in rows:
+        if row.tag not in seen_tags:
+            seen_tags.add(row.tag)
+            problems.append(
+                Problem(
+                    number,
+                    f"tag {row.tag!r} differs from {first_row.tag!r} (line {first_tag_line}); "
+                    "a run has one tag",
+                )
+            )
+
+    by_topic: dict[str, list[tuple[int, RunRow]]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[tuple[int, RunRow]]] = defaultdict(list)
+    for number, row in rows:
+        by_topic[row.qid].append((number, row))
+        groups[fmt.group_key(row.qid, row.column2)].append((number, row))
+
+    for qid, entries in by_topic.items():
+        seen: dict[str, tuple[int, RunRow]] = {}
+        for number, row in entries:
+            if row.docid in seen:
+                first_line, first = seen[row.docid]
+                if fmt is RunFormat.IMAGE and first.column2 != row.column2:
+                    message = (
+                        f"topic {qid}: image {row.docid} is both {first.column2} (line "
+                        f"{first_line}) and {row.column2}; an image may have one stance per topic"
+                    )
+                else:
+                    message = f"topic {qid}: duplicate docid {row.docid} (first on line {first_line})"
+                problems.append(Problem(number, message))
+            else:
+                seen[row.docid] = (number, row)
+
+    maximum, minimum = fmt.max_per_group, fmt.min_per_group
+    for key, entries in groups.items():
+        label = _topic_label(key)
+        count = len(entries)
+        if fmt is RunFormat.IMAGE and count != maximum:
+            problems.append(
+                Problem(
+                    entries[min(count, maximum + 1) - 1][0],
+                    f"{label} has {count} images; exactly {maximum} per topic and stance expected",
+                )
+            )
+        elif count > maximum:
+            problems.append(
+                Problem(entries[maximum][0], f"{label} has {count} rows; at most {maximum} allowed")
+            )
+        elif count < minimum:
+            problems.append(
+                Problem(
+                    entries[0][0],
+                    f"{label} has {count} rows; Touché asks for at least {minimum}",
+                    Severity.WARNING,
+                )
+            )
+        problems.extend(_group_problems(key, entries))
+
+    if fmt is RunFormat.IMAGE:
+        for qid, entries in by_topic.items():
+            stances = {row.column2 for _, row in entries}
+            for stance in fmt.column2_values:
+                if stance not in stances:
+                    problems.append(
+                        Problem(
+                            entries[0][0],
+                            f"topic {qid} has no {stance} images; exactly {maximum} per topic "
+                            "and stance expected",
+                        )
+                    )
+
+    if topics is not None:
+        expected = {str(t) for t in topics}
+        for qid, entries in by_topic.items():
+            if qid not in expected:
+                problems.append(Problem(entries[0][0], f"topic {qid} is not an expected topic"))
+        for qid in sorted(expected - by_topic.keys(), key=natural_key):
+            problems.append(Problem(None, f"topic {qid} is missing (no rows)"))
+
+    return _sorted(problems)
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.line is not None, p.line or 0))
+
+
+def validate_run(
+    path: str | os.PathLike[str],
+    fmt: RunFormat | str,
+    topics: Collection[str] | None = None,
+) -> list[Problem]:
+    """Every problem of a run file, ordered by line (file-wide problems first).
+
+    ``topics``: the expected topic ids; when given, missing and unexpected topics are errors.
+    See the module docstring for which problems are errors and which are warnings.
+    """
+    return _validate_lines(_lines(Path(path)), RunFormat.parse(fmt), topics)
+
+
+def check_run(
+    path: str | os.PathLike[str],
+    fmt: RunFormat | str,
+    topics: Collection[str] | None = None,
+) -> list[Problem]:
+    """validate_run, raising InputError on the first error; returns the warnings."""
+    problems = validate_run(path, fmt, topics)
+    _raise_on_errors(problems, Path(path))
+    return [p for p in problems if not p.is_error]
+
+
+def _raise_on_errors(problems: Sequence[Problem], path: Path) -> None:
+    errors = [p for p in problems if p.is_error]
+    if not errors:
+        return
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+    where = f"line {first.line}" if first.line is not None else None
+    raise InputError(first.message + more, path=str(path), where=where)
+
+
+# --------------------------------------------------------------------------------- writing
+
+
+def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
+    """(qid, column2, docid, score) for either accepted input shape."""
+    default = fmt.default_column2
+    out: list[tuple[str, str, str, float]] = []
+    if isinstance(rows, Mapping):
+        for qid, entries in rows.items():
+            for entry in entries:
+                if len(entry) not in (2, 3):
+                    raise InputError(
+                        f"topic {qid}: expected (docid, score) or (docid, score, column2), "
+                        f"got {entry!r}",
+                        path=str(path),
+                    )
+                column2 = entry[2] if len(entry) == 3 else default
+                out.append((str(qid), column2, entry[0], entry[1]))
+    else:
+        for record in rows:
+            column2 = getattr(record, "column2", None) or default
+            out.append((str(record.qid), column2, record.docid, record.score))
+
+    checked: list[tuple[str, str, str, float]] = []
+    for qid, column2, docid, score in out:
+        where = f"topic {qid}"
+        for name, value in (("topic id", qid), ("docid", docid)):
+            if not isinstance(value, str) or not value or _WHITESPACE.search(value):
+                raise InputError(f"{name} {value!r} must be a non-empty string without whitespace",
+                                 path=str(path), where=where)
+        if column2 is None:
+            raise InputError(
+                f"docid {docid}: an {fmt.name} run needs the stance "
+                f"({'|'.join(fmt.column2_values)}) for every row",
+                path=str(path),
+                where=where,
+            )
+        if column2 not in fmt.column2_values:
+            raise InputError(
+                f"docid {docid}: second column {column2!r} is not allowed in a {fmt.name} run; "
+                f"expected {'|'.join(fmt.column2_values)}",
+                path=str(path),
+                where=where,
+            )
+        try:
+            value = float(score)
+        except (TypeError, ValueError):
+            raise InputError(f"docid {docid}: score {score!r} is not a number",
+                             path=str(path), where=where) from None
+        if not math.isfinite(value):
+            raise InputError(f"docid {docid}: score {value!r} is not finite",
+                             path=str(path), where=where)
+        checked.append((qid, column2, docid, value))
+    return checked
+
+
+def _format_lines(
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
+) -> list[str]:
+    groups: dict[tuple[str, ...], list[tuple[str, str, str, float]]] = defaultdict(list)
+    seen: dict[tuple[str, str], str] = {}
+    for row in rows:
+        qid, column2, docid, _ = row
+        if (qid, docid) in seen:
+            raise InputError(
+                f"docid {docid} given twice for topic {qid}"
+                + (f" ({seen[qid, docid]} and {column2})" if fmt is RunFormat.IMAGE else ""),
+                path=str(path),
+                where=f"topic {qid}",
+            )
+        seen[qid, docid] = column2
+        groups[fmt.group_key(qid, column2)].append(row)
+
+    order = {value: index for index, value in enumerate(fmt.column2_values)}
+
+    def group_order(key: tuple[str, ...]) -> tuple[Any, ...]:
+        return (natural_key(key[0]), *(order[k] for k in key[1:]))
+
+    lines: list[str] = []
+    for key in sorted(groups, key=group_order):
+        ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
+        for rank, (qid, column2, docid, score) in enumerate(ranked, start=1):
+            # repr() is the shortest text that reads back as the same float: order is kept.
+            lines.append(f"{qid} {column2} {docid} {rank} {score!r} {tag}\n")
+    return lines
+
+
+def write_run(
+    path: str | os.PathLike[str],
+    rows: RowsInput,
+    fmt: RunFormat | str,
+    tag: str,
+    max_per_topic: int | None = None,
+    topics: Collection[str] | None = None,
+) -> list[Problem]:
+    """Write a valid run file atomically; returns the validator's warnings.
+
+    ``rows`` is either ``{qid: [(docid, score[, column2]), ...]}`` or an iterable of records
+    with ``qid``, ``docid``, ``score`` and optionally ``column2`` attributes (e.g. RunRow; its
+    rank and tag are ignored). ``column2`` defaults to ``Q0`` except for IMAGE runs, which
+    need a stance per row.
+
+    Each topic (each topic and stance for IMAGE) is sorted by score, descending, ties broken
+    by docid ascending, cut to ``max_per_topic`` (default: the format's maximum, 1000 or 10),
+    and ranked 1..n; topics come in natural numeric order. Scores are written unchanged.
+
+    The file is written to a temporary file beside ``path``, validated (with ``topics`` as
+    the expected topics, if given) and only then renamed over ``path``: on any error,
+    InputError is raised and ``path`` is left as it was.
+    """
+    path = Path(path)
+    fmt = RunFormat.parse(fmt)
+    if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
+        raise InputError(f"run tag {tag!r} must be non-empty and contain no whitespace",
+                         path=str(path))
+    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
+    if limit < 1:
+        raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
+    lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path)
+
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        # os.open with 0o666 lets the umask decide the final permissions, as for open().
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            _write_lines(handle, lines)
+            handle.flush()
+            os.fsync(handle.fileno())
+        problems = _validate_lines(_lines(temporary), fmt, topics)
+        _raise_on_errors(problems, path)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    return [p for p in problems if not p.is_error]
+
+
+def _write_lines(handle: Any, lines: Iterable[str]) -> None:
+    handle.writelines(lines)
+
+
+# ------------------------------------------------------------------------------- detection
+
+
+def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat:
+    """Guess a run's format from its first ``sample`` rows.
+
+    IMAGE: PRO/CON with image ids; PAIRS: ``sid1,sid2`` docids; STANCE: FIRST/SECOND/NEUTRAL/NO,
+    or Q0 with Task 2 2022 passage ids (``clueweb12-…___n``); otherwise Q0.
+    Raises InputError for an empty file or a second column no format allows.
+    """
+    path = Path(path)
+    column2: set[str] = set()
+    docids: list[str] = []
+    for number, text in _lines(path):
+        fields, _ = _split_line(text)
+        if len(fields) < 3:
+            continue
+        column2.add(fields[1])
+        docids.append(fields[2])
+        if len(docids) >= sample:
+            break
+    if not docids:
+        raise InputError("cannot detect the run format: no rows", path=str(path))
+    if column2 <= {"PRO", "CON"} and all(IMAGE_ID.fullmatch(d) for d in docids):
+        return RunFormat.IMAGE
+    if any("," in d for d in docids) or any(SENTENCE_ID.fullmatch(d) for d in docids):
+        return RunFormat.PAIRS
+    if column2 & {"FIRST", "SECOND", "NEUTRAL", "NO"}:
+        return RunFormat.STANCE
+    if column2 == {"Q0"}:
+        return RunFormat.STANCE if all(PASSAGE_ID.fullmatch(d) for d in docids) else RunFormat.Q0
+    if column2 <= {"PRO", "CON", "Q0"}:
+        return RunFormat.PAIRS
+    raise InputError(
+        f"cannot detect the run format: second column holds {sorted(column2)}",
+        path=str(path),
+    )
