@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Iterable, Iterator
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from indexing.corpora import CorpusSource, open_corpus
+from indexing.corpora import CorpusSource, check_fields, open_corpus
 from stemming import analyzers
 from touche import jvm
 from touche.config import AnalyzerSpec, IndexSpec, Variant
@@ -57,6 +58,7 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
     """The variant's index, built only if no finished index with the same key exists."""
     root = Path(root)
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
+    check_fields(source, variant.index.fields)
     target = index_dir(root, variant, source)
     found = open_index(target)
     if found is not None:
@@ -103,6 +105,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     seconds = time.perf_counter() - started
+    if source.report.skipped:
+        print(f"warning: {source.report.summary()}", file=sys.stderr)
     meta = {
         "format": 1,
         "corpus": source.describe(),
@@ -110,7 +114,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         "index": spec.model_dump(mode="json"),
         "stats": _statistics(tmp, analyzer, fields),
         "build": {"seconds": round(seconds, 3), "docs_per_second": round(count / seconds, 1) if seconds else None,
-                  "skipped_records": source.report.skipped, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+                  "skipped_records": source.report.skipped,
+                  "skipped": [str(r) for r in source.report.first_skipped], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
     }
     (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
     if target.exists():  # an unfinished index from an older layout: replace it

@@ -7,6 +7,7 @@ here; the builder and searcher stay the same.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol
@@ -19,6 +20,7 @@ from touche.errors import ConfigError
 class CorpusSource(Protocol):
     name: str
     report: ReadReport
+    fields: tuple[str, ...]  # the text fields this family offers to the index
 
     def fingerprint(self) -> str: ...
     def describe(self) -> dict: ...
@@ -51,6 +53,7 @@ class ArgsMeSource:
     skip_bad_records: bool = False
     name: str = "argsme"
     report: ReadReport = field(default_factory=ReadReport)
+    fields: tuple[str, ...] = ("contents", "conclusion", "premises", "title")
 
     def __post_init__(self):
         self.files = argsme_files(self.path)
@@ -71,14 +74,38 @@ class ArgsMeSource:
             yield argument.id, [values[f] for f in fields], argument.to_json()
 
 
-SOURCES = {"argsme": ArgsMeSource}
+# corpus.format → "module:class", imported on first use (a family's dependencies load only when used).
+SOURCES = {
+    "argsme": "indexing.corpora:ArgsMeSource",
+    "argsme-sentences": "indexing.sentences:SentenceSource",
+    "clueweb12": "indexing.clueweb:ClueWebSource",
+    "passages": "indexing.passages:PassageSource",
+    "images": "indexing.images:ImageSource",
+}
+
+
+def source_class(fmt: str):
+    try:
+        module_name, class_name = SOURCES[fmt].split(":")
+    except KeyError:
+        raise ConfigError(f"corpus.format '{fmt}' is not supported (valid: {', '.join(SOURCES)})") from None
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise ConfigError(f"corpus.format '{fmt}' is declared but not implemented yet") from None
+    return getattr(module, class_name)
 
 
 def open_corpus(fmt: str, path: str | Path | None, *, skip_bad_records: bool = False) -> CorpusSource:
     if path is None:
         raise ConfigError("no corpus given: pass -i/--input or set corpus.path")
-    try:
-        source_class = SOURCES[fmt]
-    except KeyError:
-        raise ConfigError(f"corpus.format '{fmt}' is not supported (valid: {', '.join(SOURCES)})") from None
-    return source_class(Path(path), skip_bad_records=skip_bad_records)
+    return source_class(fmt)(Path(path), skip_bad_records=skip_bad_records)
+
+
+def check_fields(source: CorpusSource, fields: tuple[str, ...] | list[str]) -> None:
+    unknown = [f for f in fields if f not in source.fields]
+    if unknown:
+        raise ConfigError(f"index.fields: {', '.join(unknown)} not offered by the {source.name} corpus "
+                          f"(valid: {', '.join(source.fields)})")

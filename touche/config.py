@@ -17,10 +17,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from touche.errors import ConfigError
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+from touche.specs import Strict
+from touche.specs.image import ImageSpec
+from touche.specs.pairs import PairsSpec
+from touche.specs.task2 import Task2Spec
 
 
 # ---------------------------------------------------------------- analyzer
@@ -51,12 +51,14 @@ class AnalyzerSpec(Strict):
 
 
 # ---------------------------------------------------------------- index
-TEXT_FIELDS = ("contents", "conclusion", "premises", "title")
+# Which fields exist depends on the corpus family (indexing/corpora.py checks them at run time).
+FieldName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
 
 class IndexSpec(Strict):
-    fields: tuple[Literal["contents", "conclusion", "premises", "title"], ...] = Field(
-        ("contents",), description="text fields to index; contents = conclusion + premises")
+    fields: tuple[FieldName, ...] = Field(
+        ("contents",), description="text fields to index, as the corpus family names them "
+                                   "(args.me: contents = conclusion + premises, conclusion, premises, title)")
     store_raw: bool = Field(True, description="store each record's JSON for re-ranking")
     positions: bool = Field(True, description="index term positions (needed for phrase queries)")
     docvectors: bool = Field(False, description="store term vectors (for feedback models)")
@@ -85,8 +87,6 @@ class QuerySpec(Strict):
     @classmethod
     def _weights(cls, value):
         for name, weight in value.items():
-            if name not in TEXT_FIELDS:
-                raise ValueError(f"unknown field '{name}' (valid: {', '.join(TEXT_FIELDS)})")
             if not 0 < weight <= 100:
                 raise ValueError(f"weight of '{name}' must be in (0, 100], got {weight}")
         if not value:
@@ -148,8 +148,14 @@ RerankStage = Annotated[Union[ArgumentQualitySpec, FusionSpec], Field(discrimina
 
 
 # ---------------------------------------------------------------- corpus and the variant
+CORPUS_FORMATS = ("argsme", "argsme-sentences", "clueweb12", "passages", "images")
+TASKS = ("task1", "task1-pairs", "task2", "task2-stance", "image")
+
+
 class CorpusSpec(Strict):
-    format: Literal["argsme"] = Field("argsme", description="corpus family")
+    format: Literal[CORPUS_FORMATS] = Field(
+        "argsme", description="corpus family: argsme (JSON), argsme-sentences (2022 CSV), clueweb12 (WARC), "
+                              "passages (Task 2 2022 JSONL), images (image collection)")
     path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
     skip_bad_records: bool = Field(False, description="skip malformed records (counted) instead of failing")
 
@@ -157,7 +163,10 @@ class CorpusSpec(Strict):
 class Variant(Strict):
     """One run variant = one submission."""
 
-    task: Literal["task1"] = Field("task1", description="task1 = arguments from args.me (2020/2021)")
+    task: Literal[TASKS] = Field(
+        "task1", description="task1: args.me arguments (2020/21, Q0 runs); task1-pairs: sentence pairs with stance "
+                             "(2022); task2: ClueWeb12 documents (2020/21); task2-stance: passages with stance "
+                             "(2022); image: images per stance (2022/23)")
     tag: str = Field(..., pattern=r"^[A-Za-z0-9_.+-]{1,80}$", description="run tag written in the last column")
     description: str = Field("", description="free text shown in reports")
     corpus: CorpusSpec = Field(default_factory=CorpusSpec)
@@ -166,6 +175,10 @@ class Variant(Strict):
     query: QuerySpec = Field(default_factory=QuerySpec)
     retrieval: RetrievalSpec = Field(default_factory=RetrievalSpec)
     rerank: tuple[RerankStage, ...] = Field((), description="stages applied in order after retrieval")
+    # Task-specific settings, one section per task family (schemas in touche/specs/).
+    task2: Task2Spec | None = Field(None, description="comparative questions: objects, re-ranking, stance")
+    pairs: PairsSpec | None = Field(None, description="Task 1 2022: sentence pairs and their stance")
+    image: ImageSpec | None = Field(None, description="image retrieval: text fields, OCR, stance")
 
     @model_validator(mode="after")
     def _weights_need_indexed_fields(self):

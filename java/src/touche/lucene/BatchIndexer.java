@@ -32,6 +32,10 @@ import org.apache.lucene.util.BytesRef;
  * pyserini's readers and searchers open our indexes as they are.
  */
 public final class BatchIndexer implements AutoCloseable {
+  static {
+    Quiet.lucene();
+  }
+
   private final IndexWriter writer;
   private final String[] fields;
   private final FieldType textType;

@@ -41,6 +41,10 @@ import org.apache.lucene.store.FSDirectory;
  * statistics are then those of the union, so scores equal those of a single index.
  */
 public final class BatchSearcher implements AutoCloseable {
+  static {
+    Quiet.lucene();
+  }
+
   private final IndexReader reader;
   private final IndexSearcher searcher;
   private final Analyzer analyzer;

@@ -1,0 +1,1 @@
+"""Benchmarks: speed and memory figures (never timed assertions in tests)."""

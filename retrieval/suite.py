@@ -1,0 +1,78 @@
+"""A task's submissions in one go: every variant of a suite, run.txt, and an evaluation table.
+
+This is what ``run_all.sh`` calls, on TIRA (``-i $inputDataset -o $outputDir``, offline) and on
+the demo data (no ``-i``: the suite's own corpus, topics and qrels).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from retrieval.pipeline import Session, check_input_dir, default_index_root
+from touche.config import load_suite, load_variant
+from touche.errors import ToucheError
+
+# The suite's table: Touché's nDCG@5 for every qrels file, the trec_eval-style one beside it
+# (unjudged = 0), and how much of the top 5 is judged at all.
+SUITE_MEASURES = ["touche.nDCG@5", "trec.nDCG@5", "trec.Judged@5"]
+
+
+def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, only_config: Path | None = None,
+              index_root: Path | None = None, qrels: dict[str, Path] | None = None,
+              overrides: dict | None = None, progress: bool = True) -> int:
+    suite_file, suite = load_suite(suite_path)
+    base = suite_file.parent
+    if input_dir is not None:
+        corpus, topics = check_input_dir(input_dir)
+    else:
+        if not (suite.corpus and suite.topics):
+            raise ToucheError("this suite has no default corpus/topics: pass -i INPUT_DIR", path=suite_file)
+        corpus, topics = base / suite.corpus, base / suite.topics
+        if qrels is None:
+            qrels = {name: base / path for name, path in suite.qrels.items()}
+    variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
+    primary = only_config if only_config else base / suite.primary
+    _prepare_output(output_dir)
+
+    session = Session(corpus, topics, index_root or default_index_root(), progress=progress)
+    results = []
+    try:
+        for path in variant_paths:
+            loaded = load_variant(path, overrides)
+            result = session.run(loaded)
+            session.write(result, output_dir / f"{loaded.name}.txt")
+            results.append(result)
+            print(f"wrote {result.run_path} ({sum(len(h) for h in result.ranking.values())} hits, "
+                  f"{len(result.ranking)} topics, {result.seconds:.1f} s)", flush=True)
+    finally:
+        session.close()
+    primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
+    _copy_atomic(primary_result.run_path, output_dir / "run.txt")
+    print(f"wrote {output_dir / 'run.txt'} (primary: {primary_result.loaded.name})")
+
+    if qrels:
+        from retrieval.evaluate import evaluate_run, format_table
+        table = {r.loaded.name: evaluate_run(r.run_path, qrels, SUITE_MEASURES) for r in results}
+        text = format_table(table)
+        print()
+        print(text)
+        (output_dir / "evaluation.md").write_text(text + "\n")
+    return 0
+
+
+def _prepare_output(output_dir: Path) -> None:
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=output_dir) from None
+    if not os.access(output_dir, os.W_OK):
+        raise ToucheError("the output directory is not writable", path=output_dir)
+
+
+def _copy_atomic(source: Path, target: Path) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    os.close(fd)
+    shutil.copyfile(source, tmp)
+    os.replace(tmp, target)

@@ -1,0 +1,62 @@
+"""What differs between Touché tasks after first-stage retrieval, one handler per task.
+
+A handler turns a variant's ``Ranking`` into run rows ``(docid, score, column2)`` — column2 is
+``Q0`` or a stance — and names the run format its runs are validated against. Task 1 2020/21
+needs nothing more; Task 2 2022 labels stance, Task 1 2022 builds sentence pairs, image
+retrieval picks 10 images per stance. New tasks register here.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+from retrieval.runfile import RunFormat
+from retrieval.search import Ranking, Searcher
+
+if TYPE_CHECKING:
+    from retrieval.pipeline import Session
+    from touche.config import LoadedVariant
+
+Rows = dict[str, list[tuple[str, float, str]]]
+RowMaker = Callable[["Session", "LoadedVariant", Ranking, Searcher], Rows]
+# Optional task-specific query formulation: (session, loaded) → {topic number: query text}.
+QueryMaker = Callable[["Session", "LoadedVariant"], dict[str, str]]
+
+
+class TaskHandler(NamedTuple):
+    run_format: RunFormat
+    corpus_formats: tuple[str, ...]
+    rows: RowMaker
+    queries: QueryMaker | None = None  # None: retrieval.query.query_text for every topic
+
+
+def q0_rows(session, loaded, ranking: Ranking, searcher) -> Rows:
+    return {qid: [(docid, score, "Q0") for docid, score in hits] for qid, hits in ranking.items()}
+
+
+TASK1 = TaskHandler(RunFormat.Q0, ("argsme",), q0_rows)
+
+# task → "module:handler", imported on first use.
+TASKS: dict[str, str] = {
+    "task1": "retrieval.tasks:TASK1",
+    "task1-pairs": "retrieval.pairs:HANDLER",
+    "task2": "retrieval.comparative:DOCUMENTS_HANDLER",
+    "task2-stance": "retrieval.comparative:PASSAGES_HANDLER",
+    "image": "retrieval.images:HANDLER",
+}
+
+
+def handler(task: str) -> TaskHandler:
+    import importlib
+
+    from touche.errors import ConfigError
+    try:
+        module_name, attribute = TASKS[task].split(":")
+    except KeyError:
+        raise ConfigError(f"unknown task '{task}' (valid: {', '.join(TASKS)})") from None
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise ConfigError(f"task '{task}' is declared but not implemented yet") from None
+    return getattr(module, attribute)

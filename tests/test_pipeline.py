@@ -1,0 +1,140 @@
+"""End to end: suites on a TIRA-style input directory and on the demo data, the CLI's errors."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from retrieval.runfile import RunFormat, read_run, validate_run
+
+REPO = Path(__file__).resolve().parent.parent
+SUITE = REPO / "configs" / "task1" / "suite.yaml"
+VARIANTS = ["1-bm25", "2-krovetz-bm25", "3-krovetz-lmdirichlet", "4-krovetz-shingles", "5-quality-fusion"]
+
+
+@pytest.fixture(scope="module")
+def demo_output(jvm_started, tmp_path_factory, index_root):
+    from retrieval.suite import run_suite
+    out = tmp_path_factory.mktemp("demo-out")
+    assert run_suite(SUITE, None, out, index_root=index_root, progress=False) == 0
+    return out
+
+
+def test_demo_suite_writes_five_valid_runs_and_a_table(demo_output):
+    for name in VARIANTS:
+        run = demo_output / f"{name}.txt"
+        assert [p for p in validate_run(run, RunFormat.Q0) if p.is_error] == []
+        rows = read_run(run)
+        assert {r.qid for r in rows} == {"1", "2", "3", "4", "5", "6"}
+    assert (demo_output / "run.txt").read_bytes() == (demo_output / "3-krovetz-lmdirichlet.txt").read_bytes()
+    table = (demo_output / "evaluation.md").read_text()
+    assert all(name in table for name in VARIANTS) and "relevance:touche.nDCG@5" in table
+
+
+def test_demo_variants_rank_differently_and_sensibly(demo_output):
+    from retrieval.evaluate import evaluate_run
+    scores = {name: evaluate_run(demo_output / f"{name}.txt", {"relevance": REPO / "demo" / "qrels-relevance.txt"},
+                                 ["touche.nDCG@5"])["relevance:touche.nDCG@5"] for name in VARIANTS}
+    assert len({round(s, 4) for s in scores.values()}) == 5, scores
+    assert all(s > 0.5 for s in scores.values()), scores  # every variant finds relevant arguments
+    top5 = {name: [r.docid for r in read_run(demo_output / f"{name}.txt") if r.qid == "1"][:5] for name in VARIANTS}
+    assert len({tuple(v) for v in top5.values()}) > 1
+
+
+def test_rerun_is_idempotent_and_reuses_indexes(demo_output, tmp_path, index_root):
+    from retrieval.suite import run_suite
+    before = sorted(p.name for p in index_root.iterdir())
+    assert run_suite(SUITE, None, tmp_path, index_root=index_root, progress=False) == 0
+    assert sorted(p.name for p in index_root.iterdir()) == before
+    for name in VARIANTS:
+        assert (tmp_path / f"{name}.txt").read_bytes() == (demo_output / f"{name}.txt").read_bytes()
+
+
+def test_tira_input_directory(jvm_started, fixture_corpus, tmp_path, index_root):
+    from retrieval.suite import run_suite
+    out = tmp_path / "tira-out"
+    run_suite(SUITE, fixture_corpus, out, index_root=index_root, progress=False)
+    rows = read_run(out / "run.txt")
+    assert {r.qid for r in rows} == {"1", "2"}
+    assert [r.docid for r in rows if r.qid == "1"][0].startswith("Sa0000001")
+    assert not (out / "evaluation.md").exists()  # no qrels on TIRA
+
+
+def test_single_variant_becomes_run_txt(jvm_started, fixture_corpus, tmp_path, index_root):
+    from retrieval.suite import run_suite
+    config = REPO / "configs" / "task1" / "2-krovetz-bm25.yaml"
+    run_suite(SUITE, fixture_corpus, tmp_path, only_config=config, index_root=index_root, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2-krovetz-bm25.txt", "run.txt"]
+    assert read_run(tmp_path / "run.txt")[0].tag == "touche-krovetz-bm25"
+
+
+def cli(*args: str) -> tuple[int, str]:
+    import contextlib
+    import io
+    from touche.cli import main
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = main(list(args))
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_cli_input_without_topics(tmp_path):
+    (tmp_path / "in").mkdir()
+    code, text = cli("run-all", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out"))
+    assert code == 2
+    assert f"error: {tmp_path / 'in'}: the input directory has no topics.xml" in text
+    assert "Traceback" not in text
+
+
+def test_cli_unwritable_output(jvm_started, fixture_corpus, tmp_path):
+    if os.geteuid() == 0:
+        target = "/proc/touche-out"  # even root cannot create directories in /proc
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        target = str(locked / "out")
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", target)
+    assert code == 2 and "cannot create the output directory" in text and target in text
+
+
+def test_cli_bad_config_key(tmp_path, fixture_corpus):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("extends: %s\ntag: x\nretrieval: {topk: 10}\n" % (REPO / "configs" / "task1" / "base.yaml"))
+    code, text = cli("run", "-c", str(bad), "-i", str(fixture_corpus), "-t", str(fixture_corpus / "topics.xml"),
+                     "-o", str(tmp_path / "run.txt"))
+    assert code == 2 and "unknown key 'retrieval.topk'" in text and str(bad) in text
+    assert not (tmp_path / "run.txt").exists()
+
+
+def test_cli_validate_reports_lines(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 doc1 1 2.0 tag\n1 Q0 doc2 2 3.0 tag\n1 Q0 doc2 3 1.0 tag\n")
+    code, text = cli("validate", str(run), "--format", "q0")
+    assert code == 1
+    assert ":3:" in text  # the duplicate docid's line
+
+
+def test_cli_analyze(jvm_started):
+    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "2-krovetz-bm25.yaml"),
+                     "Should teachers get tenure?")
+    assert code == 0 and text.strip() == "[teacher] [tenure]"
+
+
+def test_cli_empty_query_is_reported_with_its_topic(jvm_started, fixture_corpus, tmp_path):
+    topics = tmp_path / "topics.xml"
+    topics.write_text("<topics><topic><number>7</number><title>Should it be?</title></topic></topics>")
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "4-krovetz-shingles.yaml"), "-i",
+                     str(fixture_corpus), "-t", str(topics), "-o", str(tmp_path / "r.txt"))
+    assert code == 2 and f"{topics}, topic 7: the query is empty" in text
+
+
+@pytest.mark.skipif(not (REPO / ".venv" / "bin" / "touche").exists(), reason="needs the project environment")
+def test_run_all_sh_is_the_tira_entry_point(fixture_corpus, tmp_path):
+    env = dict(os.environ, TOUCHE_INDEX_ROOT=str(tmp_path / "indexes"))
+    result = subprocess.run([str(REPO / "run_all.sh"), "-i", str(fixture_corpus), "-o", str(tmp_path / "out")],
+                            capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "run.txt").is_file()
+    assert len(list((tmp_path / "out").glob("*.txt"))) == 6
