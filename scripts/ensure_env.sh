@@ -26,17 +26,26 @@ if ! command -v javac >/dev/null 2>&1; then
   fi
 fi
 
+# pip's chatter goes to a log that is shown only when a step fails.
+LOG="$VENV.setup.log"
+quietly() {
+  if ! "$@" >>"$LOG" 2>&1; then
+    tail -n 40 "$LOG" >&2
+    die "step failed: $* (full log: $LOG)"
+  fi
+}
+
 stamp_of() { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock" | sha256sum | cut -c1-16; }
 STAMP="$(stamp_of)"
 if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP" ]; then
   log "creating the project environment in $VENV (first use; about a minute)"
-  [ -x "$VENV/bin/python" ] || "$PYTHON_BIN" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >&2 || true
+  : > "$LOG"
+  [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"
   # --no-deps: pyserini's declared dependencies pull torch/CUDA; we use its Anserini fat jar only.
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
-    "$(grep '^pyserini==' "$ROOT/requirements.lock")" >&2
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c "$ROOT/requirements.lock" \
-    -e "$ROOT[test]" >&2
+  quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
+    "$(grep '^pyserini==' "$ROOT/requirements.lock")"
+  quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \
+    -e "$ROOT[test]"
   echo "$STAMP" > "$VENV/.touche-stamp"
 fi
 # Compiles the helpers only when a Java source is newer than the jar.
