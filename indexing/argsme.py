@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 import ijson
 
 from indexing.records import Argument, Premise
+from indexing.records import json_type as _json_type
 from touche.errors import InputError
 
 __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "iter_with_progress",
@@ -118,20 +119,6 @@ def total_bytes(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> int:
     return sum(f.stat().st_size for f in _expand(paths))
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float, Decimal)):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def _context_value(context: dict, key: str) -> str:

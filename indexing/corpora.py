@@ -7,13 +7,13 @@ here; the builder and searcher stay the same.
 from __future__ import annotations
 
 import hashlib
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol
 
 from indexing.argsme import ReadReport, argsme_files, read_arguments
 from indexing.records import Argument
+from touche import registry
 from touche.errors import ConfigError
 
 
@@ -85,17 +85,7 @@ SOURCES = {
 
 
 def source_class(fmt: str):
-    try:
-        module_name, class_name = SOURCES[fmt].split(":")
-    except KeyError:
-        raise ConfigError(f"corpus.format '{fmt}' is not supported (valid: {', '.join(SOURCES)})") from None
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise ConfigError(f"corpus.format '{fmt}' is declared but not implemented yet") from None
-    return getattr(module, class_name)
+    return registry.load(SOURCES, fmt, "corpus.format")
 
 
 def open_corpus(fmt: str, path: str | Path | None, *, skip_bad_records: bool = False) -> CorpusSource:

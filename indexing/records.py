@@ -77,7 +77,7 @@ class Argument:
         """The inverse of ``to_dict``; raises InputError when the dict is not such a record."""
         where = "stored argument"
         if not isinstance(record, dict):
-            raise InputError(f"expected a JSON object, found {_json_type(record)}", where=where)
+            raise InputError(f"expected a JSON object, found {json_type(record)}", where=where)
         if not isinstance(record.get("id"), str):
             raise InputError("expected a string 'id'", where=where)
         where = f"stored argument {record['id']!r}"
@@ -112,7 +112,8 @@ class Argument:
         return cls.from_dict(record)
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """How a JSON value's type reads in an error message (\"a string\", \"null\", …)."""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from retrieval.runfile import RunFormat
+from touche import registry
 from retrieval.search import Ranking, Searcher
 
 if TYPE_CHECKING:
@@ -46,17 +47,4 @@ TASKS: dict[str, str] = {
 
 
 def handler(task: str) -> TaskHandler:
-    import importlib
-
-    from touche.errors import ConfigError
-    try:
-        module_name, attribute = TASKS[task].split(":")
-    except KeyError:
-        raise ConfigError(f"unknown task '{task}' (valid: {', '.join(TASKS)})") from None
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise ConfigError(f"task '{task}' is declared but not implemented yet") from None
-    return getattr(module, attribute)
+    return registry.load(TASKS, task, "task")
