@@ -43,7 +43,7 @@ def _load_backend():
 BACKEND = _load_backend()
 _UTF8_BOM = b"\xef\xbb\xbf"
 _PROGRESS_EVERY = 1024  # arguments between two progress callbacks
-_SKIP_HINT = "set corpus.skip_bad_records: true (skip_bad_records=True) to count and skip such records"
+_SKIP_HINT = "pass --skip-bad-records (or set corpus.skip_bad_records: true) to count and skip such records"
 
 
 @dataclass(frozen=True, slots=True)

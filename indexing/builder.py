@@ -93,12 +93,11 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
     started = time.perf_counter()
     count = 0
     try:
-        bar = tqdm(desc=f"indexing {source.name}", unit=" docs", disable=not progress, mininterval=1.0)
-        for ids, values, raws in _batches(source.documents(fields), fields, spec.store_raw):
-            indexer.addBatch(ids, values, raws)
-            count += len(ids)
-            bar.update(len(ids))
-        bar.close()
+        with tqdm(desc=f"indexing {source.name}", unit=" docs", disable=not progress, mininterval=1.0) as bar:
+            for ids, values, raws in _batches(source.documents(fields), fields, spec.store_raw):
+                indexer.addBatch(ids, values, raws)
+                count += len(ids)
+                bar.update(len(ids))
         indexer.finish(spec.optimize)
     except BaseException:
         indexer.close()

@@ -138,3 +138,23 @@ def test_run_all_sh_is_the_tira_entry_point(fixture_corpus, tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / "run.txt").is_file()
     assert len(list((tmp_path / "out").glob("*.txt"))) == 6
+
+
+def test_bad_record_stops_indexing_unless_skipping_is_asked_for(jvm_started, tmp_path):
+    import json
+    from conftest import write_argsme
+    corpus = write_argsme(tmp_path / "corpus" / "args.json")
+    data = json.loads(corpus.read_text())
+    data["arguments"][2]["premises"] = "not a list"
+    corpus.write_text(json.dumps(data))
+    config = str(REPO / "configs" / "task1" / "1-bm25.yaml")
+    root = str(tmp_path / "indexes")
+    code, text = cli("index", "-c", config, "-i", str(corpus.parent), "--index-root", root)
+    assert code == 2
+    assert f"error: {corpus}, argument #3 (1-based), id 'Sa0000002-A00000001': 'premises' must be" in text
+    assert "--skip-bad-records" in text
+    assert not any(p.name.startswith("argsme-") for p in (tmp_path / "indexes").glob("*") if p.is_dir())
+    code, text = cli("index", "-c", config, "-i", str(corpus.parent), "--index-root", root, "--skip-bad-records")
+    assert code == 0, text
+    assert "documents: 4" in text and "skipped records: 1" in text
+    assert "1 bad record(s) skipped" in text and "argument #3" in text
