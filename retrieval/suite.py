@@ -25,13 +25,19 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     suite_file, suite = load_suite(suite_path)
     base = suite_file.parent
     if input_dir is not None:
-        corpus, topics = check_input_dir(input_dir)
+        # a TIRA input directory, or irds:<id> (corpus, topics and the qrels that can be had)
+        from touche.datasets import resolve_input
+        corpus, topics, dataset_qrels = resolve_input(input_dir)
+        if qrels is None and dataset_qrels:
+            qrels = dataset_qrels
     else:
         if not (suite.corpus and suite.topics):
             raise ToucheError("this suite has no default corpus/topics: pass -i INPUT_DIR", path=suite_file)
-        corpus, topics = base / suite.corpus, base / suite.topics
+        from touche.datasets import resolve_named_qrels, resolve_topics
+        corpus, topics = suite.corpus, resolve_topics(suite.topics, base_dir=base)  # paths or irds:<id>
+        corpus = corpus if corpus.startswith("irds:") else base / corpus
         if qrels is None:
-            qrels = {name: base / path for name, path in suite.qrels.items()}
+            qrels = resolve_named_qrels(suite.qrels, base_dir=base)
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
     primary = only_config if only_config else base / suite.primary
     _prepare_output(output_dir)
@@ -54,7 +60,11 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
 
     if qrels:
         from retrieval.evaluate import evaluate_run, format_table
-        table = {r.loaded.name: evaluate_run(r.run_path, qrels, SUITE_MEASURES) for r in results}
+        from retrieval.qrels import QrelsKind, detect_qrels_kind
+        # graded qrels get the compact set; stance and image qrels their own measures
+        graded = all(detect_qrels_kind(path) is QrelsKind.GRADED for path in qrels.values())
+        measures = SUITE_MEASURES if graded else None
+        table = {r.loaded.name: evaluate_run(r.run_path, qrels, measures) for r in results}
         text = format_table(table)
         print()
         print(text)

@@ -35,6 +35,24 @@ quietly() {
   fi
 }
 
+# Optional tools of the image task: Tesseract reads the text inside images (OCR), Chromium renders
+# the contact sheet in a test. Without them the image runs still work (OCR text stays empty, with
+# a warning) and the screenshot test skips; so a failed install is a warning, not an error.
+optional_debs=()
+command -v tesseract >/dev/null 2>&1 || optional_debs+=(tesseract-ocr tesseract-ocr-eng)
+command -v chromium >/dev/null 2>&1 || optional_debs+=(chromium)
+if [ "${#optional_debs[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing optional Debian packages for the image task: ${optional_debs[*]}"
+    if ! { apt-get update -qq >&2 \
+           && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${optional_debs[@]}" >&2; }; then
+      log "warning: could not install ${optional_debs[*]}: image runs go without OCR, the contact-sheet screenshot test skips"
+    fi
+  else
+    log "warning: ${optional_debs[*]} missing (install as root: apt-get install ${optional_debs[*]}); image runs go without OCR"
+  fi
+fi
+
 stamp_of() { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock" | sha256sum | cut -c1-16; }
 STAMP="$(stamp_of)"
 if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP" ]; then
