@@ -108,3 +108,9 @@ def test_suite_primary_must_be_a_variant(tmp_path):
     path = write(tmp_path / "s.yaml", "variants: [a.yaml]\nprimary: b.yaml\n")
     with pytest.raises(ConfigError, match="primary 'b.yaml' is not among variants"):
         load_suite(path)
+
+
+def test_unknown_key_inside_a_rerank_stage(tmp_path):
+    path = write(tmp_path / "v.yaml", "tag: x\nrerank:\n  - {name: argument_quality, depht: 3}\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'rerank.0.depht' \(valid keys here: depth, length_weight"):
+        load_variant(path)

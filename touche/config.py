@@ -275,52 +275,65 @@ def validate(data: dict, path: Path) -> Variant:
     try:
         return Variant.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc), path=path) from None
+        raise ConfigError(_describe(exc, Variant), path=path) from None
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, root: type[BaseModel]) -> str:
     lines = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"] if not (isinstance(p, str) and p in ("bm25", "lmdirichlet", "argument_quality", "rrf")))
-        if err["type"] == "extra_forbidden":
-            parent = err["loc"][:-1]
-            valid = _valid_keys(parent)
+        loc, parent = _readable(err["loc"], root)
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            valid = sorted(getattr(parent, "model_fields", {}))
             lines.append(f"unknown key '{loc}'" + (f" (valid keys here: {', '.join(valid)})" if valid else ""))
-        elif err["type"] == "literal_error":
+        elif kind == "literal_error":
             lines.append(f"{loc}: {err['input']!r} is not allowed; expected {err['ctx']['expected']}")
-        elif err["type"] == "union_tag_invalid":
+        elif kind == "union_tag_invalid":
             lines.append(f"{loc}: unknown name {err['ctx']['tag']!r}; expected {err['ctx']['expected_tags']}")
-        elif err["type"] == "missing":
+        elif kind == "missing":
             lines.append(f"missing required key '{loc}'")
+        elif "input" in err and not isinstance(err["input"], dict):
+            lines.append(f"{loc or 'config'}: {err['msg']} (got {err['input']!r})")
         else:
-            lines.append(f"{loc or 'config'}: {err['msg']} (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else f"{loc or 'config'}: {err['msg']}")
+            lines.append(f"{loc or 'config'}: {err['msg']}")
     return "; ".join(lines)
 
 
-def _valid_keys(loc: tuple) -> list[str]:
-    model: Any = Variant
+def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:
+    """The dotted key a user wrote (pydantic's loc also holds the tags of tagged unions, which
+    are not keys), and the model that holds the last key (to list the valid keys there)."""
+    parts: list[str] = []
+    model: Any = root
+    parent: Any = root
     for part in loc:
-        if isinstance(part, int) or model is None:
+        if isinstance(part, int):
+            parts.append(str(part))
             continue
-        if part in ("bm25", "lmdirichlet", "argument_quality", "rrf"):
-            model = {"bm25": BM25, "lmdirichlet": LMDirichlet, "argument_quality": ArgumentQualitySpec, "rrf": FusionSpec}[part]
-            continue
-        field = getattr(model, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        model = _model_of(field.annotation)
-    return sorted(getattr(model, "model_fields", {}).keys()) if model is not None else []
+        fields = getattr(model, "model_fields", {})
+        if part in fields:
+            parts.append(part)
+            parent = model
+            model = _models_of(fields[part].annotation)
+        elif isinstance(model, dict) and part in model:  # the tag of a tagged union: not a key
+            parent = model = model[part]
+        else:
+            parts.append(str(part))
+            parent, model = model, None
+    if isinstance(parent, dict):
+        parent = None
+    return ".".join(parts), parent
 
 
-def _model_of(annotation: Any):
+def _models_of(annotation: Any) -> Any:
+    """The model behind a field: one model, or {tag: model} for a tagged union."""
     import typing
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in typing.get_args(annotation):
-        found = _model_of(arg)
-        if found is not None:
-            return found
-    return None
+    found = [m for arg in typing.get_args(annotation) if (m := _models_of(arg)) is not None]
+    models = [m for m in found if isinstance(m, type)]
+    if len(models) > 1:  # tagged union: models keyed by their literal "name"
+        return {typing.get_args(m.model_fields["name"].annotation)[0]: m for m in models if "name" in m.model_fields}
+    return found[0] if found else None
 
 
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
@@ -354,4 +367,4 @@ def load_suite(path: str | Path) -> tuple[Path, Suite]:
     try:
         return path, Suite.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc), path=path) from None
+        raise ConfigError(_describe(exc, Suite), path=path) from None
