@@ -290,8 +290,15 @@ def _id_problems(row: RunRow, line: int, fmt: RunFormat) -> list[Problem]:
                 )
             ]
         if sids[0] == sids[1]:
-            return [Problem(line, f"pair {row.docid!r} pairs a sentence with itself", Severity.WARNING)]
+            return [Problem(line, f"pair {row.docid!r} pairs a sentence with itself")]
     return []
+
+
+def same_item_key(docid: str, fmt: RunFormat) -> str:
+    """What makes two rows the same item: for sentence pairs, "a,b" and "b,a" are one pair."""
+    if fmt is RunFormat.PAIRS and "," in docid:
+        return ",".join(sorted(docid.split(",", 1)))
+    return docid
 
 
 def _topic_label(key: tuple[str, ...]) -> str:
@@ -408,8 +415,9 @@ def _validate_lines(
     for qid, entries in by_topic.items():
         seen: dict[str, tuple[int, RunRow]] = {}
         for number, row in entries:
-            if row.docid in seen:
-                first_line, first = seen[row.docid]
+            key = same_item_key(row.docid, fmt)
+            if key in seen:
+                first_line, first = seen[key]
                 if fmt is RunFormat.IMAGE and first.column2 != row.column2:
                     message = (
                         f"topic {qid}: image {row.docid} is both {first.column2} (line "
@@ -419,7 +427,7 @@ def _validate_lines(
                     message = f"topic {qid}: duplicate docid {row.docid} (first on line {first_line})"
                 problems.append(Problem(number, message))
             else:
-                seen[row.docid] = (number, row)
+                seen[key] = (number, row)
 
     maximum, minimum = fmt.max_per_group, fmt.min_per_group
     for key, entries in groups.items():
