@@ -58,6 +58,8 @@ class Session:
     _results: dict[tuple, VariantResult] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
+        from touche.datasets import resolve_topics
+        self.topics_path = resolve_topics(self.topics_path)  # a path, or irds:<id>
         self.topics = read_topics(self.topics_path)
 
     def searcher(self, index: IndexInfo, loaded: LoadedVariant) -> Searcher:
@@ -77,7 +79,10 @@ class Session:
         if variant.corpus.format not in task.corpus_formats:
             raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
                               f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
-        corpus = variant.corpus.path and Path(loaded.path.parent, variant.corpus.path) or self.corpus_path
+        # corpus.path (relative to the variant) or the session's; either may be irds:<id>
+        from touche.datasets import resolve_corpus
+        corpus = resolve_corpus(variant.corpus.path or self.corpus_path, corpus_format=variant.corpus.format,
+                                base_dir=loaded.path.parent if variant.corpus.path else None, config=loaded.path)
         index = ensure_index(variant, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
         searcher = self.searcher(index, loaded)
         searcher.set_similarity(variant.retrieval.similarity)

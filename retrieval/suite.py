@@ -5,10 +5,13 @@ the demo data (no ``-i``: the suite's own corpus, topics and qrels).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from retrieval.pipeline import Session, check_input_dir, default_index_root
 from touche.config import load_suite, load_variant
@@ -41,7 +44,33 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
     primary = only_config if only_config else base / suite.primary
     _prepare_output(output_dir)
+    with _output_lock(output_dir):
+        return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
+                             overrides, progress)
 
+
+@contextlib.contextmanager
+def _output_lock(output_dir: Path):
+    """One writer per output directory: a second process fails at once with a clear message
+    instead of interleaving its run files with the first one's. The lock file is removed after,
+    so a finished output directory holds only runs (TIRA uploads the whole directory)."""
+    path = output_dir / ".touche.lock"
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ToucheError("another touche process is writing to this output directory; wait for it to finish "
+                          "or choose another -o", path=output_dir) from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        lock.release()
+
+
+def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels, overrides,
+                  progress) -> int:
     session = Session(corpus, topics, index_root or default_index_root(), progress=progress)
     results = []
     try:
@@ -50,8 +79,8 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
             result = session.run(loaded)
             session.write(result, output_dir / f"{loaded.name}.txt")
             results.append(result)
-            print(f"wrote {result.run_path} ({sum(len(h) for h in result.ranking.values())} hits, "
-                  f"{len(result.ranking)} topics, {result.seconds:.1f} s)", flush=True)
+            print(f"wrote {result.run_path} ({sum(len(r) for r in result.rows.values())} rows, "
+                  f"{len(result.rows)} topics, {result.seconds:.1f} s)", flush=True)
     finally:
         session.close()
     primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())

@@ -40,7 +40,8 @@ quietly() {
 # a warning) and the screenshot test skips; so a failed install is a warning, not an error.
 optional_debs=()
 command -v tesseract >/dev/null 2>&1 || optional_debs+=(tesseract-ocr tesseract-ocr-eng)
-command -v chromium >/dev/null 2>&1 || optional_debs+=(chromium)
+# TOUCHE_SKIP_CHROMIUM=1 (the Dockerfile sets it): a TIRA image runs no screenshot test.
+command -v chromium >/dev/null 2>&1 || [ "${TOUCHE_SKIP_CHROMIUM:-0}" = 1 ] || optional_debs+=(chromium)
 if [ "${#optional_debs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     log "installing optional Debian packages for the image task: ${optional_debs[*]}"

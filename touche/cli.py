@@ -323,6 +323,12 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # disk full, permission denied … while reading or writing a file
+        if args.debug:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: nothing half-written was left in place (runs and indexes are moved in only when "
               "complete); rerun the same command to continue", file=sys.stderr)

@@ -278,7 +278,9 @@ def validate(data: dict, path: Path) -> Variant:
         raise ConfigError(_describe(exc, Variant), path=path) from None
 
 
-def _describe(exc: ValidationError, root: type[BaseModel]) -> str:
+def _describe(exc: ValidationError, root: type[BaseModel] | None = None) -> str:
+    """One line per problem, in the keys the user wrote; ``root`` (the validated model) lets
+    unknown-key messages list the valid keys."""
     lines = []
     for err in exc.errors():
         loc, parent = _readable(err["loc"], root)
@@ -305,6 +307,8 @@ def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:
     parts: list[str] = []
     model: Any = root
     parent: Any = root
+    if root is None:
+        return ".".join(str(p) for p in loc), None
     for part in loc:
         if isinstance(part, int):
             parts.append(str(part))
