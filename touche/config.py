@@ -20,6 +20,7 @@ from touche.errors import ConfigError
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
+from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named
 from touche.specs.task2 import Task2Spec
 
 
@@ -94,32 +95,12 @@ class QuerySpec(Strict):
         return value
 
 
-class BM25(Strict):
-    name: Literal["bm25"] = "bm25"
-    k1: float = Field(0.9, ge=0, le=10, description="term-frequency saturation")
-    b: float = Field(0.4, ge=0, le=1, description="length normalisation")
-
-
-class LMDirichlet(Strict):
-    name: Literal["lmdirichlet"] = "lmdirichlet"
-    mu: float = Field(1000.0, gt=0, le=100000, description="Dirichlet prior")
-
-
-Similarity = Annotated[Union[BM25, LMDirichlet], Field(discriminator="name")]
-
-
 class RetrievalSpec(Strict):
     similarity: Similarity = Field(default_factory=BM25)
     top_k: int = Field(1000, ge=1, le=1000, description="hits per topic (Touché allows at most 1,000)")
     threads: int = Field(2, ge=1, le=64, description="topics searched in parallel")
 
-    @field_validator("similarity", mode="before")
-    @classmethod
-    def _default_name(cls, value):
-        # `--set retrieval.similarity.k1=1.2` on a variant that never named its similarity
-        if isinstance(value, dict) and "name" not in value:
-            return {"name": "bm25", **value}
-        return value
+    _bm25_unless_named = field_validator("similarity", mode="before")(bm25_unless_named)
 
 
 # ---------------------------------------------------------------- re-ranking and fusion

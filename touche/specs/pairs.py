@@ -8,26 +8,12 @@ Every weight and threshold of ``retrieval/pairs.py`` lives here; a variant witho
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from touche.specs import Strict
-
-
-class _BM25(Strict):
-    name: Literal["bm25"] = Field("bm25", description="Okapi BM25")
-    k1: float = Field(0.9, ge=0, le=10, description="term-frequency saturation")
-    b: float = Field(0.4, ge=0, le=1, description="length normalisation")
-
-
-class _LMDirichlet(Strict):
-    name: Literal["lmdirichlet"] = Field("lmdirichlet", description="query likelihood with Dirichlet smoothing")
-    mu: float = Field(1000.0, gt=0, le=100000, description="Dirichlet prior")
-
-
-# The same shapes as touche.config's BM25/LMDirichlet (importing those here would be circular).
-SentenceSimilarity = Annotated[Union[_BM25, _LMDirichlet], Field(discriminator="name")]
+from touche.specs.similarity import Similarity, bm25_unless_named
 
 
 class CandidateSpec(Strict):
@@ -56,16 +42,10 @@ class SentenceRetrievalSpec(Strict):
 
     depth: int = Field(5000, ge=10, le=100000, description="sentence hits per topic; candidates below this depth get "
                                                            "sentence relevance 0")
-    similarity: SentenceSimilarity | None = Field(None, description="similarity for the sentence index; null: the "
+    similarity: Similarity | None = Field(None, description="similarity for the sentence index; null: the "
                                                                     "variant's retrieval.similarity")
 
-    @field_validator("similarity", mode="before")
-    @classmethod
-    def _default_name(cls, value):
-        # {k1: 1.2} without a name means BM25, as in retrieval.similarity
-        if isinstance(value, dict) and "name" not in value:
-            return {"name": "bm25", **value}
-        return value
+    _bm25_unless_named = field_validator("similarity", mode="before")(bm25_unless_named)
 
 
 class RelevanceSpec(Strict):
