@@ -109,6 +109,12 @@ class Session:
         result.run_path = path
         return path
 
+    def forget(self, result: VariantResult) -> None:
+        """Drop a finished result from the cache fusion stages draw on (a sweep keeps hundreds)."""
+        for key, cached in list(self._results.items()):
+            if cached is result:
+                del self._results[key]
+
     def close(self) -> None:
         for searcher in self._searchers.values():
             searcher.close()

@@ -7,6 +7,7 @@ file and the line or record; ``--debug`` adds the traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
@@ -323,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # output piped into head and the like: not an error
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")
+        return 0
     except OSError as exc:  # disk full, permission denied … while reading or writing a file
         if args.debug:
             traceback.print_exc()

@@ -1,0 +1,339 @@
+"""Choosing the five submissions from a sweep's results.
+
+Picks, in order:
+
+1. the best point by the sweep's measure (e.g. ``relevance:touche.nDCG@5``);
+2. the best point by a second measure (default: the same measure on the ``quality`` qrels, or
+   on another qrels file) - the next best by it when the first pick is already the best;
+3. greedily, the best remaining points by the main measure that differ from *every* point
+   already chosen in at least ``min_diff`` swept parameters (default 2, or 1 for a one-axis
+   sweep); when no point is left that differs that much, the requirement drops by one.
+
+Diversity matters because Touché pools the top results of every submission: five near-identical
+configurations add little to the pool and say little about what works.
+
+Each choice is written as a variant YAML that ``extends:`` the sweep's base with the point's
+overrides (tag derived from the point), checked to load to exactly the variant the sweep ran;
+when ``extends`` merging cannot express the point (an override that removes a mapping's key),
+the complete variant is written instead. A ``suite.yaml`` lists the five (primary = the first)
+with the sweep's corpus, topics and qrels, so ``touche run-all --suite DIR/suite.yaml`` runs them.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from retrieval.report import describe_overrides, format_value, split_measure
+from retrieval.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records, write_atomic
+from touche.config import load_suite, load_variant, resolve_raw, validate
+from touche.errors import ToucheError
+
+TAG_LIMIT = 80
+
+
+@dataclass(frozen=True)
+class Choice:
+    record: Record
+    reason: str
+    path: Path | None = None
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class SweepResults:
+    directory: Path
+    manifest: dict
+    records: list[Record]  # the manifest's points that finished, in point order
+
+    @property
+    def axes(self) -> list[tuple[str, tuple[str, ...]]]:
+        return [(axis["label"], tuple(axis["keys"])) for axis in self.manifest["axes"]]
+
+    def coordinate(self, record: Record, keys: tuple[str, ...]) -> str:
+        return json.dumps([record.overrides.get(k) for k in keys], sort_keys=True)
+
+
+def load_results(path: str | Path) -> SweepResults:
+    """A sweep's output directory (or its results.jsonl / sweep.json)."""
+    path = Path(path).resolve()
+    directory = path if path.is_dir() else path.parent
+    manifest_path, results_path = directory / MANIFEST_FILE, directory / RESULTS_FILE
+    if not manifest_path.is_file() or not results_path.is_file():
+        raise ToucheError(f"not a sweep's output directory: expected {MANIFEST_FILE} and {RESULTS_FILE} "
+                          "(written by `touche sweep`)", path=directory)
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    records = read_records(results_path)
+    finished = [records[p["key"]] for p in manifest["points"] if p["key"] in records]
+    if not finished:
+        raise ToucheError("the sweep has no finished point yet: run `touche sweep` first", path=directory)
+    return SweepResults(directory, manifest, finished)
+
+
+def default_second_measure(results: SweepResults, main: str) -> str | None:
+    """The main measure on another qrels file: ``quality`` first, else the first other one."""
+    name, measure = split_measure(main)
+    available = {m for r in results.records for m in r.measures}
+    others = [q for q in results.manifest["qrels"] if q != name and f"{q}:{measure}" in available]
+    if not others:
+        return None
+    return f"quality:{measure}" if "quality" in others else f"{others[0]}:{measure}"
+
+
+def pick(results: SweepResults, *, measure: str | None = None, second: str | None = None, count: int = 5,
+         min_diff: int | None = None) -> list[Choice]:
+    """The chosen points with the reason each was chosen (see the module docstring)."""
+    main = measure or results.manifest["measure"]
+    known = {m for r in results.records for m in r.measures}
+    for m in (main, second):
+        if m is not None and m not in known:
+            raise ToucheError(f"measure '{m}' is not in the sweep's results (known: {', '.join(sorted(known))})",
+                              path=results.directory)
+    axes = results.axes
+    wanted_diff = min_diff if min_diff is not None else min(2, len(axes))
+    signatures = {r.key: _ranking_signature(results.directory / r.run) for r in results.records}
+
+    def differing(a: Record, b: Record) -> int:
+        return sum(results.coordinate(a, keys) != results.coordinate(b, keys) for _, keys in axes)
+
+    def next_diverse(order: list[Record], chosen: list[Choice]) -> tuple[Record, int] | None:
+        """The first record of ``order`` that differs enough from every pick (relaxing as needed)
+        and whose ranking is not a pick's ranking again (an identical run adds nothing)."""
+        taken = {c.record.key for c in chosen}
+        seen = {signatures[c.record.key] for c in chosen}
+        for needed in range(wanted_diff, 0, -1):
+            for record in order:
+                if record.key in taken or signatures[record.key] in seen:
+                    continue
+                if all(differing(record, c.record) >= needed for c in chosen):
+                    return record, needed
+        return None
+
+    def why(needed: int) -> str:
+        return f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
+
+    by_main = sort_records(results.records, main)
+    chosen: list[Choice] = [Choice(by_main[0], f"best by {main}")]
+    if second is not None and count > 1:
+        by_second = sort_records(results.records, second)
+        if by_second[0].key == by_main[0].key or signatures[by_second[0].key] == signatures[by_main[0].key]:
+            chosen[0] = Choice(by_main[0], f"best by {main} and by {second}")
+            found = next_diverse(by_second, chosen)
+            if found:
+                chosen.append(Choice(found[0], f"next best by {second} that {why(found[1])}"))
+        else:
+            chosen.append(Choice(by_second[0], f"best by {second}"))
+    while len(chosen) < count:
+        found = next_diverse(by_main, chosen)
+        if found is None:
+            break  # every finished point is chosen or repeats a chosen ranking
+        chosen.append(Choice(found[0], f"next best by {main} that {why(found[1])}"))
+    return chosen
+
+
+def _ranking_signature(run: Path) -> str:
+    """Hash of a run's (topic, document) order: two points with the same signature submit the
+    same ranking, whatever their scores."""
+    import hashlib
+    digest = hashlib.sha256()
+    try:
+        with run.open("rb") as handle:
+            for line in handle:
+                parts = line.split()
+                if len(parts) >= 3:
+                    digest.update(parts[0] + b" " + parts[2] + b"\n")
+    except FileNotFoundError:
+        return f"missing:{run}"  # unique: a lost run file never counts as a duplicate
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- writing the variants
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-.")
+
+
+def point_slug(overrides: dict[str, Any]) -> str:
+    """A short name of a point: words stand for themselves, numbers keep their key's last part.
+
+    ``analyzer.stemmer: krovetz, retrieval.similarity.k1: 1.2`` → ``krovetz_k1-1.2``;
+    ``retrieval.similarity: {name: lmdirichlet, mu: 300}`` → ``lmdirichlet-mu-300``.
+    """
+    parts = []
+    for key, value in overrides.items():
+        label = format_value(value)
+        if not isinstance(value, (str, dict)) or label in ("none", "null", "true", "false", ""):
+            label = f"{key.rsplit('.', 1)[-1]}-{label}"  # 1.2 or none alone would say nothing
+        parts.append(_slug(label))
+    return "_".join(parts)
+
+
+def derive_tag(base_tag: str, record: Record, used: set[str]) -> str:
+    tag = f"{base_tag}-{point_slug(record.overrides)}"
+    if len(tag) > TAG_LIMIT or tag in used:
+        suffix = f"-p{record.point}"  # the point number keeps a shortened tag unique
+        tag = tag[:TAG_LIMIT - len(suffix)].rstrip("-._+") + suffix
+    return tag
+
+
+def nest(overrides: dict[str, Any]) -> dict:
+    """Dotted keys → nested mappings, as a variant file writes them."""
+    out: dict = {}
+    for dotted, value in overrides.items():
+        node = out
+        *parents, last = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = copy.deepcopy(value)
+    return out
+
+
+_BUILTIN_STOPLISTS = {"none", "lucene", "snowball", "smart", "terrier"}
+
+
+def rebase_paths(merged: dict, source_dir: Path, target_dir: Path) -> dict:
+    """The relative paths of a variant (fusion variants, a stoplist file, corpus.path) resolve
+    against the file that is loaded; rewrite them so that they still point at the same files
+    from ``target_dir``. Returns only the changed sections, nested."""
+    def moved(path: str) -> str:
+        if os.path.isabs(path):
+            return path
+        return os.path.relpath((source_dir / path).resolve(), target_dir.resolve())
+
+    changes: dict = {}
+    stoplist = merged.get("analyzer", {}).get("stoplist")
+    if isinstance(stoplist, str) and stoplist not in _BUILTIN_STOPLISTS:
+        changes.setdefault("analyzer", {})["stoplist"] = moved(stoplist)
+    corpus_path = merged.get("corpus", {}).get("path")
+    if isinstance(corpus_path, str):
+        changes.setdefault("corpus", {})["path"] = moved(corpus_path)
+    stages = merged.get("rerank") or []
+    if any(isinstance(s, dict) and s.get("variants") for s in stages):
+        changes["rerank"] = [{**s, "variants": [moved(v) for v in s["variants"]]} if isinstance(s, dict)
+                             and s.get("variants") else s for s in stages]
+    return changes
+
+
+def _merge_into(target: dict, changes: dict) -> dict:
+    out = copy.deepcopy(target)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge_into(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _comparable(data: dict, path: Path) -> dict:
+    return validate(data, path).model_dump(mode="json", exclude={"tag", "description"})
+
+
+def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: str, header: str) -> Path:
+    """Write one chosen point as a variant YAML (extends the base when that reproduces it exactly)."""
+    record = choice.record
+    name = point_slug(record.overrides)[:60].rstrip("-._") or f"point{record.point}"
+    target = out_dir / f"{number}-{name}.yaml"
+    expected = load_variant(base, record.overrides)
+    path_fixes = rebase_paths(expected.merged, base.parent, out_dir)
+    description = f"sweep point {record.point}: {describe_overrides(record.overrides)}"
+    body = {"extends": os.path.relpath(base, out_dir.resolve()), "tag": tag, "description": description,
+            **_merge_into(nest(record.overrides), path_fixes)}
+    text = header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
+    write_atomic(target, text)
+    want = _comparable({**_merge_into(expected.merged, path_fixes), "tag": tag}, target)
+    if _comparable(resolve_raw(target), target) != want:
+        # Merging cannot remove keys (e.g. a field_weights override with fewer fields than the
+        # base): write the complete variant instead of extends + overrides.
+        full = {"tag": tag, "description": description,
+                **{k: v for k, v in _merge_into(expected.merged, path_fixes).items()
+                   if k not in ("tag", "description")}}
+        text = header + "# complete variant: `extends` merging cannot express this point's overrides\n" \
+            + yaml.safe_dump(full, sort_keys=False, allow_unicode=True)
+        write_atomic(target, text)
+        if _comparable(resolve_raw(target), target) != want:  # pragma: no cover - a bug of ours
+            raise ToucheError("the written variant does not reproduce the sweep point", path=target)
+    return target
+
+
+def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None = None, second: str | None = "auto",
+           count: int = 5, min_diff: int | None = None) -> list[Choice]:
+    """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``."""
+    results = load_results(results_path)
+    main = measure or results.manifest["measure"]
+    second_measure = default_second_measure(results, main) if second == "auto" else second
+    picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff)
+    out = Path(out_dir).resolve()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=out) from None
+    base = Path(results.manifest["base"])
+    base_tag = load_variant(base).variant.tag
+    used: set[str] = set()
+    written: list[Choice] = []
+    shown = [m for m in (main, second_measure) if m]
+    for number, choice in enumerate(picks, 1):
+        tag = derive_tag(base_tag, choice.record, used)
+        used.add(tag)
+        scores = "; ".join(f"{m} = {_fmt(choice.record.measures.get(m))}" for m in shown)
+        header = (f"# Chosen by `touche choose` from sweep {Path(results.manifest['sweep']).name} "
+                  f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
+        path = write_choice(choice, number, base, out, tag, header)
+        written.append(Choice(choice.record, choice.reason, path, tag))
+    _write_suite(results, written, out)
+    write_atomic(out / "choice.md", format_choices(results, written, shown))
+    return written
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Path:
+    manifest = results.manifest
+
+    def rel(p: str) -> str:
+        return os.path.relpath(p, out)
+
+    suite = {"variants": [c.path.name for c in choices], "primary": choices[0].path.name,
+             "topics": rel(manifest["topics"]), "corpus": rel(manifest["corpus"]),
+             "qrels": {n: rel(q) for n, q in manifest["qrels"].items()}}
+    header = (f"# The submissions chosen from sweep {Path(manifest['sweep']).name}; primary = best by "
+              f"{manifest['measure']}.\n# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
+    path = write_atomic(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
+    load_suite(path)  # the suite we write must load
+    return path
+
+
+def format_choices(results: SweepResults, choices: list[Choice], measures: list[str]) -> str:
+    lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
+             f"{len(choices)} of {len(results.records)} finished points; primary (run.txt) = pick 1.", "",
+             "| pick | file | tag | " + " | ".join(measures) + " | why | overrides |",
+             "|---:|---|---|" + "---:|" * len(measures) + "---|---|"]
+    for number, c in enumerate(choices, 1):
+        overrides = describe_overrides(c.record.overrides)
+        lines.append(f"| {number} | {c.path.name if c.path else ''} | {c.tag} | "
+                     + " | ".join(_fmt(c.record.measures.get(m)) for m in measures)
+                     + f" | {c.reason} | {overrides} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- command line
+def command(args) -> int:
+    """``touche choose``: write the five variant files, suite.yaml and choice.md."""
+    second = None if args.no_second else (args.second or "auto")
+    choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
+                     min_diff=args.min_diff)
+    results = load_results(args.results)
+    main = args.measure or results.manifest["measure"]
+    shown = [m for m in (main, default_second_measure(results, main) if second == "auto" else second) if m]
+    print(format_choices(results, choices, shown))
+    print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
+    print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")
+    return 0
