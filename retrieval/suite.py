@@ -115,3 +115,21 @@ def _copy_atomic(source: Path, target: Path) -> None:
     os.close(fd)
     shutil.copyfile(source, tmp)
     os.replace(tmp, target)
+
+
+def detect_task(input_dir: Path) -> str:
+    """The task a TIRA input directory is for, from what it holds (checked shallowly: corpora are
+    large). An explicit --task, --suite or -c always wins over this."""
+    def has(*patterns: str) -> bool:
+        return any(next(input_dir.glob(p), None) is not None for p in patterns)
+
+    if has("images/I*", "I??/I*"):
+        return "image"
+    if has("ClueWeb12_*", "*.warc.gz", "*/*.warc.gz", "*/*/*.warc.gz"):
+        return "task2"
+    if has("*.jsonl", "*.jsonl.gz"):
+        return "task2-stance"
+    if has("*.csv"):
+        return "task1-pairs"
+    return "task1"
+

@@ -158,3 +158,20 @@ def test_bad_record_stops_indexing_unless_skipping_is_asked_for(jvm_started, tmp
     assert code == 0, text
     assert "documents: 4" in text and "skipped records: 1" in text
     assert "1 bad record(s) skipped" in text and "argument #3" in text
+
+
+def test_the_task_is_detected_from_a_tira_input_directory(tmp_path):
+    from retrieval.suite import detect_task
+    layouts = {
+        "task1": ["args.json", "topics.xml"],
+        "task1-pairs": ["args_processed.csv", "topics.xml"],
+        "task2": ["ClueWeb12_00/0000wb/0000wb-00.warc.gz", "topics.xml"],
+        "task2-stance": ["passages.jsonl.gz", "topics.xml"],
+        "image": ["images/I00/I0011223344556677/image.webp", "topics.xml"],
+    }
+    for task, files in layouts.items():
+        root = tmp_path / task
+        for name in files:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text("")
+        assert detect_task(root) == task

@@ -20,14 +20,24 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 def suite_for(args) -> Path:
-    """--suite wins; otherwise the default suite of --task (configs/<task>/suite.yaml)."""
+    """--suite wins; then the task of a single variant (-c: its own task's demo data and qrels);
+    otherwise the default suite of --task (configs/<task>/suite.yaml)."""
     if args.suite:
         return Path(args.suite)
-    path = CONFIGS / args.task / "suite.yaml"
+    task = _config_task(getattr(args, "config", None)) or getattr(args, "task", None) or "task1"
+    path = CONFIGS / task / "suite.yaml"
     if not path.is_file():
         known = sorted(p.parent.name for p in CONFIGS.glob("*/suite.yaml"))
-        raise ToucheError(f"no suite for task '{args.task}' (tasks with suites: {', '.join(known)})", path=path)
+        raise ToucheError(f"no suite for task '{task}' (tasks with suites: {', '.join(known)})", path=path)
     return path
+
+
+def _config_task(config: str | None) -> str | None:
+    """The task a single variant (-c) declares: its suite supplies the demo data and qrels."""
+    if not config:
+        return None
+    from touche.config import load_variant
+    return load_variant(config).variant.task
 
 
 def _overrides(pairs: list[str], skip_bad_records: bool = False) -> dict[str, str]:

@@ -470,7 +470,14 @@ def apply_to_cli(args) -> None:
     command = getattr(args, "command", None)
     if hasattr(args, "task") and getattr(args, "task", None) is None:
         ref = parse_ref(getattr(args, "input", None))
-        args.task = dataset(ref).task if ref and not getattr(args, "suite", None) else "task1"
+        local = getattr(args, "input", None)
+        if ref and not getattr(args, "suite", None):
+            args.task = dataset(ref).task
+        elif local and not getattr(args, "suite", None) and Path(local).is_dir():
+            from retrieval.suite import detect_task
+            args.task = detect_task(Path(local))  # a TIRA input directory says what it is for
+        else:
+            args.task = "task1"
     if command != "run-all" and parse_ref(getattr(args, "input", None)):
         args.input = str(corpus_path(parse_ref(args.input)))
     if parse_ref(getattr(args, "topics", None)):

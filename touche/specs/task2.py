@@ -1,8 +1,129 @@
-"""Settings of Task 2 (comparative questions) variants (the ``task2:`` section of a variant)."""
+"""Settings of Task 2 (comparative questions) variants (the ``task2:`` section of a variant).
+
+Four parts, each optional with defaults: which objects a topic compares (``objects``), how the
+comparative query is built (``query``), how the first-stage ranking is re-ranked for
+comparativeness, argumentativeness and quality (``rerank``), how passages get their stance
+toward the first object (``stance``, 2022 only), and ChatNoir as the first stage over the whole
+ClueWeb12 (``chatnoir``).
+"""
 from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
 
 from touche.specs import Strict
 
+DEFAULT_COMPARATIVE_TERMS = ("better", "vs", "versus", "compared", "comparison", "advantages", "disadvantages",
+                             "pros", "cons", "difference")
+
+
+class ObjectsSpec(Strict):
+    """Where a topic's compared objects come from."""
+
+    source: Literal["auto", "topic", "title"] = Field(
+        "auto", description="auto: the topic's <objects> (2022) when present, else extracted from the title; "
+                            "topic: only <objects> (topics without them compare nothing); title: always extract")
+    share_head: bool = Field(
+        True, description="complete an elliptic first object with the second's head noun "
+                          "('steel or ceramic knives' → steel knives, ceramic knives)")
+
+
+class ComparativeQuerySpec(Strict):
+    """Bag-of-words query: the title's content words, the objects and comparative cue words, each
+    repeated by its weight (a term's query weight in Lucene is its count)."""
+
+    title_weight: int = Field(1, ge=0, le=10, description="weight of the title's content words (0: leave them out)")
+    object_weight: int = Field(2, ge=0, le=10, description="weight of each object's words")
+    aspect_weight: int = Field(1, ge=0, le=10, description="weight of the comparison aspect's words "
+                                                           "(title words that are neither objects nor scaffolding)")
+    comparative_weight: int = Field(0, ge=0, le=10, description="weight of each comparative cue word (0: none)")
+    comparative_terms: tuple[str, ...] = Field(DEFAULT_COMPARATIVE_TERMS,
+                                               description="comparative cue words added to every query")
+    description: bool = Field(False, description="also add the topic's description (2020 and 2022 topics have one)")
+
+
+class FeatureWeights(Strict):
+    """Weights of the re-ranking formula: score = Σ weight × feature; every feature lies in [0, 1]."""
+
+    retrieval: float = Field(1.0, ge=0, le=100, description="first-stage score divided by the topic's best score")
+    objects_all: float = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
+    object_share: float = Field(0.0, ge=-10, le=10, description="share of the objects mentioned")
+    object_balance: float = Field(0.0, ge=-10, le=10, description="mentions of the rarer object / of the commoner")
+    cooccurrence: float = Field(0.0, ge=-10, le=10, description="share of sentences naming two objects (scaled, capped at 1)")
+    comparative: float = Field(0.0, ge=-10, le=10, description="share of sentences with comparative language (scaled, capped)")
+    comparative_objects: float = Field(0.0, ge=-10, le=10,
+                                       description="share of sentences naming an object in comparative language (scaled, capped)")
+    comparison: float = Field(0.0, ge=-10, le=10,
+                              description="share of sentences naming two objects in comparative language (scaled, capped)")
+    argumentative: float = Field(0.0, ge=-10, le=10, description="argumentative markers per sentence (scaled, capped)")
+    aspect: float = Field(0.0, ge=-10, le=10, description="share of the aspect's words present")
+    length: float = Field(0.0, ge=-10, le=10, description="log length bonus, 0 at min_words, 1 at max_words")
+    language: float = Field(0.0, ge=-10, le=10, description="looks like running prose: stopword share, sentence length")
+    prose: float = Field(0.0, ge=-10, le=10, description="share of words in well-formed sentences (6–60 words, "
+                                                          "ending in punctuation, with function words)")
+    capitals: float = Field(0.0, ge=-10, le=10, description="share of capitalised words ×2, capped: menus and tag clouds "
+                                                             "(use a negative weight)")
+    spam: float = Field(0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)")
+
+
+class RerankSpec(Strict):
+    enabled: bool = Field(True, description="re-rank the first-stage hits by the formula")
+    depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits per topic")
+    weights: FeatureWeights = Field(default_factory=FeatureWeights, description="the formula")
+    min_words: int = Field(30, ge=0, description="length feature is 0 at and below this many words")
+    max_words: int = Field(1000, ge=1, description="length feature is 1 at and above this many words")
+    scale: float = Field(3.0, gt=0, le=100, description="density features are multiplied by this, then capped at 1")
+
+
+class StanceSpec(Strict):
+    """Stance toward the FIRST object (2022): FIRST, SECOND, NEUTRAL or NO (no stance)."""
+
+    method: Literal["lexicon", "none"] = Field(
+        "lexicon", description="lexicon: comparative patterns + VADER sentiment near each object; "
+                               "none: every passage NO")
+    gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
+                                         "about one and is running prose (see retrieval/stance.py)")
+    gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
+    comparative_weight: float = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
+    sentiment_weight: float = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
+    margin: float = Field(0.4, ge=0, le=10, description="|evidence| above this picks a side, below it NEUTRAL")
+    min_evidence: float = Field(0.1, ge=0, le=100,
+                                description="without the gate: total evidence below this (and no comparison of "
+                                            "both objects) is NO")
+    neutral_needs_both: bool = Field(True, description="NEUTRAL only when both objects are named; otherwise NO")
+
+
+class ChatNoirSpec(Strict):
+    """ChatNoir (Elasticsearch over all of ClueWeb12) as the first stage: its hits are fetched and
+    written as a small WARC corpus that our analyzers and re-rankers then index and re-rank."""
+
+    base_url: str = Field("https://chatnoir.eu/", description="API root; the search endpoint is api/v1/_search")
+    index: Literal["clueweb12", "clueweb09", "clueweb22/b"] = Field("clueweb12", description="ChatNoir index")
+    size: int = Field(100, ge=1, le=1000, description="hits fetched per topic")
+    page_size: int = Field(100, ge=1, le=1000, description="hits per API request")
+    search_method: Literal["default", "bm25"] = Field("default", description="ChatNoir's ranking (BM25F + quality) or plain BM25")
+    api_key: str | None = Field(None, description="API key; prefer api_key_env and never commit a key")
+    api_key_env: str = Field("CHATNOIR_API_KEY", description="environment variable holding the API key")
+    timeout: float = Field(30.0, gt=0, le=600, description="seconds per HTTP request")
+    retries: int = Field(5, ge=0, le=20, description="retries of timeouts, 429 and 5xx answers")
+    backoff: float = Field(1.0, ge=0, le=600, description="seconds before the first retry; doubled each time")
+    max_backoff: float = Field(60.0, ge=0, le=3600, description="longest wait between retries")
+    fetch: Literal["plain", "html"] = Field("html", description="cache contents to fetch: ChatNoir's plain text or the page's HTML")
+
+    @field_validator("base_url")
+    @classmethod
+    def _slash(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {value!r}")
+        return value if value.endswith("/") else value + "/"
+
 
 class Task2Spec(Strict):
-    """Not yet filled in: the section accepts no keys."""
+    """Comparative questions (Task 2): objects, query, re-ranking, stance, ChatNoir."""
+
+    objects: ObjectsSpec = Field(default_factory=ObjectsSpec, description="where the compared objects come from")
+    query: ComparativeQuerySpec = Field(default_factory=ComparativeQuerySpec, description="comparative query building")
+    rerank: RerankSpec = Field(default_factory=RerankSpec, description="comparative/argumentative re-ranking")
+    stance: StanceSpec = Field(default_factory=StanceSpec, description="stance labels (task2-stance only)")
+    chatnoir: ChatNoirSpec | None = Field(None, description="ChatNoir first stage (whole ClueWeb12); null: local index")

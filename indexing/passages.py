@@ -1,0 +1,137 @@
+"""The Touché Task 2 2022 passage collection: JSONL, one ``{"id", "contents", "chatNoirUrl"}`` a line.
+
+Ids are ``<ClueWeb12 id>___<n>`` (868,655 passages in the official file). A path may be the
+file, a ``.jsonl.gz`` file, or a directory of them (e.g. a TIRA input directory with
+``topics.xml`` beside the collection); lines are numbered from 1 in every message.
+
+A *bad record* is a line that is not a JSON object, lacks a non-empty string ``id`` or a string
+``contents``, or repeats an id: an InputError naming file and line by default, or counted and
+skipped with ``skip_bad_records``. Blank lines are ignored.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from indexing.argsme import ReadReport, SkippedRecord
+from indexing.corpora import _files_fingerprint
+from touche.errors import InputError
+
+PASSAGE_SUFFIXES = (".jsonl", ".jsonl.gz")
+_SKIP_HINT = "set corpus.skip_bad_records: true (skip_bad_records=True) to count and skip such records"
+_EXPECTED = 'expected {"id": "clueweb12-…___n", "contents": "…", "chatNoirUrl": "…"}'
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    id: str
+    contents: str
+    chatnoir_url: str = ""
+
+    @property
+    def document_id(self) -> str:
+        """The ClueWeb12 document the passage was cut from."""
+        return self.id.split("___", 1)[0]
+
+    def to_json(self) -> str:
+        return json.dumps({"id": self.id, "contents": self.contents, "chatNoirUrl": self.chatnoir_url},
+                          ensure_ascii=False)
+
+    @staticmethod
+    def from_json(raw: str) -> "Passage":
+        data = json.loads(raw)
+        return Passage(data["id"], data.get("contents", ""), data.get("chatNoirUrl", ""))
+
+
+def passage_files(path: str | os.PathLike) -> list[Path]:
+    p = Path(path)
+    if p.is_file():
+        if not p.name.endswith(PASSAGE_SUFFIXES):
+            raise InputError("not a passage file (expected .jsonl or .jsonl.gz, one passage a line)", path=p)
+        return [p]
+    if p.is_dir():
+        files = sorted((f for f in p.rglob("*") if f.is_file() and f.name.endswith(PASSAGE_SUFFIXES)),
+                       key=lambda f: f.relative_to(p).as_posix())
+        if not files:
+            raise InputError("no passage files: the directory has no *.jsonl files (expected the Touché 2022 "
+                             "passage collection)", path=p)
+        return files
+    raise InputError("no such file or directory (expected the Touché 2022 passages JSONL)", path=p)
+
+
+def _to_passage(line: str) -> Passage:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno}); {_EXPECTED}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, found {type(data).__name__}; {_EXPECTED}")
+    pid = data.get("id")
+    if not isinstance(pid, str) or not pid.strip():
+        raise ValueError(f"'id' must be a non-empty string, found {pid!r}; {_EXPECTED}")
+    contents = data.get("contents")
+    if not isinstance(contents, str):
+        raise ValueError(f"'contents' must be a string, found {type(contents).__name__}; {_EXPECTED}")
+    url = data.get("chatNoirUrl", "")
+    return Passage(pid.strip(), contents, url if isinstance(url, str) else "")
+
+
+def read_passages(files: list[Path], *, skip_bad_records: bool = False,
+                  report: ReadReport | None = None) -> Iterator[Passage]:
+    report = report if report is not None else ReadReport()
+    seen: dict[str, tuple[str, int]] = {}
+    for path in files:
+        report.files += 1
+        opener = gzip.open if path.name.endswith(".gz") else open
+        try:
+            with opener(path, "rt", encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        passage = _to_passage(line)
+                        if passage.id in seen:
+                            first = seen[passage.id]
+                            raise ValueError(f"duplicate id {passage.id!r} (first at {first[0]}, line {first[1]}); "
+                                             "expected every id once")
+                    except ValueError as bad:
+                        if not skip_bad_records:
+                            raise InputError(f"{bad}; {_SKIP_HINT}", path=path, where=f"line {number}") from None
+                        report.add_skipped(SkippedRecord(str(path), number, None, str(bad)))
+                        continue
+                    seen[passage.id] = (path.name, number)
+                    report.read += 1
+                    yield passage
+        except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"cannot decode the file ({exc}); expected UTF-8 JSONL, optionally gzip-compressed",
+                             path=path) from None
+
+
+@dataclass
+class PassageSource:
+    path: Path
+    skip_bad_records: bool = False
+    name: str = "passages"
+    report: ReadReport = field(default_factory=ReadReport)
+    fields: tuple[str, ...] = ("contents",)
+
+    def __post_init__(self):
+        self.files = passage_files(self.path)
+
+    def fingerprint(self) -> str:
+        return _files_fingerprint(self.files)
+
+    def describe(self) -> dict:
+        return {"format": "passages", "path": str(Path(self.path).resolve()),
+                "files": [f.name for f in self.files], "fingerprint": self.fingerprint()}
+
+    def records(self) -> Iterator[Passage]:
+        return read_passages(self.files, skip_bad_records=self.skip_bad_records, report=self.report)
+
+    def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]:
+        for passage in self.records():
+            yield passage.id, [passage.contents for _ in fields], passage.to_json()

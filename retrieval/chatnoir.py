@@ -1,0 +1,233 @@
+"""ChatNoir as the first stage over the whole ClueWeb12 (733M pages: beyond one machine).
+
+ChatNoir (Elasticsearch over ClueWeb12, run by the Touché organisers) answers each topic's
+comparative query; its hits are fetched from ChatNoir's cache and written as a small ClueWeb12
+corpus (WARC/1.0, ``WARC-TREC-ID``) that our Lucene analyzers index and our re-rankers re-rank
+like any local corpus:
+
+    python -m retrieval.chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/
+    touche run -c configs/task2/3-rerank.yaml -i fetched/ -t topics.xml -o run.txt
+
+The request and response formats are those of the ``chatnoir-api`` package (its pydantic models
+``Request`` and ``SearchResponse`` serialise and validate every exchange). Its transport is not
+used: it retries neither timeouts nor dropped connections, has no base URL to point at another
+server, and its back-off turns negative below one second. So the HTTP calls, retries and
+back-off are ours (``ChatNoirClient``); a test server on loopback speaks the same format.
+
+The API key comes from ``task2.chatnoir.api_key`` or, preferably, the environment variable named
+by ``task2.chatnoir.api_key_env`` (``CHATNOIR_API_KEY``); it is never written anywhere.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Callable, Sequence
+from urllib.parse import urljoin
+
+import requests
+
+from touche.errors import ConfigError, ToucheError
+from touche.specs.task2 import ChatNoirSpec, Task2Spec
+
+
+class ChatNoirError(ToucheError):
+    """ChatNoir refused or failed a request (after the retries allowed)."""
+
+
+@dataclass(frozen=True)
+class ChatNoirHit:
+    trec_id: str
+    uuid: str
+    score: float
+    title: str
+    url: str
+
+
+def api_key(spec: ChatNoirSpec) -> str:
+    key = spec.api_key or os.environ.get(spec.api_key_env, "")
+    if not key.strip():
+        raise ConfigError(f"no ChatNoir API key: set the environment variable {spec.api_key_env} "
+                          "(or task2.chatnoir.api_key in a config you do not commit)")
+    return key.strip()
+
+
+class ChatNoirClient:
+    """Search and cache requests with retries of timeouts, connection errors, 429 and 5xx."""
+
+    def __init__(self, spec: ChatNoirSpec, key: str | None = None, *, sleep: Callable[[float], None] = time.sleep,
+                 session: requests.Session | None = None):
+        self.spec = spec
+        self.key = key if key is not None else api_key(spec)
+        self.sleep = sleep
+        self.http = session or requests.Session()
+        self.requests_sent = 0
+
+    # ------------------------------------------------------------------ transport
+    def _wait(self, attempt: int, response: requests.Response | None) -> float:
+        delay = self.spec.backoff * (2 ** attempt)
+        if response is not None and response.headers.get("Retry-After"):
+            delay = max(delay, _retry_after(response.headers["Retry-After"]))
+        return min(delay, self.spec.max_backoff)
+
+    def _request(self, method: str, url: str, **kwargs) -> requests.Response:
+        last: str = ""
+        for attempt in range(self.spec.retries + 1):
+            response = None
+            try:
+                self.requests_sent += 1
+                response = self.http.request(method, url, timeout=self.spec.timeout, **kwargs)
+            except requests.Timeout:
+                last = f"no answer within {self.spec.timeout:g} s"
+            except requests.ConnectionError as exc:
+                last = f"connection failed ({type(exc).__name__})"
+            else:
+                if response.status_code == 401:
+                    raise ChatNoirError("ChatNoir rejected the API key (HTTP 401); check "
+                                        f"${self.spec.api_key_env} or task2.chatnoir.api_key", path=url)
+                if response.status_code == 403:
+                    raise ChatNoirError("ChatNoir refused access (HTTP 403: key without rights or address blocked)",
+                                        path=url)
+                if response.status_code == 429:
+                    last = "rate limit reached (HTTP 429)"
+                elif response.status_code >= 500:
+                    last = f"server error (HTTP {response.status_code})"
+                elif not response.ok:
+                    raise ChatNoirError(f"ChatNoir answered HTTP {response.status_code}: {response.text[:300]}",
+                                        path=url)
+                else:
+                    return response
+            if attempt < self.spec.retries:
+                self.sleep(self._wait(attempt, response))
+        raise ChatNoirError(f"{last}; gave up after {self.spec.retries + 1} attempts "
+                            "(raise task2.chatnoir.retries or .timeout, or try later)", path=url)
+
+    # ------------------------------------------------------------------ API
+    def search_page(self, query: str, start: int, size: int):
+        from chatnoir_api.v1.model import Request, SearchResponse
+
+        request = Request(apikey=self.key, query=query, index={self.spec.index}, start=start, size=size,
+                          explain=False, minimal=False, search_method=self.spec.search_method)
+        response = self._request("POST", urljoin(self.spec.base_url, "api/v1/_search"),
+                                 data=request.model_dump_json(by_alias=True).encode("utf-8"),
+                                 headers={"Accept": "application/json", "Content-Type": "application/json"})
+        try:
+            return SearchResponse.model_validate_json(response.text)
+        except ValueError as exc:
+            raise ChatNoirError(f"unexpected search response (not ChatNoir's format): {str(exc)[:300]}",
+                                path=response.url) from None
+
+    def search(self, query: str, size: int | None = None) -> list[ChatNoirHit]:
+        """Up to ``size`` hits, best first, fetched page by page."""
+        size = size or self.spec.size
+        hits: list[ChatNoirHit] = []
+        seen: set[str] = set()
+        while len(hits) < size:
+            page = self.search_page(query, len(hits), min(self.spec.page_size, size - len(hits)))
+            for result in page.results:
+                if not result.trec_id or result.trec_id in seen:
+                    continue
+                seen.add(result.trec_id)
+                hits.append(ChatNoirHit(result.trec_id, str(result.uuid), float(result.score),
+                                        result.title.text, result.target_uri or ""))
+            if len(page.results) == 0 or len(hits) >= page.meta.total_results:
+                break
+        return hits[:size]
+
+    def cache(self, hit: ChatNoirHit) -> bytes:
+        """The page as ChatNoir's cache holds it (HTML, or plain text wrapped into HTML)."""
+        from chatnoir_api.model import index_id
+
+        params = {"uuid": hit.uuid, "index": index_id(self.spec.index), "raw": "true"}
+        if self.spec.fetch == "plain":
+            params["plain"] = "true"
+        response = self._request("GET", urljoin(self.spec.base_url, "cache"), params=params)
+        if self.spec.fetch == "plain":
+            paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in response.text.split("\n\n") if p.strip())
+            return (f"<html><head><title>{html.escape(hit.title)}</title></head><body>{paragraphs}</body></html>"
+                    .encode("utf-8"))
+        return response.content
+
+
+def _retry_after(value: str) -> float:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return 0.0
+
+
+def fetch_corpus(topics, spec: Task2Spec, out_dir: Path, client: ChatNoirClient,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Search every topic, fetch every hit once, write ``out_dir`` as a ClueWeb12 corpus:
+    ``ClueWeb12_chatnoir/topic-<n>.warc.gz`` plus ``chatnoir-ranking.tsv`` (topic, id, rank,
+    score). Written in a temporary directory and renamed into place when complete."""
+    from indexing.clueweb import write_warc
+    from retrieval.comparative import comparative_query
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise ToucheError("the output directory exists and is not empty; choose a new one", path=out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.tmp-"))
+    try:
+        fetched: set[str] = set()
+        ranking_lines = []
+        for topic in topics:
+            query = comparative_query(topic, spec.query, spec.objects)
+            hits = client.search(query)
+            pages = []
+            for rank, hit in enumerate(hits, 1):
+                ranking_lines.append(f"{topic.number}\t{hit.trec_id}\t{rank}\t{hit.score}\n")
+                if hit.trec_id in fetched:
+                    continue
+                fetched.add(hit.trec_id)
+                pages.append((hit.trec_id, hit.url, client.cache(hit)))
+            if pages:  # a topic whose hits were all fetched before adds no file
+                write_warc(tmp / "ClueWeb12_chatnoir" / f"topic-{topic.number}.warc.gz", pages)
+            if progress:
+                progress(f"topic {topic.number}: {len(hits)} hits, {len(pages)} new pages")
+        (tmp / "chatnoir-ranking.tsv").write_text("".join(ranking_lines), encoding="utf-8")
+        if out_dir.exists():
+            out_dir.rmdir()
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out_dir
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fetch each topic's ChatNoir hits as a ClueWeb12 corpus")
+    parser.add_argument("-c", "--config", required=True, help="Task 2 variant (its task2.chatnoir section, or defaults)")
+    parser.add_argument("-t", "--topics", required=True, help="topics XML")
+    parser.add_argument("-o", "--output", required=True, help="new directory for the fetched corpus")
+    args = parser.parse_args(argv)
+    from retrieval.topics import read_topics
+    from touche.config import load_variant
+
+    try:
+        spec = load_variant(args.config).variant.task2 or Task2Spec()
+        chatnoir = spec.chatnoir or ChatNoirSpec()
+        client = ChatNoirClient(chatnoir)
+        out = fetch_corpus(read_topics(args.topics), spec, Path(args.output), client,
+                           progress=lambda line: print(line, flush=True))
+    except ToucheError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print(f"wrote {out} ({client.requests_sent} requests); index and re-rank it with: "
+          f"touche run -c {args.config} -i {out} -t {args.topics} -o run.txt")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
