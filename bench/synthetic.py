@@ -1,8 +1,17 @@
-"""Synthetic args.me-shaped corpora and topics at any scale, reproducible from a seed.
+"""Synthetic corpora and topics at any scale, reproducible from a seed.
 
-Words follow a Zipf law over a pronounceable vocabulary, premise lengths a log-normal law
-(args.me premises: median around a hundred words, a long tail of multi-thousand-word debate
-posts), so postings lists and document lengths look like the real corpus to Lucene.
+Words follow a Zipf law over a pronounceable vocabulary; lengths follow log-normal laws fitted
+to real samples, so postings lists and document lengths look like the real corpora to Lucene:
+
+- args.me-shaped (``write_corpus``): premises with a median around a hundred words and a long
+  tail of multi-thousand-word debate posts (real args.me sample: median 117 words);
+- passage-shaped (``write_passages``, the Touché 2022 Task 2 JSONL schema): passages of a
+  median 144 words with little spread (real sample of 2,425 passages: median 144, log-sd 0.25),
+  several per ClueWeb12-style document id.
+
+``write_jsonl_collection`` converts a corpus read through our own reader into Anserini's
+JsonCollection (``{"id", "contents"}`` per line, split into files: IndexCollection runs one
+thread per file), so raw Anserini indexes exactly the text our ``contents`` field holds.
 """
 from __future__ import annotations
 
@@ -76,6 +85,71 @@ def write_topics(path: Path, n_topics: int = 50, seed: int = 7, vocab_size: int 
         lines.append(f"<topic><number>{number}</number><title>Should {' '.join(words)}?</title></topic>")
     lines.append("</topics>")
     path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+PASSAGES_SIZE = 868_655  # the official Task 2 2022 collection
+
+
+def write_passages(directory: Path, n_passages: int, seed: int = 43, vocab_size: int = 80_000,
+                   median_words: int = 144, files: int = 4) -> Path:
+    """Task 2 2022-shaped passages, ``{"id": "clueweb12-…___n", "contents", "chatNoirUrl"}``
+    a line, spread round-robin over ``files`` JSONL files (the collection's own is one file;
+    several let IndexCollection use its threads)."""
+    rng = np.random.default_rng(seed)
+    vocab = vocabulary(vocab_size, np.random.default_rng(42))  # the args.me corpus' vocabulary
+    probs = zipf_probabilities(vocab_size)
+    directory.mkdir(parents=True, exist_ok=True)
+    tmps = [directory / f"passages-{i:02d}.jsonl.tmp" for i in range(files)]
+    outs = [t.open("w", encoding="utf-8") for t in tmps]
+    try:
+        written, doc, part = 0, 0, 1  # part: the passage's number within its document
+        while written < n_passages:
+            count = min(10_000, n_passages - written)
+            lengths = np.clip(rng.lognormal(np.log(median_words), 0.25, count).astype(int), 10, 1400)
+            per_doc = rng.integers(1, 7, count)
+            words = vocab[rng.choice(vocab_size, size=int(lengths.sum()), p=probs)]
+            pos = 0
+            for i in range(count):
+                docid = f"clueweb12-{doc // 40000:04d}wb-{doc // 1000 % 40:02d}-{doc % 1000:05d}"
+                record = {"id": f"{docid}___{part}", "contents": " ".join(words[pos:pos + lengths[i]]),
+                          "chatNoirUrl": f"https://chatnoir.example.org/cache?uuid={doc:032x}&index=cw12&raw"}
+                pos += lengths[i]
+                outs[(written + i) % files].write(json.dumps(record) + "\n")
+                part += 1
+                if part > per_doc[i]:
+                    doc, part = doc + 1, 1
+            written += count
+    finally:
+        for out in outs:
+            out.close()
+    for tmp in tmps:
+        tmp.replace(tmp.with_suffix(""))
+    return directory
+
+
+def write_jsonl_collection(source, directory: Path, files: int = 4) -> Path:
+    """Anserini's JsonCollection from one of our corpus sources: ``{"id", "contents"}`` per
+    line, where contents is exactly our ``contents`` field, round-robin over ``files`` files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"part-{i:02d}.jsonl" for i in range(files)]
+    tmps = [p.with_suffix(".tmp") for p in paths]
+    outs = [t.open("w", encoding="utf-8") for t in tmps]
+    try:
+        for n, (docid, (contents,), _raw) in enumerate(source.documents(["contents"])):
+            outs[n % files].write(json.dumps({"id": docid, "contents": contents}, ensure_ascii=False) + "\n")
+    finally:
+        for out in outs:
+            out.close()
+    for tmp, path in zip(tmps, paths):
+        tmp.replace(path)
+    return directory
+
+
+def write_topics_tsv(queries: dict[str, str], path: Path) -> Path:
+    """``qid TAB query`` (Anserini's TsvString topic reader)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{qid}\t{' '.join(text.split())}\n" for qid, text in queries.items()), encoding="utf-8")
     return path
 
 

@@ -211,15 +211,22 @@ def _has_arguments_array(path: Path) -> bool:
 
 def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, skip_bad_records: bool = False,
                    report: ReadReport | None = None,
-                   on_position: Callable[[int], None] | None = None) -> Iterator[Argument]:
+                   on_position: Callable[[int], None] | None = None,
+                   part: tuple[int, int] | None = None) -> Iterator[Argument]:
     """Stream the arguments of args.me corpus files (a file, a directory, or a list of them).
 
     Bad records raise InputError (file, ``argument #N`` counted from 1, the id if known, what
     was expected) unless ``skip_bad_records``, in which case they are counted in ``report``.
     Malformed/truncated JSON always raises InputError. ``on_position(bytes_done)`` is called now
     and then with the number of bytes read so far over all files (for a progress bar).
+
+    ``part=(k, n)`` yields only every n-th element of the stream from the k-th (0-based, over
+    all files): a shard's share. The other elements are JSON-parsed (the parser must pass them)
+    but neither checked nor converted — their own shard does that — so duplicate ids across
+    shards go undetected.
     """
     files = _expand(paths)
+    position = -1  # of the element over all files, for ``part``
     report = report if report is not None else ReadReport()
     seen: dict[str, tuple[int, int]] = {}  # id -> (file number, index) of its first occurrence
     done_bytes = 0
@@ -251,6 +258,9 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
                         "skip_bad_records: re-download or re-extract the file",
                         path=path, where=where) from None
                 index += 1
+                position += 1
+                if part is not None and position % part[1] != part[0]:
+                    continue
                 try:
                     argument = _to_argument(raw)
                     first = seen.get(argument.id)

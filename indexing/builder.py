@@ -5,6 +5,13 @@ An index lives in ``<root>/<corpus>-<key>/`` where the key hashes what determine
 index, and a sweep never rebuilds one it has. An index is built in a temporary directory and
 renamed into place only when complete, with ``touche-index.json`` (the config that built it and
 its statistics) written last, so a half-built index never passes for a finished one.
+
+A *sharded* index (``shards=N``) is N ordinary Lucene indexes of disjoint parts of the corpus,
+``<root>/<corpus>-<key>/shard-<k>-of-<N>/``, searched as one through a MultiReader (collection
+statistics of the union: the same scores as one index). Shards are built in parallel processes
+(each parses its own part of the corpus: a share of the files, or every N-th record of a
+single-file corpus), or one at a time on different machines (``shard=k``) into
+``<root>/<corpus>-<key>.shards/`` and assembled when all N are there. See docs/performance.md.
 """
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -40,6 +48,21 @@ class IndexInfo:
     def documents(self) -> int:
         return self.meta["stats"]["documents"]
 
+    @property
+    def paths(self) -> list[Path]:
+        """The Lucene index directories to search as one: the shards, or the index itself."""
+        return index_paths(self.path, self.meta)
+
+
+def index_paths(path: Path, meta: dict | None = None) -> list[Path]:
+    """An index directory → the Lucene directories it consists of (its shards, if sharded)."""
+    path = Path(path)
+    if meta is None:
+        meta_path = path / META_FILE
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    shards = meta.get("shards")
+    return [path / name for name in shards] if shards else [path]
+
 
 def index_dir(root: Path, variant: Variant, source: CorpusSource) -> Path:
     key = hashlib.sha256((variant.index_key() + source.fingerprint()).encode()).hexdigest()[:12]
@@ -54,33 +77,200 @@ def open_index(path: Path) -> IndexInfo | None:
 
 
 def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
-                 progress: bool = True) -> IndexInfo:
-    """The variant's index, built only if no finished index with the same key exists."""
+                 progress: bool = True, shards: int | None = None, shard: int | None = None) -> IndexInfo:
+    """The variant's index, built only if no finished index with the same key exists.
+
+    ``shards=N`` builds it as N shards in parallel processes (searched as one); with ``shard=k``
+    only shard k is built (another machine builds the others) and its IndexInfo is returned.
+    A finished index is reused whether or not it is sharded: shards change no score.
+    """
     root = Path(root)
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
     check_fields(source, variant.index.fields)
     target = index_dir(root, variant, source)
+    if shard is not None:
+        _check_shard_numbers(shards, shard)
     found = open_index(target)
-    if found is not None:
+    if found is not None and shard is None:
         return found
     root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(target) + ".lock")
+    lock_path = shard_dir(target, shard, shards) if shard is not None else target
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path) + ".lock")
     try:
         lock.acquire(timeout=float(os.environ.get("TOUCHE_INDEX_LOCK_TIMEOUT", 3600)))
     except Timeout:
-        raise ToucheError(f"another process is building this index (lock {target}.lock held); "
-                          "wait for it or remove the lock if that process is gone", path=target) from None
+        raise ToucheError(f"another process is building this index (lock {lock_path}.lock held); "
+                          "wait for it or remove the lock if that process is gone", path=lock_path) from None
     try:
+        if shard is not None:
+            return _ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
         found = open_index(target)  # built by another process while we waited
         if found is not None:
             return found
+        if shards and shards > 1:
+            return build_sharded(variant, corpus_path, target, shards, base_dir=base_dir, progress=progress)
         return build_index(source, variant.analyzer, variant.index, target, base_dir=base_dir, progress=progress)
     finally:
         lock.release()
 
 
+# ---------------------------------------------------------------- shards
+def _check_shard_numbers(shards: int | None, shard: int) -> None:
+    if not shards or shards < 2:
+        raise ToucheError(f"--shard {shard} needs --shards N (N >= 2): which part of how many")
+    if not 0 <= shard < shards:
+        raise ToucheError(f"--shard must be in 0..{shards - 1} for --shards {shards}, got {shard}")
+
+
+def shards_home(target: Path) -> Path:
+    """Where finished shards wait until all N are there (one machine each, or parallel processes)."""
+    return target.parent / f"{target.name}.shards"
+
+
+def shard_dir(target: Path, k: int, n: int) -> Path:
+    return shards_home(target) / f"shard-{k}-of-{n}"
+
+
+def partition(source: CorpusSource, k: int, n: int) -> CorpusSource:
+    """Shard k of n of a source, cut before the expensive part where the source allows it.
+
+    Corpora of at least n files are cut by file (every n-th file from k: a shard reads only its
+    files; duplicate ids across shards are then not detected). A corpus of fewer files is cut by
+    record (every n-th from k): ``documents_part`` where the source has it (args.me skips the
+    others' records right after JSON parsing), else the full stream, sliced.
+    """
+    files = getattr(source, "files", None)
+    if files is not None and len(files) >= n:
+        source.files = files[k::n]
+        return source
+    return _RecordShard(source, k, n)
+
+
+class _RecordShard:
+    def __init__(self, source: CorpusSource, k: int, n: int):
+        self.source, self.k, self.n = source, k, n
+        self.name, self.fields = source.name, source.fields
+
+    @property
+    def report(self):
+        return self.source.report
+
+    def fingerprint(self) -> str:
+        return self.source.fingerprint()
+
+    def describe(self) -> dict:
+        return {**self.source.describe(), "part": [self.k, self.n]}
+
+    def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]:
+        part = getattr(self.source, "documents_part", None)
+        if part is not None:
+            return part(fields, self.k, self.n)
+        return islice(self.source.documents(fields), self.k, None, self.n)
+
+
+def _ensure_shard(variant: Variant, corpus_path: str | Path, target: Path, k: int, n: int, *,
+                  base_dir: Path | None, progress: bool) -> IndexInfo:
+    path = shard_dir(target, k, n)
+    found = open_index(path)
+    if found is not None:
+        return found
+    path.parent.mkdir(parents=True, exist_ok=True)
+    source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
+    return build_index(partition(source, k, n), variant.analyzer, variant.index, path, base_dir=base_dir,
+                       progress=progress, extra_meta={"shard": [k, n]})
+
+
+def _build_shard_process(args: tuple) -> dict:
+    """Entry point of a shard-building process (spawned: its own interpreter and JVM)."""
+    variant_json, corpus_path, target, k, n, base_dir, heap = args
+    jvm.start(heap)
+    variant = Variant.model_validate_json(variant_json)
+    info = _ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+                         progress=False)
+    return info.meta
+
+
+def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: int, *, base_dir: Path | None = None,
+                  progress: bool = True, processes: int | None = None) -> IndexInfo:
+    """Build the shards still missing (``processes`` at a time, default: one per core), then
+    assemble the N shards into the searchable index ``target``."""
+    import multiprocessing
+    started = time.perf_counter()
+    missing = [k for k in range(n) if open_index(shard_dir(target, k, n)) is None]
+    workers = max(1, min(len(missing), processes or os.cpu_count() or 1))
+    if missing:
+        heap = shard_heap(workers)
+        # Each shard process runs one indexing thread when processes share the cores.
+        shard_variant = variant.model_copy(update={"index": variant.index.model_copy(
+            update={"threads": max(1, variant.index.threads // workers)})})
+        jobs = [(shard_variant.model_dump_json(), str(corpus_path), str(target), k, n,
+                 str(base_dir) if base_dir else None, heap) for k in missing]
+        if progress:
+            print(f"building {len(missing)} of {n} shards, {workers} at a time", file=sys.stderr)
+        with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
+            for meta in pool.imap_unordered(_build_shard_process, jobs):
+                if progress:
+                    k, _ = meta["shard"]
+                    print(f"shard {k} of {n}: {meta['stats']['documents']} documents in "
+                          f"{meta['build']['seconds']} s", file=sys.stderr)
+    return assemble_shards(variant, target, n, base_dir=base_dir, seconds=time.perf_counter() - started)
+
+
+def shard_heap(workers: int) -> str:
+    """Each shard process' JVM heap: the configured heap shared among the parallel processes."""
+    total = jvm.DEFAULT_HEAP.strip().lower()
+    units = {"g": 1024, "m": 1, "k": 1 / 1024}
+    try:
+        mib = float(total[:-1]) * units[total[-1]] if total[-1] in units else float(total) / 2**20
+    except ValueError:
+        return total
+    return f"{max(512, int(mib / workers))}m"
+
+
+def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | None = None,
+                    seconds: float | None = None) -> IndexInfo:
+    """Move N finished shards into ``target`` and write its statistics (those of the union)."""
+    metas = []
+    for k in range(n):
+        info = open_index(shard_dir(target, k, n))
+        if info is None:
+            raise ToucheError(f"shard {k} of {n} is missing or unfinished (expected {shard_dir(target, k, n)}); "
+                              f"build it with: touche index ... --shards {n} --shard {k}", path=shards_home(target))
+        metas.append(info.meta)
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    names = [shard_dir(target, k, n).name for k in range(n)]
+    for name in names:
+        os.replace(shards_home(target) / name, tmp / name)
+    analyzer = analyzers.build(variant.analyzer, base_dir)
+    fields = list(variant.index.fields)
+    build_seconds = seconds if seconds is not None else max(m["build"]["seconds"] for m in metas)
+    documents = sum(m["stats"]["documents"] for m in metas)
+    meta = {
+        "format": 1,
+        "corpus": {k: v for k, v in metas[0]["corpus"].items() if k != "part"},
+        "analyzer": variant.analyzer.model_dump(mode="json"),
+        "index": variant.index.model_dump(mode="json"),
+        "shards": names,
+        "stats": _statistics([tmp / name for name in names], analyzer, fields),
+        "build": {"seconds": round(build_seconds, 3),
+                  "docs_per_second": round(documents / build_seconds, 1) if build_seconds else None,
+                  "skipped_records": sum(m["build"]["skipped_records"] for m in metas),
+                  "skipped": [s for m in metas for s in m["build"]["skipped"]][:20],
+                  "shard_seconds": [m["build"]["seconds"] for m in metas],
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+    }
+    (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
+    os.replace(tmp, target)
+    shutil.rmtree(shards_home(target), ignore_errors=True)  # only lock files are left there
+    return IndexInfo(target, meta)
+
+
 def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSpec, target: Path, *,
-                base_dir: Path | None = None, progress: bool = True) -> IndexInfo:
+                base_dir: Path | None = None, progress: bool = True, extra_meta: dict | None = None) -> IndexInfo:
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -95,12 +285,15 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
     try:
         with tqdm(desc=f"indexing {source.name}", unit=" docs", disable=not progress, mininterval=1.0) as bar:
             for ids, values, raws in _batches(source.documents(fields), fields, spec.store_raw):
-                indexer.addBatch(ids, values, raws)
+                _hand_over(indexer, ids, values, raws, len(fields))
                 count += len(ids)
                 bar.update(len(ids))
         indexer.finish(spec.optimize)
     except BaseException:
-        indexer.close()
+        try:
+            indexer.close()
+        except Exception:  # noqa: BLE001 — the error that stopped the build is the one to report
+            pass
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     seconds = time.perf_counter() - started
@@ -111,10 +304,11 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         "corpus": source.describe(),
         "analyzer": analyzer_spec.model_dump(mode="json"),
         "index": spec.model_dump(mode="json"),
-        "stats": _statistics(tmp, analyzer, fields),
+        "stats": _statistics([tmp], analyzer, fields),
         "build": {"seconds": round(seconds, 3), "docs_per_second": round(count / seconds, 1) if seconds else None,
                   "skipped_records": source.report.skipped,
                   "skipped": [str(r) for r in source.report.first_skipped], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+        **(extra_meta or {}),
     }
     (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
     if target.exists():  # an unfinished index from an older layout: replace it
@@ -141,6 +335,32 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+_SEPARATOR = "\x1f"  # BatchIndexer.SEPARATOR
+
+
+def _hand_over(indexer, ids: list[str], values: list[str], raws: list[str] | None, n_fields: int) -> None:
+    """One batch to the JVM as one UTF-8 buffer (BatchIndexer.addPacked): a single byte[]
+    crosses JNI and the indexing threads decode it, instead of the Python thread converting
+    thousands of strings. A text that itself holds the separator (U+001F, a control character
+    no corpus text should have) sends its batch the slow way, as String arrays."""
+    if os.environ.get("TOUCHE_INDEX_HANDOVER") == "strings":
+        indexer.addBatch(ids, values, raws)
+        return
+    per_doc = 1 + n_fields + (raws is not None)
+    parts: list[str] = []
+    for i, doc_id in enumerate(ids):
+        parts.append(doc_id)
+        parts.extend(values[i * n_fields:(i + 1) * n_fields])
+        if raws is not None:
+            parts.append(raws[i])
+    parts.append("")  # the last record's separator
+    packed = _SEPARATOR.join(parts)
+    if packed.count(_SEPARATOR) != per_doc * len(ids):
+        indexer.addBatch(ids, values, raws)
+        return
+    indexer.addPacked(packed.encode("utf-8", "surrogatepass"), len(ids), raws is not None)
+
+
 def _batches(docs: Iterable[tuple[str, list[str], str]], fields: list[str], store_raw: bool
              ) -> Iterator[tuple[list[str], list[str], list[str] | None]]:
     ids: list[str] = []
@@ -157,8 +377,8 @@ def _batches(docs: Iterable[tuple[str, list[str], str]], fields: list[str], stor
         yield ids, values, raws if store_raw else None
 
 
-def _statistics(path: Path, analyzer, fields: list[str]) -> dict:
-    searcher = jvm.autoclass("touche.lucene.BatchSearcher")([str(path)], analyzer)
+def _statistics(paths: list[Path], analyzer, fields: list[str]) -> dict:
+    searcher = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzer)
     try:
         stats = {"documents": int(searcher.numDocs()), "fields": {}}
         for field in fields:

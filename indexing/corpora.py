@@ -65,13 +65,18 @@ class ArgsMeSource:
         return {"format": "argsme", "path": str(Path(self.path).resolve()),
                 "files": [f.name for f in self.files], "fingerprint": self.fingerprint()}
 
-    def records(self) -> Iterator[Argument]:
-        return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report)
+    def records(self, part: tuple[int, int] | None = None) -> Iterator[Argument]:
+        return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part)
 
-    def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]:
-        for argument in self.records():
+    def documents(self, fields: list[str], part: tuple[int, int] | None = None
+                  ) -> Iterator[tuple[str, list[str], str]]:
+        for argument in self.records(part):
             values = argument_fields(argument)
             yield argument.id, [values[f] for f in fields], argument.to_json()
+
+    def documents_part(self, fields: list[str], k: int, n: int) -> Iterator[tuple[str, list[str], str]]:
+        """Shard k of n (every n-th argument from the k-th), skipped right after JSON parsing."""
+        return self.documents(fields, part=(k, n))
 
 
 # corpus.format → "module:class", imported on first use (a family's dependencies load only when used).

@@ -14,16 +14,20 @@ from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import ToucheError
 
 Ranking = dict[str, list[tuple[str, float]]]
+_RECORD_SEPARATOR = "\x1e"  # BatchSearcher.RECORD_SEPARATOR
 
 
 class Searcher:
     """A Lucene searcher over one index, or several shards searched as one."""
 
     def __init__(self, index_paths: Path | Sequence[Path], analyzer: AnalyzerSpec, base_dir: Path | None = None):
+        from indexing.builder import index_paths as lucene_dirs
         paths = [index_paths] if isinstance(index_paths, (str, Path)) else list(index_paths)
         for p in paths:
             if not Path(p).is_dir():
                 raise ToucheError("index directory not found", path=p)
+        # A sharded index directory stands for its shards: all are searched as one.
+        paths = [d for p in paths for d in lucene_dirs(Path(p))]
         self.analyzer_spec = analyzer
         self._java = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzers.build(analyzer, base_dir))
 
@@ -44,7 +48,14 @@ class Searcher:
         return self._java.explain(query, list(field_weights), [float(w) for w in field_weights.values()], docid)
 
     def raw(self, docids: Sequence[str]) -> dict[str, str | None]:
-        return dict(zip(docids, self._java.raw(list(docids))))
+        """Stored raw records by id (None where absent), fetched in one JNI call as one string."""
+        docids = list(docids)
+        if not docids:
+            return {}
+        records = self._java.rawJoined(docids).split(_RECORD_SEPARATOR)[:-1]
+        if len(records) != len(docids):  # a raw record that is not JSON held the separator
+            return dict(zip(docids, self._java.raw(docids)))
+        return {d: (r or None) for d, r in zip(docids, records)}
 
     def num_docs(self) -> int:
         return int(self._java.numDocs())

@@ -24,7 +24,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 JAVA_SOURCES = PROJECT_ROOT / "java" / "src"
 HELPER_JAR = Path(os.environ.get("TOUCHE_HELPER_JAR", PROJECT_ROOT / "build" / "touche-lucene.jar"))
 REQUIRED_JAVA = 21
-DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "6g")  # args.me needs ~2 GB; 24 GiB machines
+DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "3g")  # a five-variant args.me submission peaks at 3.4 GiB RSS
 
 _started = False
 

@@ -3,6 +3,7 @@ package touche.lucene;
 import java.io.IOException;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.index.MultiTerms;
 import org.apache.lucene.index.StoredFields;
@@ -23,15 +26,21 @@ import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.LMDirichletSimilarity;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
 
 /**
  * Searches all topics of a run inside the JVM and hands each topic's ranking back to Python as
@@ -113,14 +122,22 @@ public final class BatchSearcher implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Best score first; equal scores by document id, as Anserini's SearchCollection breaks ties.
+   * Without it, which of several equally scored documents make the cut-off depends on Lucene's
+   * internal document numbers, which differ between a single index built by several threads
+   * and its shards: with it, a run is the same whatever the index layout.
+   */
+  private static final Sort SCORE_THEN_ID = new Sort(SortField.FIELD_SCORE, new SortField("id", SortField.Type.STRING_VAL));
+
   private String searchOne(String text, String[] fields, float[] weights, int k) throws IOException {
     Query query = query(text, fields, weights);
-    TopDocs top = searcher.search(query, k);
-    StoredFields stored = searcher.storedFields();
+    TopDocs top = searcher.search(query, k, SCORE_THEN_ID, true);
     StringBuilder sb = new StringBuilder(top.scoreDocs.length * 32);
-    Set<String> idOnly = Set.of("id");
     for (ScoreDoc hit : top.scoreDocs) {
-      sb.append(stored.document(hit.doc, idOnly).get("id")).append('\t').append(hit.score).append('\n');
+      // The sort already read each hit's id from its doc values: no stored-field block to decompress.
+      BytesRef id = (BytesRef) ((FieldDoc) hit).fields[1];
+      sb.append(id.utf8ToString()).append('\t').append(hit.score).append('\n');
     }
     return sb.toString();
   }
@@ -136,16 +153,57 @@ public final class BatchSearcher implements AutoCloseable {
     String[] out = new String[docids.length];
     StoredFields stored = searcher.storedFields();
     Set<String> rawOnly = Set.of("raw");
+    long[] order = new long[docids.length];  // internal id << 32 | position: fetch in index order
     for (int i = 0; i < docids.length; i++) {
-      int doc = internalId(docids[i]);
-      out[i] = doc < 0 ? null : stored.document(doc, rawOnly).get("raw");
+      order[i] = ((long) internalId(docids[i]) << 32) | i;
+    }
+    // In index order, neighbours share a compressed stored-fields block, decompressed once.
+    Arrays.sort(order);
+    for (long entry : order) {
+      int doc = (int) (entry >> 32);
+      out[(int) entry] = doc < 0 ? null : stored.document(doc, rawOnly).get("raw");
     }
     return out;
   }
 
+  /** Separates the records of {@link #rawJoined}; JSON escapes control characters, so no record holds it. */
+  public static final char RECORD_SEPARATOR = '\u001e';
+
+  /**
+   * The raw records of all ids as one string, each followed by {@link #RECORD_SEPARATOR} (an
+   * absent one as the empty string): one string crosses JNI instead of one per document.
+   */
+  public String rawJoined(String[] docids) throws IOException {
+    StringBuilder sb = new StringBuilder(docids.length * 1024);
+    for (String raw : raw(docids)) {
+      if (raw != null) {
+        sb.append(raw);
+      }
+      sb.append(RECORD_SEPARATOR);
+    }
+    return sb.toString();
+  }
+
+  /** Lucene's document number of an id (-1 if absent): a term lookup per segment, no scoring. */
   private int internalId(String docid) throws IOException {
-    TopDocs top = searcher.search(new TermQuery(new Term("id", docid)), 1);
-    return top.scoreDocs.length == 0 ? -1 : top.scoreDocs[0].doc;
+    BytesRef term = new BytesRef(docid);
+    for (LeafReaderContext leaf : reader.leaves()) {
+      Terms terms = leaf.reader().terms("id");
+      if (terms == null) {
+        continue;
+      }
+      TermsEnum it = terms.iterator();
+      if (it.seekExact(term)) {
+        PostingsEnum postings = it.postings(null, PostingsEnum.NONE);
+        Bits live = leaf.reader().getLiveDocs();
+        for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
+          if (live == null || live.get(d)) {
+            return leaf.docBase + d;
+          }
+        }
+      }
+    }
+    return -1;
   }
 
   /** {documents, documents with the field, unique terms, total term occurrences} of a field. */

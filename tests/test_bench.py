@@ -1,0 +1,30 @@
+"""The benchmark suite in CI mode (``python -m bench --small``): every section runs and its
+checks hold. Timings are printed, never asserted (the machine may be shared)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_small_benchmark_runs_every_section(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "bench", "--small", "--data", str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    for title in ("### Indexing 2,000 args.me-shaped", "### Run files", "### A sweep point", "### Sharded building",
+                  "### Indexing 1,000 passage-shaped", "### Whole Task 1 submission", "### Targets"):
+        assert title in out, title
+    results = json.loads((tmp_path / "results-2000.json").read_text())
+    # every analyzer chain of the Task 1 suite was indexed and compared with IndexCollection
+    assert set(results["indexing"]["ours_ratio"]) == {"1-bm25", "2-krovetz-bm25", "4-krovetz-shingles"}
+    runs = results["run_files"]["ours"]
+    assert len(runs) == 5 and all(r["topics"] == 50 for r in runs.values())
+    # our BM25 runs and SearchCollection's on the same index agree (same analyzer, same scores)
+    assert "| 1-bm25 |" in out and "50/50 topics" in out.split("| 1-bm25 |")[1].split("\n")[0]
+    assert results["sweep_point"]["index_reused"] is True
+    assert results["sharding"]["identical"] is True, results["sharding"]["difference"]
+    assert sorted(results["submission"]["runs"])[-1] == "run.txt" and len(results["submission"]["runs"]) == 6
+    assert (tmp_path / "results-2000.md").read_text().count("###") >= 7
