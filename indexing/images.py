@@ -172,7 +172,7 @@ def _read_rankings(path: Path) -> tuple[CrawlRanking, ...]:
         try:
             data = json.loads(line)
             rankings.append(CrawlRanking(str(data["topic"]), str(data.get("query", "")), int(data.get("rank", 0))))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:  # rank inf, deep nesting
             raise InputError(f'expected a JSON object with "topic", "query", "rank" ({exc.__class__.__name__}: {exc})',
                              path=path, where=f"line {number}") from None
     return tuple(rankings)
@@ -321,7 +321,10 @@ def _alt_text(tree: etree._ElementTree, element: etree._Element) -> str:
     described = element.get("aria-describedby")
     if described:
         for ident in described.split():
-            target = tree.getroot().get_element_by_id(ident, None)
+            try:
+                target = tree.getroot().get_element_by_id(ident, None)
+            except ValueError:  # lxml refuses ids with control characters: no such element
+                continue
             if target is not None:
                 parts.append(target.text_content())
     for ancestor in element.iterancestors():
@@ -468,7 +471,8 @@ class ImageSource:
                 record = read_image(directory)
             except InputError as exc:
                 if not self.skip_bad_records:
-                    raise InputError(f"{exc}; set corpus.skip_bad_records: true to count and skip such records") from None
+                    raise InputError(f"{exc.message}; set corpus.skip_bad_records: true to count and skip such records",
+                                     path=exc.path, where=exc.where) from None
                 self.report.add_skipped(SkippedImage(str(directory), str(exc)))
                 continue
             self.report.read += 1

@@ -68,6 +68,8 @@ def _to_passage(line: str) -> Passage:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno}); {_EXPECTED}") from None
+    except RecursionError:  # json's C scanner gives up on very deep nesting
+        raise ValueError(f"not valid JSON (nested too deeply); {_EXPECTED}") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}; {_EXPECTED}")
     pid = data.get("id")

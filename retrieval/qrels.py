@@ -11,6 +11,7 @@ error, as is a malformed line. Errors name the file and the line.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -141,7 +142,9 @@ def read_graded_qrels(path: str | os.PathLike[str], *, pair_ids: bool = False) -
     first_line: dict[tuple[str, str], int] = {}
     for number, (qid, _, docid, label_text) in _fields(path):
         where = f"line {number}"
-        if not _NUMBER.fullmatch(label_text) or float(label_text) != int(float(label_text)):
+        # math.isfinite first: a label of 400 digits reads as float inf, which int() cannot take
+        if not _NUMBER.fullmatch(label_text) or not math.isfinite(float(label_text)) \
+                or float(label_text) != int(float(label_text)):
             raise InputError(
                 f"relevance label {label_text!r} is not an integer (e.g. -2, 0, 1, 2)",
                 path=str(path),

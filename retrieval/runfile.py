@@ -206,7 +206,8 @@ def _parse_line(
         return None, [Problem(line, f"expected 6 columns `{expected}`, found {len(fields)}")]
     qid, column2, docid, rank_text, score_text, tag = fields
     problems: list[Problem] = []
-    if not _INT.fullmatch(rank_text):
+    # More digits than int() converts (4300, CPython's limit) is no rank either.
+    if not _INT.fullmatch(rank_text) or len(rank_text) > 4000:
         problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
     if not _FLOAT.fullmatch(score_text):
         problems.append(Problem(line, f"score {score_text!r} is not a finite number"))

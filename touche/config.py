@@ -209,6 +209,9 @@ def read_yaml(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError("file not found", path=path) from None
+    except (OSError, ValueError) as exc:  # a directory, a name with a NUL byte, not UTF-8 text
+        reason = f"not UTF-8 text ({exc.reason})" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise ConfigError(f"cannot read the YAML file: {reason}", path=path) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -224,9 +227,15 @@ def read_yaml(path: Path) -> dict:
 
 def resolve_raw(path: Path, _seen: tuple[Path, ...] = ()) -> dict:
     """The variant's YAML with its ``extends`` chain merged in (not yet validated)."""
-    path = path.resolve()
+    try:
+        path = path.resolve()
+    except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte in the name, a symlink loop
+        where = f"extended by {_seen[-1]}" if _seen else None
+        raise ConfigError(f"not a usable file name: {exc}", path=repr(str(path)), where=where) from None
     if path in _seen:
         raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*_seen, path)), path=path)
+    if _seen and not path.is_file():  # name the variant whose `extends:` is wrong, not only its target
+        raise ConfigError(f"extends: {path} is not a file", path=_seen[-1])
     data = read_yaml(path)
     parent = data.pop("extends", None)
     if parent is None:
