@@ -27,6 +27,7 @@ import ijson
 
 from indexing.records import Argument, Premise
 from indexing.records import json_type as _json_type
+from indexing.files import corpus_files
 from touche.errors import InputError
 
 __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "iter_with_progress",
@@ -69,6 +70,7 @@ class ReadReport:
     files: int = 0
     keep: int = 20
     first_skipped: list[SkippedRecord] = field(default_factory=list)
+    unit: str = "argument"  # what a record is, for the summary (other corpus families reuse this)
 
     def add_skipped(self, record: SkippedRecord) -> None:
         self.skipped += 1
@@ -76,7 +78,8 @@ class ReadReport:
             self.first_skipped.append(record)
 
     def summary(self) -> str:
-        lines = [f"{self.read} arguments read from {self.files} file(s), {self.skipped} bad record(s) skipped"]
+        source = f" from {self.files} file(s)" if self.files else ""
+        lines = [f"{self.read} {self.unit}s read{source}, {self.skipped} bad record(s) skipped"]
         lines += [f"  {r}" for r in self.first_skipped]
         if self.skipped > len(self.first_skipped):
             lines.append(f"  ... and {self.skipped - len(self.first_skipped)} more")
@@ -93,17 +96,10 @@ class _BadRecord(Exception):
 def argsme_files(path: str | os.PathLike) -> list[Path]:
     """The corpus files at ``path``: the file itself, or a directory's ``*.json`` files (recursive,
     sorted by relative path) — e.g. a TIRA input directory with the corpus files and topics.xml."""
-    p = Path(path)
-    if p.is_file():
-        return [p]
-    if p.is_dir():
-        files = sorted((f for f in p.rglob("*.json") if f.is_file()), key=lambda f: f.relative_to(p).as_posix())
-        if not files:
-            raise InputError("no args.me corpus files: the directory has no *.json files "
-                             "(expected the args.me 2020-04-01 JSON files, e.g. args-me.json)", path=p)
-        return files
-    raise InputError("no such file or directory (expected an args.me JSON file or a directory of them)", path=p)
-
+    return corpus_files(path, (".json",), check_file_suffix=False,
+                        expected="an args.me JSON file or a directory of them",
+                        none_in_dir="no args.me corpus files: the directory has no *.json files "
+                                    "(expected the args.me 2020-04-01 JSON files, e.g. args-me.json)")
 
 def _expand(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
     if isinstance(paths, (str, os.PathLike)):

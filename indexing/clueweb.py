@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Iterator
 
 from indexing.argsme import ReadReport, SkippedRecord
-from indexing.corpora import _files_fingerprint
+from indexing.corpora import files_fingerprint
+from indexing.files import corpus_files
 from touche.errors import InputError
 
 WARC_SUFFIXES = (".warc.gz", ".warc")
@@ -64,20 +65,9 @@ class WebDocument:
 def clueweb_files(path: str | os.PathLike) -> list[Path]:
     """The WARC files at ``path``: the file itself or a directory's ``*.warc.gz``/``*.warc`` files
     (recursive, sorted by relative path)."""
-    p = Path(path)
-    if p.is_file():
-        if not p.name.endswith(WARC_SUFFIXES):
-            raise InputError("not a WARC file (expected a .warc.gz or .warc file, or a directory of them)", path=p)
-        return [p]
-    if p.is_dir():
-        files = sorted((f for f in p.rglob("*") if f.is_file() and f.name.endswith(WARC_SUFFIXES)),
-                       key=lambda f: f.relative_to(p).as_posix())
-        if not files:
-            raise InputError("no ClueWeb12 files: the directory has no *.warc.gz files (expected "
-                             "ClueWeb12_NN/<segment>/<segment>-<part>.warc.gz)", path=p)
-        return files
-    raise InputError("no such file or directory (expected ClueWeb12 WARC files or a directory of them)", path=p)
-
+    return corpus_files(path, WARC_SUFFIXES, expected="ClueWeb12 WARC files (.warc.gz) or a directory of them",
+                        none_in_dir="no ClueWeb12 files: the directory has no *.warc.gz files (expected "
+                                    "ClueWeb12_NN/<segment>/<segment>-<part>.warc.gz)")
 
 def html_to_text(html_bytes: bytes, *, main_content: bool = True) -> tuple[str, str]:
     """(title, clean text) of an HTML page given as bytes in any encoding."""
@@ -198,7 +188,7 @@ class ClueWebSource:
         self.files = clueweb_files(self.path)
 
     def fingerprint(self) -> str:
-        return f"{_files_fingerprint(self.files)}-x{EXTRACTION_VERSION}" + ("-main" if self.main_content else "-full")
+        return f"{files_fingerprint(self.files)}-x{EXTRACTION_VERSION}" + ("-main" if self.main_content else "-full")
 
     def describe(self) -> dict:
         return {"format": "clueweb12", "path": str(Path(self.path).resolve()), "files": len(self.files),

@@ -27,7 +27,7 @@ class CorpusSource(Protocol):
     def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]: ...
 
 
-def _files_fingerprint(files: list[Path]) -> str:
+def files_fingerprint(files: list[Path]) -> str:
     """Names, sizes and modification times: cheap, and changes whenever a file is replaced."""
     h = hashlib.sha256()
     for f in files:
@@ -59,7 +59,7 @@ class ArgsMeSource:
         self.files = argsme_files(self.path)
 
     def fingerprint(self) -> str:
-        return _files_fingerprint(self.files)
+        return files_fingerprint(self.files)
 
     def describe(self) -> dict:
         return {"format": "argsme", "path": str(Path(self.path).resolve()),

@@ -34,9 +34,10 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree, html
 
 from indexing import ocr
+from indexing.argsme import ReadReport
 from touche.errors import InputError
 
-__all__ = ["ImageRecord", "ImagePage", "CrawlRanking", "ImageSource", "ImageReadReport", "collection_root",
+__all__ = ["ImageRecord", "ImagePage", "CrawlRanking", "ImageSource", "collection_root",
            "image_dirs", "image_dir", "read_image", "image_fields", "near_text", "resolve_xpath", "FIELDS"]
 
 IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
@@ -106,26 +107,6 @@ class SkippedImage:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
-
-
-@dataclass
-class ImageReadReport:
-    read: int = 0
-    skipped: int = 0
-    keep: int = 20
-    first_skipped: list[SkippedImage] = field(default_factory=list)
-
-    def add_skipped(self, record: SkippedImage) -> None:
-        self.skipped += 1
-        if len(self.first_skipped) < self.keep:
-            self.first_skipped.append(record)
-
-    def summary(self) -> str:
-        lines = [f"{self.read} images read, {self.skipped} bad image record(s) skipped"]
-        lines += [f"  {r}" for r in self.first_skipped]
-        if self.skipped > len(self.first_skipped):
-            lines.append(f"  ... and {self.skipped - len(self.first_skipped)} more")
-        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------- layout
@@ -437,7 +418,7 @@ class ImageSource:
     path: Path
     skip_bad_records: bool = False
     name: str = "images"
-    report: ImageReadReport = field(default_factory=ImageReadReport)
+    report: ReadReport = field(default_factory=lambda: ReadReport(unit="image"))
     fields: tuple[str, ...] = FIELDS
     ocr_cache: Path | None = None  # default: indexing.ocr.default_cache_dir()
 

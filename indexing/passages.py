@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Iterator
 
 from indexing.argsme import ReadReport, SkippedRecord
-from indexing.corpora import _files_fingerprint
+from indexing.corpora import files_fingerprint
+from indexing.files import corpus_files
 from touche.errors import InputError
 
 PASSAGE_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -48,20 +49,9 @@ class Passage:
 
 
 def passage_files(path: str | os.PathLike) -> list[Path]:
-    p = Path(path)
-    if p.is_file():
-        if not p.name.endswith(PASSAGE_SUFFIXES):
-            raise InputError("not a passage file (expected .jsonl or .jsonl.gz, one passage a line)", path=p)
-        return [p]
-    if p.is_dir():
-        files = sorted((f for f in p.rglob("*") if f.is_file() and f.name.endswith(PASSAGE_SUFFIXES)),
-                       key=lambda f: f.relative_to(p).as_posix())
-        if not files:
-            raise InputError("no passage files: the directory has no *.jsonl files (expected the Touché 2022 "
-                             "passage collection)", path=p)
-        return files
-    raise InputError("no such file or directory (expected the Touché 2022 passages JSONL)", path=p)
-
+    return corpus_files(path, PASSAGE_SUFFIXES, expected="the Touché 2022 passages JSONL (.jsonl or .jsonl.gz)",
+                        none_in_dir="no passage files: the directory has no *.jsonl files (expected the Touché "
+                                    "2022 passage collection)")
 
 def _to_passage(line: str) -> Passage:
     try:
@@ -125,7 +115,7 @@ class PassageSource:
         self.files = passage_files(self.path)
 
     def fingerprint(self) -> str:
-        return _files_fingerprint(self.files)
+        return files_fingerprint(self.files)
 
     def describe(self) -> dict:
         return {"format": "passages", "path": str(Path(self.path).resolve()),

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
-from indexing.corpora import _files_fingerprint, argument_fields
+from indexing.corpora import files_fingerprint, argument_fields
 from indexing.records import Argument, Premise
 from touche.errors import ConfigError, InputError
 
@@ -364,8 +364,8 @@ class SentenceSource:
     def fingerprint(self) -> str:
         if self.kind == "json":  # our own splitting: a new Punkt model means new sentences
             from stemming.sentence_split import model_fingerprint
-            return _files_fingerprint(self.files) + model_fingerprint()[:8]
-        return _files_fingerprint(self.files)
+            return files_fingerprint(self.files) + model_fingerprint()[:8]
+        return files_fingerprint(self.files)
 
     def describe(self) -> dict:
         return {"format": self.name, "input": self.kind, "path": str(Path(self.path).resolve()),
