@@ -114,3 +114,10 @@ def test_unknown_key_inside_a_rerank_stage(tmp_path):
     path = write(tmp_path / "v.yaml", "tag: x\nrerank:\n  - {name: argument_quality, depht: 3}\n")
     with pytest.raises(ConfigError, match=r"unknown key 'rerank.0.depht' \(valid keys here: depth, length_weight"):
         load_variant(path)
+
+
+def test_query_keys_that_task2_ignores_are_errors(tmp_path):
+    base = CONFIGS.parent / "task2-stance" / "base.yaml"
+    path = write(tmp_path / "v.yaml", f"extends: {base}\ntag: x\nquery: {{text: title+description}}\n")
+    with pytest.raises(ConfigError, match=r"query.text has no effect in task2-stance variants: .*task2.query"):
+        load_variant(path)

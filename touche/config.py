@@ -169,6 +169,17 @@ class Variant(Strict):
                              f"[{', '.join(self.index.fields)}]")
         return self
 
+    @model_validator(mode="after")
+    def _task2_builds_its_own_queries(self):
+        # Task 2's handler formulates queries from task2.query (objects, comparative terms):
+        # these keys would silently do nothing there.
+        if self.task in ("task2", "task2-stance"):
+            for key in ("text", "drop_question_words", "stance_neutral"):
+                if getattr(self.query, key) != QuerySpec.model_fields[key].default:
+                    raise ValueError(f"query.{key} has no effect in {self.task} variants: their queries come from "
+                                     "task2.query (title_weight, object_weight, description, …)")
+        return self
+
     def index_key(self) -> str:
         """Hash of what determines the index: variants that agree here share one index."""
         payload = {"format": 1, "corpus": self.corpus.format, "analyzer": self.analyzer.model_dump(mode="json"),
