@@ -150,12 +150,15 @@ def autoclass(name: str):
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["build"]:
+        force = "--force" in argv
+        stale = force or helpers_stale()
         try:
-            jar = build_helpers(force="--force" in argv)
+            jar = build_helpers(force=force)
         except EnvironmentProblem as exc:
             print(f"error: {exc}", file=sys.stderr)
             return exc.exit_code
-        print(f"Lucene helpers: {jar}", file=sys.stderr)
+        if stale:  # silent when there was nothing to do (every run_all.sh call checks)
+            print(f"compiled the Lucene helpers: {jar}", file=sys.stderr)
         return 0
     print("usage: python -m touche.jvm build [--force]", file=sys.stderr)
     return 2
