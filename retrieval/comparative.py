@@ -591,29 +591,26 @@ def _texts(searcher: "Searcher", ranking: Ranking, depth: int) -> dict[str, str]
     return {d: raw_text(r) for d, r in searcher.raw(ids).items()}
 
 
-def reranked(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher"
-             ) -> tuple[Ranking, dict[str, Comparison], dict[str, str]]:
+def task_rerank(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Ranking:
+    """The comparative re-ranking (the pipeline applies it before any fusion stage)."""
     spec = _spec(loaded)
+    if not spec.rerank.enabled:
+        return ranking
     comps = {t.number: comparison(t, spec.objects) for t in session.topics}
-    texts = _texts(searcher, ranking, spec.rerank.depth)
-    if spec.rerank.enabled:
-        ranking = rerank(ranking, comps, texts, spec.rerank)
-    return ranking, comps, texts
+    return rerank(ranking, comps, _texts(searcher, ranking, spec.rerank.depth), spec.rerank)
 
 
 def document_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Rows:
-    ranking, _, _ = reranked(session, loaded, ranking, searcher)
     return {qid: [(d, s, "Q0") for d, s in hits] for qid, hits in ranking.items()}
 
 
 def passage_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Rows:
+    """Every retrieved passage labelled FIRST, SECOND, NEUTRAL or NO toward the first object."""
     from retrieval.stance import label_stance
 
     spec = _spec(loaded)
-    ranking, comps, texts = reranked(session, loaded, ranking, searcher)
-    missing = [d for hits in ranking.values() for d, _ in hits if d not in texts]
-    if missing:
-        texts.update({d: raw_text(r) for d, r in searcher.raw(list(dict.fromkeys(missing))).items()})
+    comps = {t.number: comparison(t, spec.objects) for t in session.topics}
+    texts = _texts(searcher, ranking, max((len(h) for h in ranking.values()), default=0))
     rows: Rows = {}
     for qid, hits in ranking.items():
         comp = comps.get(qid, Comparison((), ()))
@@ -621,5 +618,5 @@ def passage_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, 
     return rows
 
 
-DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), document_rows, session_queries)
-PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, session_queries)
+DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), document_rows, session_queries, task_rerank)
+PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, session_queries, task_rerank)

@@ -91,6 +91,8 @@ class Session:
         else:
             queries = {t.number: query_text(t, variant.query, str(self.topics_path)) for t in self.topics}
         ranking = searcher.search(queries, variant.query.field_weights, variant.retrieval.top_k, variant.retrieval.threads)
+        if task.rerank is not None:
+            ranking = task.rerank(self, loaded, ranking, searcher)
         for stage in variant.rerank:
             if isinstance(stage, ArgumentQualitySpec):
                 ranking = argument_quality(ranking, stage, searcher.raw)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 Rows = dict[str, list[tuple[str, float, str]]]
 RowMaker = Callable[["Session", "LoadedVariant", Ranking, Searcher], Rows]
+RankingStage = Callable[["Session", "LoadedVariant", Ranking, Searcher], Ranking]
 # Optional task-specific query formulation: (session, loaded) → {topic number: query text}.
 QueryMaker = Callable[["Session", "LoadedVariant"], dict[str, str]]
 
@@ -28,6 +29,9 @@ class TaskHandler(NamedTuple):
     corpus_formats: tuple[str, ...]
     rows: RowMaker
     queries: QueryMaker | None = None  # None: retrieval.query.query_text for every topic
+    # The task's own re-ranking, applied right after retrieval and before the variant's generic
+    # `rerank:` stages, so that a fusion stage fuses re-ranked rankings.
+    rerank: RankingStage | None = None
 
 
 def q0_rows(session, loaded, ranking: Ranking, searcher) -> Rows:
