@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import tempfile
 import time
@@ -28,7 +27,8 @@ CONFIGS = REPO / "configs"
 
 
 def shared_dir(given: str | None) -> Path:
-    return Path(given or os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
+    from touche.datasets import shared_touche_dir
+    return Path(given) if given else shared_touche_dir()
 
 
 def _rows(result):

@@ -2,16 +2,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def shared_touche() -> Path:
-    return Path(os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
 
 
 # Five tiny arguments whose statistics the tests compute by hand.

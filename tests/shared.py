@@ -5,17 +5,15 @@ need it skip, saying why, when it is absent.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
+from touche.datasets import shared_touche_dir
 
 def shared_dir() -> Path:
-    return Path(os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
+    return shared_touche_dir()
 
 
 def has_shared() -> bool:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,10 @@ from indexing.records import Argument, Premise
 from retrieval.topics import Topic, read_topics
 from touche.errors import InputError
 
+from shared import shared_dir
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
+SHARED = shared_dir()
 TOPICS_DIR = SHARED / "topics"
 needs_shared = pytest.mark.skipif(not TOPICS_DIR.is_dir(),
                                   reason=f"Touché shared data not found at {SHARED} (set TOUCHE_SHARED)")

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import errno
-import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-import pytest
 
 from test_pipeline import REPO, SUITE, cli
 

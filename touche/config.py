@@ -20,7 +20,7 @@ from touche.errors import ConfigError
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
-from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named
+from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named  # noqa: F401 (re-exported)
 from touche.specs.task2 import Task2Spec
 
 

@@ -80,6 +80,13 @@ class DatasetDef:
                 + [(f"qrels {name}", f) for name, f in self.qrels.items()])
 
 
+
+def shared_touche_dir() -> Path:
+    """The real Touché data beside the checkout (``$TOUCHE_SHARED``, default ``../shared/touche``):
+    read by tests, benchmarks and the leaderboard page, never shipped."""
+    from touche.jvm import PROJECT_ROOT
+    return Path(os.environ.get("TOUCHE_SHARED", PROJECT_ROOT.parent / "shared" / "touche"))
+
 def _touche(key: str, ext: str, fetch: tuple, member: str | None = None) -> CacheFile:
     return CacheFile(f"touche/{key}.{ext}", f"touche/{key}", fetch, member)
 

@@ -413,8 +413,8 @@ class Board:
 
 
 def _shared() -> Path:
-    import os
-    return Path(os.environ.get("TOUCHE_SHARED", REPO.parent / "shared" / "touche"))
+    from touche.datasets import shared_touche_dir
+    return shared_touche_dir()
 
 
 def _demo(_: Path, __: Path):
