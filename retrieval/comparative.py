@@ -32,7 +32,7 @@ from retrieval.runfile import RunFormat
 from retrieval.search import Ranking
 from retrieval.tasks import Rows, TaskHandler
 from retrieval.topics import Topic
-from touche.errors import InputError
+from touche.errors import InputError, ToucheError
 from touche.specs.task2 import ComparativeQuerySpec, ObjectsSpec, RerankSpec, Task2Spec
 
 if TYPE_CHECKING:
@@ -358,7 +358,7 @@ def session_queries(session: "Session", loaded: "LoadedVariant") -> dict[str, st
 
 FEATURES = ("retrieval", "objects_all", "object_share", "object_balance", "cooccurrence", "comparative",
             "comparative_objects", "comparison", "argumentative", "aspect", "length", "language", "prose",
-            "capitals", "spam")
+            "capitals", "spam", "dense")
 
 
 # Features are densities: a page's first 30,000 characters (~5,000 words) tell them as well as
@@ -481,12 +481,12 @@ def _scaled(count: int, total: int, scale: float) -> float:
 
 
 def text_features(text: str, matcher: ObjectMatcher, spec: RerankSpec) -> dict[str, float]:
-    """Every feature except retrieval, each in [0, 1]."""
+    """Every feature except retrieval and dense (hit_features adds those), each in [0, 1]."""
     text = text[:FEATURE_TEXT_CHARS]
     index = index_text(text, matcher.wanted)
     n_words, n = index.n_words, index.n_sentences
     if not n_words:
-        return {f: 0.0 for f in FEATURES if f != "retrieval"}
+        return {f: 0.0 for f in FEATURES if f not in ("retrieval", "dense")}
     object_sentences = []
     for obj in matcher.objects:
         found = None
@@ -548,8 +548,9 @@ def raw_text(raw: str | None) -> str:
 
 
 def hit_features(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str],
-                 spec: RerankSpec) -> dict[str, list[tuple[str, dict[str, float]]]]:
-    """Features of the top ``spec.depth`` hits of every topic."""
+                 spec: RerankSpec, dense: Mapping[str, Mapping[str, float]] | None = None,
+                 ) -> dict[str, list[tuple[str, dict[str, float]]]]:
+    """Features of the top ``spec.depth`` hits of every topic (``dense``: {qid: {docid: cosine}})."""
     out = {}
     for qid, hits in ranking.items():
         head = hits[: spec.depth]
@@ -562,6 +563,7 @@ def hit_features(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapp
         for docid, score in head:
             feats = text_features(texts.get(docid, ""), matcher, spec)
             feats["retrieval"] = score / top if top > 0 else 0.0
+            feats["dense"] = dense.get(qid, {}).get(docid, 0.0) if dense else 0.0
             rows.append((docid, feats))
         out[qid] = rows
     return out
@@ -571,11 +573,12 @@ def formula_score(features: Mapping[str, float], weights) -> float:
     return sum(getattr(weights, name) * features.get(name, 0.0) for name in FEATURES)
 
 
-def rerank(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str], spec: RerankSpec) -> Ranking:
+def rerank(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str], spec: RerankSpec,
+           dense: Mapping[str, Mapping[str, float]] | None = None) -> Ranking:
     """The top ``depth`` hits re-scored by the formula; the rest keep their order below them."""
     from retrieval.rerank import place_below
 
-    features = hit_features(ranking, topics, texts, spec)
+    features = hit_features(ranking, topics, texts, spec, dense)
     out: Ranking = {}
     for qid, hits in ranking.items():
         rescored = sorted(((d, formula_score(f, spec.weights)) for d, f in features[qid]), key=lambda h: (-h[1], h[0]))
@@ -597,7 +600,26 @@ def task_rerank(session: "Session", loaded: "LoadedVariant", ranking: Ranking, s
     if not spec.rerank.enabled:
         return ranking
     comps = {t.number: comparison(t, spec.objects) for t in session.topics}
-    return rerank(ranking, comps, _texts(searcher, ranking, spec.rerank.depth), spec.rerank)
+    texts = _texts(searcher, ranking, spec.rerank.depth)
+    dense = dense_scores(session, loaded, ranking, texts) if spec.rerank.weights.dense else None
+    return rerank(ranking, comps, texts, spec.rerank, dense)
+
+
+def dense_scores(session: "Session", loaded: "LoadedVariant", ranking: Ranking,
+                 texts: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """The ``dense`` feature: cosine of each topic's title (and description) with its top hits."""
+    from retrieval import dense
+
+    spec = _spec(loaded).rerank
+    try:
+        folder = dense.resolve_model(spec.dense.model, loaded.path.parent)
+    except ToucheError as exc:
+        raise ToucheError(exc.message, path=loaded.path, where="task2.rerank.dense.model") from None
+    enc = dense.encoder(folder, spec.dense.max_tokens)
+    queries = {t.number: t.title if spec.dense.query == "title" else f"{t.title} {t.description or ''}".strip()
+               for t in session.topics}
+    head = {qid: [d for d, _ in hits[: spec.depth]] for qid, hits in ranking.items()}
+    return dense.similarities(enc, queries, head, texts, batch_size=spec.dense.batch_size, progress=session.progress)
 
 
 def document_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Rows:

