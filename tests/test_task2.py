@@ -113,6 +113,18 @@ def test_rerank_moves_comparative_prose_above_a_higher_scored_menu_and_keeps_the
     assert [d for d, _ in plain] == ["menu", "prose", "single", "tail"]
 
 
+
+def test_dense_feature_enters_the_formula_with_its_weight():
+    ranking = {"1": [("a", 10.0), ("b", 9.0), ("c", 8.0)]}
+    texts = {d: COMPARATIVE for d in "abc"}  # same text: only retrieval and dense differ
+    cosines = {"1": {"a": 0.1, "b": 0.9, "c": 0.5}}
+    spec = RerankSpec(depth=3, weights=FeatureWeights(retrieval=1.0, dense=1.0))
+    out = rerank(ranking, {"1": LAPTOP}, texts, spec, cosines)["1"]
+    # retrieval / best + cosine: a 1.1, b 1.8, c 1.3
+    assert [(d, round(s, 6)) for d, s in out] == [("b", 1.8), ("c", 1.3), ("a", 1.1)]
+    without = rerank(ranking, {"1": LAPTOP}, texts, RerankSpec(depth=3, weights=FeatureWeights(retrieval=1.0)), cosines)
+    assert [d for d, _ in without["1"]] == ["a", "b", "c"]
+
 # ----------------------------------------------------------------- stance
 @pytest.mark.parametrize("text, label", [
     ("I tested both for a year. The laptop is much better than the desktop for students who travel, "

@@ -1,0 +1,118 @@
+"""How much of the Task 2 re-ranking figure is tuning? A topic-disjoint estimate on the 2022 sample.
+
+    python -m bench.task2_cv [--shared DIR] [--index-root DIR] [--variant FILE] [--folds 5]
+
+The variant's first stage runs once and every feature of its top ``depth`` hits is computed
+once (the dense one included). Then, over a grid of formula weights (``GRID``):
+- the variant's own weights, scored on all 50 topics (what bench/task2_samples.py prints);
+- the grid point best on all 50 topics (in-sample: tuned and scored on the same topics);
+- nested cross-validation: topics split into ``--folds`` folds (every k-th topic by number);
+  for each fold the grid point best on the other folds is scored on it, never on topics it was
+  chosen on. The mean over the held-out topics is the figure to expect on new topics.
+Selection criterion: mean of relevance and quality nDCG@5 (Touché's evaluator).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.task2_samples import CONFIGS, shared_dir
+
+GRID = {
+    "dense": [0.0, 1.0, 1.5, 2.0, 3.0],
+    "prose": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "comparative_objects": [0.0, 0.15, 0.3, 0.5],
+    "capitals": [0.0, -0.2, -0.4],
+    "spam": [0.0, -0.3],
+    "language": [0.0, 0.1],
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--shared", help="the shared Touché data (default $TOUCHE_SHARED or ../shared/touche)")
+    parser.add_argument("--index-root", help="where the sample index is kept (default: a temporary directory)")
+    parser.add_argument("--variant", default=str(CONFIGS / "task2-stance" / "3-rerank.yaml"))
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    shared = shared_dir(args.shared)
+    if not (shared / "qrels").is_dir():
+        print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
+        return 2
+    from retrieval.comparative import _spec, _texts, comparison, dense_scores, formula_score, hit_features
+    from retrieval.evaluate import touche_ndcg
+    from retrieval.pipeline import Session
+    from retrieval.qrels import read_graded_qrels
+    from retrieval.runfile import RunRow
+    from touche import jvm
+    from touche.config import load_variant
+    from touche.specs.task2 import FeatureWeights
+
+    jvm.start()
+    qrels = {n: read_graded_qrels(shared / "qrels" / f"task2-2022-{n}.qrels") for n in ("relevance", "quality")}
+    index_root = Path(args.index_root) if args.index_root else Path(tempfile.mkdtemp(prefix="touche-task2-cv-"))
+    session = Session(shared / "corpora" / "task2-2022-passages.sample.jsonl", shared / "topics" / "task2-2022.xml",
+                      index_root, progress=False)
+    loaded = load_variant(Path(args.variant))
+    spec = _spec(loaded)
+    first_stage = load_variant(Path(args.variant), {"task2.rerank.enabled": "false"})
+    result = session.run(first_stage)
+    searcher = session.searcher(result.index, first_stage)
+    texts = _texts(searcher, result.ranking, spec.rerank.depth)
+    comps = {t.number: comparison(t, spec.objects) for t in session.topics}
+    features = hit_features(result.ranking, comps, texts, spec.rerank,
+                            dense_scores(session, loaded, result.ranking, texts))
+    session.close()
+
+    def per_topic(weights: FeatureWeights) -> dict[str, dict[str, float]]:
+        rows = []
+        for qid, hits in features.items():
+            scored = sorted(((d, formula_score(f, weights)) for d, f in hits), key=lambda h: (-h[1], h[0]))
+            rows += [RunRow(qid, "Q0", d, rank, s, "cv") for rank, (d, s) in enumerate(scored, 1)]
+        return {name: touche_ndcg(rows, q).per_topic for name, q in qrels.items()}
+
+    def mean(values: dict[str, float], topics=None) -> float:
+        kept = [v for q, v in values.items() if topics is None or q in topics]
+        return sum(kept) / len(kept) if kept else 0.0
+
+    def both(scores, topics=None) -> float:
+        return (mean(scores["relevance"], topics) + mean(scores["quality"], topics)) / 2
+
+    shipped = per_topic(spec.rerank.weights)
+    base = spec.rerank.weights.model_dump()
+    points = []
+    for combo in itertools.product(*GRID.values()):
+        weights = FeatureWeights(**{**base, **dict(zip(GRID, combo))})
+        points.append((dict(zip(GRID, combo)), per_topic(weights)))
+    best_weights, best = max(points, key=lambda p: both(p[1]))
+    topics = sorted(features, key=lambda q: (len(q), q))
+    held_out = {"relevance": {}, "quality": {}}
+    chosen = []
+    for fold in range(args.folds):
+        test = set(topics[fold:: args.folds])
+        train = set(topics) - test
+        weights, scores = max(points, key=lambda p: both(p[1], train))
+        chosen.append(weights)
+        for name in held_out:
+            held_out[name].update({q: v for q, v in scores[name].items() if q in test})
+
+    print(f"{len(points)} formulas × {len(topics)} topics, variant {loaded.name}, depth {spec.rerank.depth}\n")
+    print("| weights | chosen on | scored on | 2022 rel | 2022 qual |")
+    print("|---|---|---|---:|---:|")
+    print(f"| the variant's | — | all topics | {mean(shipped['relevance']):.3f} | {mean(shipped['quality']):.3f} |")
+    print(f"| best of the grid: {best_weights} | all topics | the same topics | "
+          f"{mean(best['relevance']):.3f} | {mean(best['quality']):.3f} |")
+    print(f"| best on the other folds ({args.folds}-fold) | other topics | held-out topics | "
+          f"{mean(held_out['relevance']):.3f} | {mean(held_out['quality']):.3f} |")
+    print("\nchosen per fold:")
+    for fold, weights in enumerate(chosen):
+        print(f"  fold {fold}: {weights}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
