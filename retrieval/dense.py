@@ -107,7 +107,10 @@ class BertConfig:
         pooling = "mean"
         pooling_file = folder / "1_Pooling" / "config.json"
         if pooling_file.is_file():
-            modes = json.loads(pooling_file.read_text(encoding="utf-8"))
+            try:
+                modes = json.loads(pooling_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ToucheError(f"cannot read the pooling config: {exc}", path=pooling_file) from None
             chosen = [m for m in ("mean_tokens", "cls_token") if modes.get(f"pooling_mode_{m}")]
             others = [k for k, v in modes.items() if k.startswith("pooling_mode_") and v
                       and k not in ("pooling_mode_mean_tokens", "pooling_mode_cls_token")]

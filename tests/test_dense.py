@@ -196,3 +196,13 @@ def test_all_minilm_reproduces_the_published_similarities(tmp_path, monkeypatch)
     assert sims[0, 2] == pytest.approx(0.1046, abs=1e-4)
     assert sims[1, 2] == pytest.approx(0.1411, abs=1e-4)
     assert "all_minilm_l6_v2" not in sys.modules  # found, not imported: its __init__ prints
+
+
+def test_a_garbled_pooling_config_is_named(tmp_path):
+    folder = write_tiny_model(tmp_path / "tiny")
+    (folder / "1_Pooling" / "config.json").write_text("{not json")
+    with pytest.raises(ToucheError, match=r"1_Pooling/config.json: cannot read the pooling config"):
+        dense.SentenceEncoder(folder)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
+    with pytest.raises(ToucheError, match=r"expected exactly one of pooling_mode_mean_tokens"):
+        dense.SentenceEncoder(folder)

@@ -301,3 +301,22 @@ def test_the_passage_sample_reads_completely():
     shared = require_shared()
     source = PassageSource(shared / "corpora" / "task2-2022-passages.sample.jsonl")
     assert sum(1 for _ in source.documents(["contents"])) == 2425 and source.report.skipped == 0
+
+
+def test_a_missing_dense_model_fails_with_the_variant_and_key_and_writes_no_run(jvm_started, tmp_path, index_root):
+    import contextlib
+    import io
+
+    from touche.cli import main
+
+    demo = REPO / "demo" / "task2"
+    run = tmp_path / "run.txt"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", "-c", str(REPO / "configs" / "task2-stance" / "3-rerank.yaml"),
+                     "--set", "task2.rerank.dense.model=models/nowhere", "--index-root", str(index_root),
+                     "-i", str(demo / "passages.jsonl"), "-t", str(demo / "topics-passages.xml"), "-o", str(run)])
+    assert code == 2
+    assert ("3-rerank.yaml, task2.rerank.dense.model: dense model 'models/nowhere' is neither a folder "
+            "nor a packaged model") in err.getvalue()
+    assert "Traceback" not in err.getvalue() and not run.exists() and list(tmp_path.iterdir()) == []
