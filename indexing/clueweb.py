@@ -153,12 +153,13 @@ def http_payload(block: bytes) -> bytes:
 
 def _looks_like_warc(path: str) -> bool:
     import gzip
+    import zlib
 
     try:
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rb") as f:
             return f.read(8).startswith(b"WARC/")
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # zlib.error: a gzip member whose deflate data is corrupt
         return False
 
 

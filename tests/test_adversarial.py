@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from touche.errors import ConfigError, InputError, ToucheError
@@ -214,6 +214,8 @@ def warc_files(draw) -> bytes:
 
 @SLOW
 @given(data=warc_files(), skip=st.booleans())
+# found by hypothesis: an empty gzip member, then one whose deflate data is corrupt (zlib.error)
+@example(data=b'\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03eO\xdbj\xc30\x0c}\x0f\xe4\x1f\xfc\x03^\xe4\xac\x99;\xf7\x02#\x1d\xacl\xb0\x112\n{sb\xe5\x02\xad\x13\x1c\x05\xba\xbf\x9fS\x12\x06\x1b\xd2\x83.\xe7\x1c\x1d\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x0bw\x0cr\xd67\xd43\xe0\xe5\n\x07\xb2tC*\x0bR\xad\x14\x8aR\x8b\x0b\xf2\xf3\x8aSy\xb9\x9c\xf3\xf3JR\xf3Jt}R\xf3\xd2K2\xac\x14\x80\xea \x10\x00\xa9\xe1\x1b\xd98\x00\x00\x00', skip=False)
 def test_clueweb_source(data, skip):
     from indexing.clueweb import ClueWebSource
 
