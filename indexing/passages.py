@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -98,7 +99,7 @@ def read_passages(files: list[Path], *, skip_bad_records: bool = False,
                     seen[passage.id] = (path.name, number)
                     report.read += 1
                     yield passage
-        except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+        except (UnicodeDecodeError, EOFError, gzip.BadGzipFile, zlib.error) as exc:  # zlib: corrupt deflate data
             raise InputError(f"cannot decode the file ({exc}); expected UTF-8 JSONL, optionally gzip-compressed",
                              path=path) from None
 

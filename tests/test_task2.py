@@ -238,6 +238,16 @@ def test_passage_reader_names_the_bad_line_or_skips_it(tmp_path):
     assert source.report.skipped == 2 and "duplicate id" in source.report.first_skipped[1].reason
 
 
+def test_corrupt_gzip_passages_are_named_not_a_zlib_traceback(tmp_path):
+    good = gzip.compress(b'{"id": "a___1", "contents": "Tea is healthier than coffee because it has less caffeine."}\n' * 20)
+    corrupt = good[:10] + bytes(b ^ 0x5A for b in good[10:40]) + good[40:]  # the deflate stream garbled
+    path = tmp_path / "p.jsonl.gz"
+    path.write_bytes(corrupt)
+    with pytest.raises(InputError, match=r"p.jsonl.gz: cannot decode the file .*expected UTF-8 JSONL, optionally "
+                                         r"gzip-compressed"):
+        list(PassageSource(path).documents(["contents"]))
+
+
 # ----------------------------------------------------------------- configs and suites
 def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
     from touche.config import load_variant
