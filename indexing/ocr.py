@@ -28,7 +28,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +38,6 @@ from typing import Iterable
 __all__ = ["OcrEngine", "OcrStats", "engine", "default_cache_dir", "ocr_texts", "cached_text", "file_digest",
            "parse_tsv", "lines_text", "MIN_CONFIDENCE"]
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LANGUAGE = "eng"
 # Page segmentation 11 ("sparse text"): memes, charts and posters scatter short text blocks;
 # the default (3, one page of columns) misses much of it.
@@ -135,12 +133,8 @@ def default_cache_dir() -> Path:
     env = os.environ.get("TOUCHE_OCR_CACHE")
     if env:
         return Path(env)
-    index_root = os.environ.get("TOUCHE_INDEX_ROOT")
-    if index_root:
-        return Path(index_root) / "ocr-cache"
-    if os.access(PROJECT_ROOT, os.W_OK):
-        return PROJECT_ROOT / "indexes" / "ocr-cache"
-    return Path(tempfile.gettempdir()) / "touche-indexes" / "ocr-cache"
+    from touche.datasets import default_index_root
+    return default_index_root() / "ocr-cache"
 
 
 def file_digest(path: Path) -> str:

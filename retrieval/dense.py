@@ -41,7 +41,7 @@ def model_cache_dir() -> Path:
     env = os.environ.get("TOUCHE_MODEL_CACHE")
     if env:
         return Path(env)
-    from retrieval.pipeline import default_index_root
+    from touche.datasets import default_index_root
     return default_index_root() / "models"
 
 

@@ -5,8 +5,6 @@ rankings of variants already run (a fusion variant reuses them instead of search
 """
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,19 +20,8 @@ from retrieval.topics import Topic, read_topics
 from touche import jvm
 from touche.config import ArgumentQualitySpec, FusionSpec, LoadedVariant, load_variant
 from touche.errors import ToucheError
-from touche.jvm import PROJECT_ROOT
+from touche.datasets import default_index_root
 
-
-
-def default_index_root() -> Path:
-    """TOUCHE_INDEX_ROOT, else <project>/indexes, else the temp dir (read-only checkouts)."""
-    env = os.environ.get("TOUCHE_INDEX_ROOT")
-    if env:
-        return Path(env)
-    candidate = PROJECT_ROOT / "indexes"
-    if os.access(PROJECT_ROOT, os.W_OK):
-        return candidate
-    return Path(tempfile.gettempdir()) / "touche-indexes"
 
 
 @dataclass

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from retrieval.pipeline import Session, default_index_root
+from retrieval.pipeline import Session
+from touche.datasets import default_index_root
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
 

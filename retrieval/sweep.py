@@ -459,7 +459,8 @@ def _run_points(sweep: Sweep, index_root: Path | None, progress: bool, limit: in
         todo = todo[:limit]
     if not todo:
         return 0
-    from retrieval.pipeline import Session, default_index_root
+    from retrieval.pipeline import Session
+    from touche.datasets import default_index_root
     bar = tqdm(total=len(sweep.points), initial=len(sweep.points) - len(_unfinished(sweep, records)),
                desc=f"sweep {sweep.name} ({sweep.spec.measure})", unit=" point", disable=not progress,
                dynamic_ncols=True)

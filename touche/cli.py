@@ -59,7 +59,7 @@ def cmd_analyze(args) -> int:
 
 def cmd_index(args) -> int:
     from indexing.builder import ensure_index
-    from retrieval.pipeline import default_index_root
+    from touche.datasets import default_index_root
     from touche.config import load_variant
     loaded = load_variant(args.config, _overrides(args.set, args.skip_bad_records))
     if not args.input:
@@ -84,7 +84,8 @@ def cmd_index(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from retrieval.pipeline import Session, default_index_root
+    from retrieval.pipeline import Session
+    from touche.datasets import default_index_root
     from touche.config import load_variant
     loaded = load_variant(args.config, _overrides(args.set, args.skip_bad_records))
     if not (args.input and args.topics):

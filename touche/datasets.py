@@ -34,6 +34,7 @@ import functools
 import json
 import os
 import shutil
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,18 @@ class DatasetDef:
         return ([("corpus", f) for f in self.corpus.files] + [("topics", self.topics)]
                 + [(f"qrels {name}", f) for name, f in self.qrels.items()])
 
+
+
+def default_index_root() -> Path:
+    """Where indexes and caches are kept: TOUCHE_INDEX_ROOT, else <project>/indexes, else the
+    temp dir (read-only checkouts)."""
+    from touche.jvm import PROJECT_ROOT
+    env = os.environ.get("TOUCHE_INDEX_ROOT")
+    if env:
+        return Path(env)
+    if os.access(PROJECT_ROOT, os.W_OK):
+        return PROJECT_ROOT / "indexes"
+    return Path(tempfile.gettempdir()) / "touche-indexes"
 
 
 def shared_touche_dir() -> Path:
