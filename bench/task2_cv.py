@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from retrieval.comparative import _spec, _texts, comparison, dense_scores, formula_score, hit_features
+    from retrieval.comparative import _spec, reorder, rerank_features
     from retrieval.evaluate import touche_ndcg
     from retrieval.pipeline import Session
     from retrieval.qrels import read_graded_qrels
@@ -70,18 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     spec = _spec(loaded)
     first_stage = load_variant(Path(args.variant), {"task2.rerank.enabled": "false"})
     result = session.run(first_stage)
-    searcher = session.searcher(result.index, first_stage)
-    texts = _texts(searcher, result.ranking, spec.rerank.depth)
-    comps = {t.number: comparison(t, spec.objects) for t in session.topics}
-    features = hit_features(result.ranking, comps, texts, spec.rerank,
-                            dense_scores(session, loaded, result.ranking, texts))
+    head = {qid: hits[: spec.rerank.depth] for qid, hits in result.ranking.items()}
+    features = rerank_features(session, loaded, head, session.searcher(result.index, first_stage))
     session.close()
 
     def per_topic(weights: FeatureWeights) -> dict[str, dict[str, float]]:
-        rows = []
-        for qid, hits in features.items():
-            scored = sorted(((d, formula_score(f, weights)) for d, f in hits), key=lambda h: (-h[1], h[0]))
-            rows += [RunRow(qid, "Q0", d, rank, s, "cv") for rank, (d, s) in enumerate(scored, 1)]
+        ranking = reorder(head, features, spec.rerank.model_copy(update={"weights": weights}))
+        rows = [RunRow(qid, "Q0", d, rank, s, "cv") for qid, hits in ranking.items()
+                for rank, (d, s) in enumerate(hits, 1)]
         return {name: touche_ndcg(rows, q).per_topic for name, q in qrels.items()}
 
     def mean(values: dict[str, float], topics=None) -> float:

@@ -573,18 +573,23 @@ def formula_score(features: Mapping[str, float], weights) -> float:
     return sum(getattr(weights, name) * features.get(name, 0.0) for name in FEATURES)
 
 
-def rerank(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str], spec: RerankSpec,
-           dense: Mapping[str, Mapping[str, float]] | None = None) -> Ranking:
-    """The top ``depth`` hits re-scored by the formula; the rest keep their order below them."""
+def reorder(ranking: Ranking, features: Mapping[str, list[tuple[str, dict[str, float]]]], spec: RerankSpec) -> Ranking:
+    """The top ``depth`` hits re-scored by the formula over their ``features``; the rest keep
+    their order below them."""
     from retrieval.rerank import place_below
 
-    features = hit_features(ranking, topics, texts, spec, dense)
     out: Ranking = {}
     for qid, hits in ranking.items():
         rescored = sorted(((d, formula_score(f, spec.weights)) for d, f in features[qid]), key=lambda h: (-h[1], h[0]))
         tail = hits[spec.depth:]
         out[qid] = rescored + (place_below(tail, rescored[-1][1]) if rescored else tail)
     return out
+
+
+def rerank(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str], spec: RerankSpec,
+           dense: Mapping[str, Mapping[str, float]] | None = None) -> Ranking:
+    """The top ``depth`` hits re-scored by the formula; the rest keep their order below them."""
+    return reorder(ranking, hit_features(ranking, topics, texts, spec, dense), spec)
 
 
 # --------------------------------------------------------------------------- handlers
@@ -596,13 +601,20 @@ def _texts(searcher: "Searcher", ranking: Ranking, depth: int) -> dict[str, str]
 
 def task_rerank(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Ranking:
     """The comparative re-ranking (the pipeline applies it before any fusion stage)."""
-    spec = _spec(loaded)
-    if not spec.rerank.enabled:
+    spec = _spec(loaded).rerank
+    if not spec.enabled:
         return ranking
+    return reorder(ranking, rerank_features(session, loaded, ranking, searcher), spec)
+
+
+def rerank_features(session: "Session", loaded: "LoadedVariant", ranking: Ranking,
+                    searcher: "Searcher") -> dict[str, list[tuple[str, dict[str, float]]]]:
+    """Every formula feature of each topic's top ``depth`` hits; the dense one only when it weighs."""
+    spec = _spec(loaded)
     comps = {t.number: comparison(t, spec.objects) for t in session.topics}
     texts = _texts(searcher, ranking, spec.rerank.depth)
     dense = dense_scores(session, loaded, ranking, texts) if spec.rerank.weights.dense else None
-    return rerank(ranking, comps, texts, spec.rerank, dense)
+    return hit_features(ranking, comps, texts, spec.rerank, dense)
 
 
 def dense_scores(session: "Session", loaded: "LoadedVariant", ranking: Ranking,
