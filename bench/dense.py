@@ -1,4 +1,4 @@
-"""Throughput of the dense feature's encoder (retrieval/dense.py, all-MiniLM-L6-v2 with numpy).
+"""Throughput of the dense feature's encoder (retrieval/encoders/dense.py, all-MiniLM-L6-v2 with numpy).
 
     python -m bench.dense [--texts 256] [--words 300] [--batch-size 32]
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=32)
     args = parser.parse_args(argv)
-    from retrieval import dense
+    from retrieval.encoders import dense
     from touche.errors import ToucheError
 
     started = time.perf_counter()

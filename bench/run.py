@@ -194,7 +194,7 @@ def bm25s_row(bench: Bench, data: dict, floor_dps: float, floor_cpu: float) -> l
 def run_files(bench: Bench, data: dict) -> None:
     """Our five runs in one session (as run-all does) vs SearchCollection on the same indexes."""
     from retrieval.query import query_text
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
     variants = suite_variants()
     m = bench.step("runs ours", python_command(
         "bench.worker", "runs", "--corpus", str(data["argsme_dir"]), "--topics", str(data["topics"]),
@@ -275,7 +275,7 @@ def sweep_point(bench: Bench, data: dict) -> None:
 
 def submission(bench: Bench, data: dict) -> None:
     out = bench.work / "submission"
-    m = bench.step("submission", python_command("touche.cli", "run-all", "-i", str(data["argsme_dir"]), "-o", str(out),
+    m = bench.step("submission", python_command("touche", "run-all", "-i", str(data["argsme_dir"]), "-o", str(out),
                                                 "--index-root", str(bench.work / "indexes-submission")))
     runs = sorted(p.name for p in out.glob("*.txt"))
     bench.results["submission"] = {"seconds": m.seconds, "cpu_seconds": m.cpu_seconds, "peak_rss_mib": m.peak_rss_mib,

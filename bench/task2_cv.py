@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from retrieval.comparative import _spec, reorder, rerank_features
-    from retrieval.evaluate import touche_ndcg
-    from retrieval.pipeline import Session
-    from retrieval.qrels import read_graded_qrels
-    from retrieval.runfile import RunRow
+    from retrieval.tasks.task2.comparative import _spec, reorder, rerank_features
+    from retrieval.evaluation.measures import touche_ndcg
+    from retrieval.session import Session
+    from retrieval.formats.qrels import read_graded_qrels
+    from retrieval.formats.runfile import RunRow
     from touche import jvm
     from touche.config import load_variant
     from touche.specs.task2 import FeatureWeights

@@ -53,7 +53,7 @@ def step_index(args) -> dict:
 
 def step_runs(args) -> dict:
     jvm_seconds = _jvm_seconds(args.heap)
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.config import load_variant
     session = Session(Path(args.corpus), Path(args.topics), Path(args.index_root), progress=False)
     out = Path(args.out)
@@ -80,7 +80,7 @@ def step_bm25s(args) -> dict:
     stemmer from PyStemmer when installed and bm25s' English stoplist."""
     import bm25s
     from indexing.corpora import open_corpus
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
     try:
         import Stemmer
         stemmer = Stemmer.Stemmer("english")
@@ -135,7 +135,7 @@ def compare_indexes(loaded, topics: Path, indexes: list[Path]) -> dict:
     """Do two indexes (e.g. sharded and single) give the same run for a variant's queries?"""
     from retrieval.query import query_text
     from retrieval.search import Searcher
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
     v = loaded.variant
     queries = {t.number: query_text(t, v.query) for t in read_topics(topics)}
     rankings = []

@@ -14,7 +14,7 @@ of that corpus shape this module:
   pair pipeline (``text_key`` is the identity it uses).
 
 The 2020-04-01 JSON (a file or a directory, read by ``indexing.argsme``) is accepted too and
-split with ``stemming.sentence_split`` (offline Punkt): the conclusion becomes ``__CONC__1``,
+split with ``stemming.sentences`` (offline Punkt): the conclusion becomes ``__CONC__1``,
 the premises' sentences ``__PREMISE__1..n`` in order.
 
 One source, two index levels. ``SentenceSource.documents(fields)`` yields *arguments* (fields
@@ -139,7 +139,7 @@ class SentencedArgument:
 def split_argument(argument: Argument, splitter=None) -> SentencedArgument:
     """Our own sentence list for a 2020-04-01 argument: ``__CONC__1`` then ``__PREMISE__1..n``."""
     if splitter is None:
-        from stemming.sentence_split import default_splitter
+        from stemming.sentences import default_splitter
         splitter = default_splitter()
     sentences: list[Sentence] = []
     conclusion = " ".join(argument.conclusion.split())
@@ -363,7 +363,7 @@ class SentenceSource:
 
     def fingerprint(self) -> str:
         if self.kind == "json":  # our own splitting: a new Punkt model means new sentences
-            from stemming.sentence_split import model_fingerprint
+            from stemming.sentences import model_fingerprint
             return files_fingerprint(self.files) + model_fingerprint()[:8]
         return files_fingerprint(self.files)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.topics import Topic
+from retrieval.formats.topics import Topic
 from touche.config import QuerySpec
 from touche.errors import InputError
 

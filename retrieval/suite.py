@@ -13,7 +13,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from retrieval.pipeline import Session
+from retrieval.session import Session
 from touche.datasets import default_index_root
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
@@ -89,8 +89,8 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
     print(f"wrote {output_dir / 'run.txt'} (primary: {primary_result.loaded.name})")
 
     if qrels:
-        from retrieval.evaluate import evaluate_run, format_table
-        from retrieval.qrels import QrelsKind, detect_qrels_kind
+        from retrieval.evaluation.measures import evaluate_run, format_table
+        from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
         # graded qrels get the compact set; stance and image qrels their own measures
         graded = all(detect_qrels_kind(path) is QrelsKind.GRADED for path in qrels.values())
         measures = SUITE_MEASURES if graded else None

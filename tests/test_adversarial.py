@@ -352,7 +352,7 @@ def topics_files(draw) -> bytes:
 @FAST
 @given(data=topics_files())
 def test_topics_reader(data):
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
 
     TRIED["topics read_topics"] += 1
     with workdir() as tmp:
@@ -380,7 +380,7 @@ qrels_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_
 @given(lines=st.lists(qrels_lines, max_size=6), kind=st.sampled_from([None, "graded", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes))
 def test_qrels_reader(lines, kind, tail):
-    from retrieval.qrels import read_graded_qrels, read_qrels
+    from retrieval.formats.qrels import read_graded_qrels, read_qrels
 
     TRIED["qrels read_qrels"] += 1
     with workdir() as tmp:
@@ -407,7 +407,7 @@ run_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_no
 @given(lines=st.lists(run_lines, max_size=8), fmt=st.sampled_from([None, "q0", "pairs", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes), topics=st.one_of(st.none(), st.lists(texts, max_size=3)))
 def test_run_reader_and_validator(lines, fmt, tail, topics):
-    from retrieval.runfile import check_run, detect_format, read_run, validate_run
+    from retrieval.formats.runfile import check_run, detect_format, read_run, validate_run
 
     TRIED["runfile read_run/validate_run"] += 1
     with workdir() as tmp:

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from retrieval.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
-from retrieval.topics import Topic
+from retrieval.tasks.task2.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
+from retrieval.formats.topics import Topic
 from touche.errors import ConfigError
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 

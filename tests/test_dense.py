@@ -1,4 +1,4 @@
-"""The numpy sentence encoder behind Task 2's dense feature (retrieval/dense.py).
+"""The numpy sentence encoder behind Task 2's dense feature (retrieval/encoders/dense.py).
 
 A tiny random BERT in the sentence-transformers layout is written here and encoded twice: by
 the batched encoder and by a plain per-text, per-head reference written for this test. With the
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval import dense
+from retrieval.encoders import dense
 from touche.errors import ToucheError
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "laptop", "desktop", "is", "better", "than", "a", "the",

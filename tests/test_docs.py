@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from touche import docs
+from touche.cli import docs
 from touche.cli import build_parser
 from touche.config import BM25
 
@@ -26,7 +26,7 @@ GUIDES = {"task1": "task1.md", "task1-pairs": "task1-pairs.md", "task2": "task2.
 
 def test_generated_pages_are_up_to_date(capsys):
     code = docs.main(["--check"])
-    assert code == 0, capsys.readouterr().err + "\n(run `python -m touche.docs` and commit the result)"
+    assert code == 0, capsys.readouterr().err + "\n(run `python -m touche.cli.docs` and commit the result)"
 
 
 def test_a_schema_change_makes_the_reference_stale(monkeypatch, tmp_path, capsys):
@@ -140,7 +140,7 @@ def test_every_touche_command_in_the_docs_parses():
 
 def test_leaderboard_explains_its_reproduction():
     text = (DOCS / "leaderboard.md").read_text()
-    assert "python -m touche.docs --leaderboard" in text
+    assert "python -m touche.cli.docs --leaderboard" in text
     names = re.findall(r"<!-- generated: leaderboard ([\w-]+) -->", text)
     assert names == [b.name for b in docs.BOARDS]
     task1 = re.search(r"<!-- generated: leaderboard task1-demo -->\n(.*?)<!-- /generated -->", text, re.S).group(1)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.evaluate import (
+from retrieval.evaluation.measures import (
     evaluate,
     evaluate_run,
     format_table,
@@ -17,7 +17,7 @@ from retrieval.evaluate import (
     touche_ndcg,
     trec_measures,
 )
-from retrieval.qrels import (
+from retrieval.formats.qrels import (
     QrelsKind,
     detect_qrels_kind,
     read_graded_qrels,
@@ -25,7 +25,7 @@ from retrieval.qrels import (
     read_qrels,
     read_stance_qrels,
 )
-from retrieval.runfile import RunRow, read_run
+from retrieval.formats.runfile import RunRow, read_run
 from shared import has_shared, parse_leaderboard, require_shared, shared_dir
 from touche.errors import InputError, ToucheError
 

@@ -13,10 +13,10 @@ from lxml import html
 
 from indexing import images as reader
 from indexing import ocr
-from retrieval.images import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
+from retrieval.tasks.image import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
                               stance_score, topic_rows)
-from retrieval.runfile import RunFormat, read_run, validate_run
-from retrieval.topics import Topic
+from retrieval.formats.runfile import RunFormat, read_run, validate_run
+from retrieval.formats.topics import Topic
 from touche.errors import InputError, ToucheError
 from touche.specs.image import ImageSpec, StanceSpec
 
@@ -288,7 +288,7 @@ def test_image_spec_rejects_unknown_fields_and_keys():
 # ---------------------------------------------------------------------------- end to end (JVM)
 @pytest.fixture(scope="module")
 def demo_runs(jvm_started, tmp_path_factory, index_root):
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.config import load_variant
     out = tmp_path_factory.mktemp("image-runs")
     session = Session(DEMO, DEMO / "topics.xml", index_root, progress=False)
@@ -315,7 +315,7 @@ def test_demo_variants_write_valid_runs_ten_per_stance_without_duplicates(demo_r
 
 
 def test_demo_runs_find_the_arguing_images(demo_runs):
-    from retrieval.evaluate import evaluate_run
+    from retrieval.evaluation.measures import evaluate_run
     best = {}
     for name in VARIANTS:
         scores = evaluate_run(demo_runs / f"{name}.txt", DEMO / "qrels.txt")
@@ -342,7 +342,7 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     collection where the hits are too few). OCR is left out of the fields here to keep the test
     fast; the OCR path is tested on the demo collection."""
     shared = require_shared()
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.config import load_variant
     fields = ["page_title", "near_text", "alt_text", "queries", "url_text", "page_text"]
     loaded = load_variant(SUITE.parent / "2-fields-cues.yaml", {
@@ -353,8 +353,8 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     finally:
         session.close()
     assert [p for p in validate_run(run, RunFormat.IMAGE, topics=[str(t) for t in range(1, 51)]) if p.is_error] == []
-    from retrieval.evaluate import image_precision
-    from retrieval.qrels import read_qrels
+    from retrieval.evaluation.measures import image_precision
+    from retrieval.formats.qrels import read_qrels
     precision = image_precision(read_run(run), read_qrels(shared / "qrels" / "image-2022.qrels").judgments,
                                 topics=["34", "48"])
     assert precision.on_topic >= 0.4 and precision.on_stance >= 0.2, precision

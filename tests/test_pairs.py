@@ -12,8 +12,8 @@ import pytest
 from indexing.records import Argument, Premise
 from indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, SentenceSource, parse_sentence_id,
                                 read_sentence_csv, split_argument, text_key, write_sentence_csv)
-from retrieval.pairs import (PairBuilder, argument_stance, argumentativeness, polarity, topic_polarity, words)
-from retrieval.runfile import RunFormat, read_run, validate_run
+from retrieval.tasks.task1_pairs import (PairBuilder, argument_stance, argumentativeness, polarity, topic_polarity, words)
+from retrieval.formats.runfile import RunFormat, read_run, validate_run
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, InputError
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec
@@ -90,7 +90,7 @@ def corpus_sentences(path: Path) -> dict[str, Sentence]:
 
 # ---------------------------------------------------------------- offline sentence splitting
 def test_splitter_knows_abbreviations_and_debate_text_quirks():
-    from stemming.sentence_split import split_sentences
+    from stemming.sentences import split_sentences
     text = ("Dr. Smith moved to the U.S. in 2010, e.g. for work. Prices rose by 3.5 percent. "
             "That was bad.Tax cuts followed!\nA new paragraph starts here")
     assert split_sentences(text) == [
@@ -103,7 +103,7 @@ def test_splitter_needs_no_nltk_download(monkeypatch):
     """The shipped parameters load from the repository: nltk's data path is never consulted."""
     import nltk.data
 
-    from stemming import sentence_split
+    from stemming import sentences as sentence_split
 
     def no_data(*args, **kwargs):
         raise LookupError("nltk data must not be needed")
@@ -114,7 +114,7 @@ def test_splitter_needs_no_nltk_download(monkeypatch):
 
 
 def test_punkt_parameters_round_trip_and_missing_file(tmp_path):
-    from stemming.sentence_split import ABBREVIATIONS, load_parameters, save_parameters, train_parameters
+    from stemming.sentences import ABBREVIATIONS, load_parameters, save_parameters, train_parameters
     params = train_parameters(["The zoo opened in May. It was busy. The staff were happy. the end came."] * 3)
     save_parameters(params, tmp_path / "model")
     loaded = load_parameters(tmp_path / "model")
@@ -238,7 +238,7 @@ def test_argumentativeness_tracks_webis_argquality20():
     correlates with the combined quality and separates arguments from non-arguments."""
     from scipy.stats import mannwhitneyu, spearmanr
 
-    from stemming.sentence_split import split_sentences
+    from stemming.sentences import split_sentences
     from shared import require_shared
     path = require_shared() / "corpora" / "webis-argquality20-full.csv"
     if not path.is_file():
@@ -381,7 +381,7 @@ VARIANTS = ["1-bm25-within", "2-krovetz-bm25", "3-krovetz-lmd-selective", "4-kro
 
 
 def _check_runs(out: Path, corpus: Path, topics_path: Path):
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
     titles = {t.number: t.title for t in read_topics(topics_path)}
     sentences = corpus_sentences(corpus)
     arguments = {r.id: r for r in SentenceSource(corpus).records()}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.runfile import RunFormat, read_run, validate_run
+from retrieval.formats.runfile import RunFormat, read_run, validate_run
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
@@ -34,7 +34,7 @@ def test_demo_suite_writes_five_valid_runs_and_a_table(demo_output):
 
 
 def test_demo_variants_rank_differently_and_sensibly(demo_output):
-    from retrieval.evaluate import evaluate_run
+    from retrieval.evaluation.measures import evaluate_run
     scores = {name: evaluate_run(demo_output / f"{name}.txt", {"relevance": REPO / "demo" / "qrels-relevance.txt"},
                                  ["touche.nDCG@5"])["relevance:touche.nDCG@5"] for name in VARIANTS}
     assert len({round(s, 4) for s in scores.values()}) == 5, scores

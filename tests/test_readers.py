@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from indexing.argsme import ReadReport, argsme_files, iter_with_progress, read_arguments, total_bytes
 from indexing.records import Argument, Premise
-from retrieval.topics import Topic, read_topics
+from retrieval.formats.topics import Topic, read_topics
 from touche.errors import InputError
 
 from shared import shared_dir

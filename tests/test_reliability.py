@@ -24,7 +24,7 @@ def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus
 
 def test_disk_full_while_writing_a_run_leaves_nothing_behind(jvm_started, fixture_corpus, tmp_path, monkeypatch,
                                                              index_root):
-    import retrieval.runfile as runfile
+    import retrieval.formats.runfile as runfile
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "1-bm25.txt"))
@@ -62,7 +62,7 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
     from bench.synthetic import write_corpus
     corpus = write_corpus(tmp_path / "corpus" / "args.json", n_docs=40_000, seed=3)
     root = tmp_path / "indexes"
-    touche = [sys.executable, "-m", "touche.cli", "index", "-c", str(REPO / "configs" / "task1" / "1-bm25.yaml"),
+    touche = [sys.executable, "-m", "touche", "index", "-c", str(REPO / "configs" / "task1" / "1-bm25.yaml"),
               "-i", str(corpus.parent), "--index-root", str(root)]
     process = subprocess.Popen(touche, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=REPO)
     deadline = time.time() + 120

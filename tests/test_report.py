@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from retrieval.evaluate import evaluate_run
-from retrieval.report import (
+from retrieval.evaluation.measures import evaluate_run
+from retrieval.experiments.report import (
     Axis,
     PlotPoint,
     compare_runs,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import runfile
-from retrieval.runfile import (
+from retrieval.formats import runfile
+from retrieval.formats.runfile import (
     Problem,
     RunFormat,
     RunRow,

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from PIL import Image
 
-import retrieval.sweep as sweep_module
-from retrieval.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Choice
-from retrieval.runfile import RunFormat, read_run, validate_run
-from retrieval.sweep import (
+import retrieval.experiments.sweep as sweep_module
+from retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Choice
+from retrieval.formats.runfile import RunFormat, read_run, validate_run
+from retrieval.experiments.sweep import (
     RESULTS_FILE,
     Record,
     SweepSpec,
@@ -178,8 +178,8 @@ def test_table_is_sorted_by_the_measure_and_reports_are_written(finished) -> Non
 
 
 def test_each_point_is_a_valid_run_scored_like_a_single_run(finished, tmp_path: Path) -> None:
-    from retrieval.evaluate import evaluate_run
-    from retrieval.pipeline import Session
+    from retrieval.evaluation.measures import evaluate_run
+    from retrieval.session import Session
     outcome = finished["outcome"]
     out = finished["root"] / "out"
     for record in outcome.records:
@@ -426,7 +426,7 @@ def test_limit_runs_part_of_a_sweep_and_the_reports_say_so(finished, tmp_path: P
 
 
 def test_tags_and_file_names_say_what_the_point_is() -> None:
-    from retrieval.choose import derive_tag, point_slug
+    from retrieval.experiments.choose import derive_tag, point_slug
     overrides = {"analyzer.stemmer": "krovetz", "analyzer.stoplist": "none", "retrieval.similarity.k1": 1.2,
                  "retrieval.similarity": {"name": "lmdirichlet", "mu": 300}, "query.text": "title+description"}
     assert point_slug(overrides) == "krovetz_stoplist-none_k1-1.2_lmdirichlet-mu-300_title+description"

@@ -10,7 +10,7 @@ import pytest
 
 from indexing.clueweb import ClueWebSource, warc_record, write_warc
 from indexing.passages import PassageSource
-from retrieval.comparative import (
+from retrieval.tasks.task2.comparative import (
     Comparison,
     ObjectMatcher,
     comparative_query,
@@ -20,8 +20,8 @@ from retrieval.comparative import (
     rerank,
     text_features,
 )
-from retrieval.stance import label_stance
-from retrieval.topics import Topic
+from retrieval.tasks.task2.stance import label_stance
+from retrieval.formats.topics import Topic
 from shared import has_shared, require_shared
 from touche.errors import ConfigError, InputError
 from touche.specs.task2 import ComparativeQuerySpec, FeatureWeights, RerankSpec, StanceSpec
@@ -263,7 +263,7 @@ def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
     ("task2-stance", "stance", {"FIRST", "SECOND", "NEUTRAL", "NO"}),
 ])
 def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, index_root, task, fmt, labels, capsys):
-    from retrieval.runfile import RunFormat, read_run, validate_run
+    from retrieval.formats.runfile import RunFormat, read_run, validate_run
     from retrieval.suite import run_suite
 
     out = tmp_path / "out"
@@ -282,8 +282,8 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
 
 
 def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
-    from retrieval.comparative import session_queries
-    from retrieval.pipeline import Session
+    from retrieval.tasks.task2.comparative import session_queries
+    from retrieval.session import Session
     from touche.config import load_variant
 
     demo = REPO / "demo" / "task2"
@@ -296,7 +296,7 @@ def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
 # ----------------------------------------------------------------- the real data, when present
 @pytest.mark.skipif(not has_shared(), reason="real Touché data not found (set TOUCHE_SHARED)")
 def test_titles_give_the_2022_objects_of_the_same_questions():
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
 
     shared = require_shared()
     gold = {t.title.lower(): tuple(o.lower() for o in t.objects) for t in read_topics(shared / "topics" / "task2-2022.xml")}

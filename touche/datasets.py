@@ -459,7 +459,7 @@ def resolve_input(value: str | Path) -> tuple[Path, Path, dict[str, Path]]:
     (corpus files + topics.xml) → (directory, its topics.xml, {})."""
     ref = parse_ref(value)
     if ref is None:
-        from retrieval.pipeline import check_input_dir
+        from retrieval.session import check_input_dir
         corpus, topics = check_input_dir(Path(value))
         return corpus, topics, {}
     notes: list[str] = []

@@ -3,7 +3,7 @@
     python demo/pairs/make_pairs_demo.py        # from the repository root, inside the venv
 
 Reads ``demo/args.me/args-demo.json`` (written for this project, see demo/README.md), splits
-it with our offline Punkt model (``stemming/sentence_split.py``) and writes, byte-for-byte
+it with our offline Punkt model (``stemming/sentences.py``) and writes, byte-for-byte
 reproducibly:
 
 * ``args-sentences-demo.csv``: the 2022 CSV (``id, conclusion, premises, context,

@@ -98,7 +98,7 @@ class StanceSpec(Strict):
         "lexicon", description="lexicon: comparative patterns + VADER sentiment near each object; "
                                "none: every passage NO")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
-                                         "about one and is running prose (see retrieval/stance.py)")
+                                         "about one and is running prose (see retrieval/tasks/task2/stance.py)")
     gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
     comparative_weight: float = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
     sentiment_weight: float = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")

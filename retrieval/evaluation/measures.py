@@ -37,7 +37,7 @@ from typing import Literal, Union
 
 import ir_measures
 
-from retrieval.qrels import (
+from retrieval.formats.qrels import (
     STANCE_LABELS,
     ImageQrels,
     Qrels,
@@ -45,7 +45,7 @@ from retrieval.qrels import (
     StanceQrels,
     read_qrels,
 )
-from retrieval.runfile import RunFormat, RunRow, natural_key, read_run
+from retrieval.formats.runfile import RunFormat, RunRow, natural_key, read_run
 from touche.errors import ToucheError
 
 __all__ = [

@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from retrieval.report import describe_overrides, format_value, split_measure
-from retrieval.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records, write_atomic
+from retrieval.experiments.report import describe_overrides, format_value, split_measure
+from retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records, write_atomic
 from touche.config import load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
 

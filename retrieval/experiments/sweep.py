@@ -18,7 +18,7 @@ A sweep file (YAML, strict: unknown keys are errors; paths relative to the sweep
 
 Each point's overrides go through ``touche.config.load_variant(base, overrides)``: any key can
 be swept, and a bad value is the usual ConfigError naming the key. All points are validated
-before anything runs. All points run in ONE ``retrieval.pipeline.Session``: indexes are shared
+before anything runs. All points run in ONE ``retrieval.session.Session``: indexes are shared
 by their hash, so points that change only search-time keys cost no indexing.
 
 Resumability: ``<output>/results.jsonl`` gets one JSON line per finished point (its overrides,
@@ -51,7 +51,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from retrieval.report import (
+from retrieval.experiments.report import (
     Axis,
     PlotPoint,
     describe_overrides,
@@ -282,7 +282,7 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
     qrels_name, _ = split_measure(spec.measure)
     if qrels_name not in named_qrels:
         raise ConfigError(f"measure '{spec.measure}' names qrels '{qrels_name}', which is not given", path=path)
-    from retrieval.qrels import read_qrels
+    from retrieval.formats.qrels import read_qrels
     for q in named_qrels.values():
         read_qrels(q)  # a bad qrels file fails now, not after the first hour of runs
     out = Path(output).resolve() if output else (expand_path(spec.output, here, path) if spec.output
@@ -459,7 +459,7 @@ def _run_points(sweep: Sweep, index_root: Path | None, progress: bool, limit: in
         todo = todo[:limit]
     if not todo:
         return 0
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.datasets import default_index_root
     bar = tqdm(total=len(sweep.points), initial=len(sweep.points) - len(_unfinished(sweep, records)),
                desc=f"sweep {sweep.name} ({sweep.spec.measure})", unit=" point", disable=not progress,
@@ -487,7 +487,7 @@ def _unfinished(sweep: Sweep, records: dict[str, Record]) -> list[int]:
 
 
 def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: str) -> Record:
-    from retrieval.evaluate import evaluate_run
+    from retrieval.evaluation.measures import evaluate_run
 
     started = time.perf_counter()
     result = session.run(loaded)
@@ -514,7 +514,7 @@ def _main_per_topic(sweep: Sweep, run: Path) -> dict[str, dict[str, float]]:
 def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
     """Finished points lacking a measure added since (or a new qrels) are re-scored from their
     run files, which is cheap; retrieval is not repeated."""
-    from retrieval.evaluate import evaluate_run
+    from retrieval.evaluation.measures import evaluate_run
     expected: set[str] | None = None  # the measure names every record should have
     per_topic_possible = False
     for key in sweep.keys:

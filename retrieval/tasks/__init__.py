@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from retrieval.runfile import RunFormat
+from retrieval.formats.runfile import RunFormat
 from touche import registry
 from retrieval.search import Ranking, Searcher
 
 if TYPE_CHECKING:
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.config import LoadedVariant
 
 Rows = dict[str, list[tuple[str, float, str]]]
@@ -43,10 +43,10 @@ TASK1 = TaskHandler(RunFormat.Q0, ("argsme",), q0_rows)
 # task → "module:handler", imported on first use.
 TASKS: dict[str, str] = {
     "task1": "retrieval.tasks:TASK1",
-    "task1-pairs": "retrieval.pairs:HANDLER",
-    "task2": "retrieval.comparative:DOCUMENTS_HANDLER",
-    "task2-stance": "retrieval.comparative:PASSAGES_HANDLER",
-    "image": "retrieval.images:HANDLER",
+    "task1-pairs": "retrieval.tasks.task1_pairs:HANDLER",
+    "task2": "retrieval.tasks.task2.comparative:DOCUMENTS_HANDLER",
+    "task2-stance": "retrieval.tasks.task2.comparative:PASSAGES_HANDLER",
+    "image": "retrieval.tasks.image:HANDLER",
 }
 
 

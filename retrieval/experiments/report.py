@@ -1,7 +1,7 @@
 """Reports people would rather look at than read: per-topic comparisons with significance, plots.
 
 * ``per_topic_scores`` - one run's score per topic for a measure (Touché nDCG@k exactly as
-  ``retrieval.evaluate`` computes it, or any trec_eval-style ``trec.<measure>``).
+  ``retrieval.evaluation.measures`` computes it, or any trec_eval-style ``trec.<measure>``).
 * ``compare_runs`` / ``compare_scores`` - two runs topic by topic: both scores, the difference,
   wins/losses/ties, a paired t-test and a paired randomization test; ``format_comparison``
   prints it as Markdown, ``plot_comparison`` draws the per-topic differences.
@@ -50,9 +50,9 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
     ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
     the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
     """
-    from retrieval.evaluate import touche_ndcg
-    from retrieval.qrels import QrelsKind, read_qrels
-    from retrieval.runfile import read_run
+    from retrieval.evaluation.measures import touche_ndcg
+    from retrieval.formats.qrels import QrelsKind, read_qrels
+    from retrieval.formats.runfile import read_run
 
     qrels = read_qrels(qrels_path)
     if qrels.kind is not QrelsKind.GRADED:
@@ -184,7 +184,7 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
                    name_a: str = "A", name_b: str = "B", resamples: int = DEFAULT_RESAMPLES,
                    seed: int = DEFAULT_SEED) -> Comparison:
     """Compare two {topic: score} maps (B − A) on their common topics."""
-    from retrieval.runfile import natural_key
+    from retrieval.formats.runfile import natural_key
     common = sorted(set(a) & set(b), key=natural_key)
     rows = tuple(TopicRow(t, float(a[t]), float(b[t])) for t in common)
     xs, ys = [r.a for r in rows], [r.b for r in rows]
@@ -254,7 +254,7 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
 
 def _by_gain(rows: Sequence[TopicRow]) -> list[TopicRow]:
     """Biggest gain of B first; equal differences (up to float noise) in topic order."""
-    from retrieval.runfile import natural_key
+    from retrieval.formats.runfile import natural_key
     return sorted(rows, key=lambda r: (-round(r.difference, 9), natural_key(r.topic)))
 
 
@@ -438,7 +438,7 @@ def command(args) -> int:
     text = format_comparison(cmp)
     print(text)
     if args.output:
-        from retrieval.sweep import write_atomic
+        from retrieval.experiments.sweep import write_atomic
         write_atomic(Path(args.output), text + "\n")
         print(f"\nwrote {args.output}")
     if args.plot:

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from indexing.sentences import CONCLUSION, SENTENCE_FIELDS, Sentence, SentencedArgument, parse_sentence_id, text_key
 from retrieval.query import query_text
-from retrieval.runfile import RunFormat
+from retrieval.formats.runfile import RunFormat
 from retrieval.search import Ranking
 from retrieval.tasks import Rows, TaskHandler
 from touche.config import BM25, LMDirichlet, LoadedVariant, Variant
@@ -68,14 +68,14 @@ from touche.errors import ConfigError
 from touche.specs.pairs import PairsSpec, StanceSpec
 
 if TYPE_CHECKING:
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from retrieval.search import Searcher
 
 __all__ = ["HANDLER", "pair_rows", "PairBuilder", "Candidate", "Pair", "TopicPairs", "sentence_variant",
            "argumentativeness", "polarity", "argument_stance", "STANCES"]
 
 STANCES = ("PRO", "CON")
-_STOPLIST = Path(__file__).resolve().parent.parent / "stemming" / "stoplists" / "smart.txt"
+_STOPLIST = Path(__file__).resolve().parents[2] / "stemming" / "stoplists" / "smart.txt"
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CLAUSE_END = re.compile(r"[.;:!?,]")
 

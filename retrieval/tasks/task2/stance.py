@@ -18,7 +18,7 @@ passage without stance is nearly always one that does not compare the objects in
 (of the judged passages labelled NO, 80 % are judged non-relevant). So a passage is NO unless it
 names every object, has a sentence naming an object in comparative language, and a share of its
 words (``gate_min_prose``) lies in well-formed sentences: the re-ranking features of
-retrieval/comparative.py.
+retrieval/tasks/task2/comparative.py.
 
 evidence = comparative_weight × mean pattern vote + sentiment_weight × mean sentiment vote
 (both in [-1, 1]); then |evidence| ≤ margin → NEUTRAL, else the favoured side. Without the gate
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from retrieval.comparative import Comparison, ObjectMatcher, sentences, stem_of, text_features, words
+from retrieval.tasks.task2.comparative import Comparison, ObjectMatcher, sentences, stem_of, text_features, words
 from touche.specs.task2 import StanceSpec
 
 LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")

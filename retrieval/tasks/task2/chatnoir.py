@@ -5,7 +5,7 @@ comparative query; its hits are fetched from ChatNoir's cache and written as a s
 corpus (WARC/1.0, ``WARC-TREC-ID``) that our Lucene analyzers index and our re-rankers re-rank
 like any local corpus:
 
-    python -m retrieval.chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/
+    python -m retrieval.tasks.task2.chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/
     touche run -c configs/task2/3-rerank.yaml -i fetched/ -t topics.xml -o run.txt
 
 The request and response formats are those of the ``chatnoir-api`` package (its pydantic models
@@ -172,7 +172,7 @@ def fetch_corpus(topics, spec: Task2Spec, out_dir: Path, client: ChatNoirClient,
     ``ClueWeb12_chatnoir/topic-<n>.warc.gz`` plus ``chatnoir-ranking.tsv`` (topic, id, rank,
     score). Written in a temporary directory and renamed into place when complete."""
     from indexing.clueweb import write_warc
-    from retrieval.comparative import comparative_query
+    from retrieval.tasks.task2.comparative import comparative_query
 
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-t", "--topics", required=True, help="topics XML")
     parser.add_argument("-o", "--output", required=True, help="new directory for the fetched corpus")
     args = parser.parse_args(argv)
-    from retrieval.topics import read_topics
+    from retrieval.formats.topics import read_topics
     from touche.config import load_variant
 
     try:

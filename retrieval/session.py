@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.builder import IndexInfo, ensure_index
-from retrieval.fusion import reciprocal_rank_fusion
+from retrieval.stages.fusion import reciprocal_rank_fusion
 from retrieval.query import query_text
-from retrieval.rerank import argument_quality
-from retrieval.runfile import write_run
+from retrieval.stages.quality import argument_quality
+from retrieval.formats.runfile import write_run
 from retrieval.search import Ranking, Searcher
 from retrieval.tasks import Rows, handler
-from retrieval.topics import Topic, read_topics
+from retrieval.formats.topics import Topic, read_topics
 from touche import jvm
 from touche.config import ArgumentQualitySpec, FusionSpec, LoadedVariant, load_variant
 from touche.errors import ToucheError

@@ -16,7 +16,7 @@
   shipped ones are set by hand (few, round values) and ``bench/task2_samples.py`` reports what
   they give on the real samples.
 * **Handlers.** ``DOCUMENTS_HANDLER`` (task2: ClueWeb12 documents, Q0 runs) and
-  ``PASSAGES_HANDLER`` (task2-stance: 2022 passages, stance in column 2, see retrieval/stance.py).
+  ``PASSAGES_HANDLER`` (task2-stance: 2022 passages, stance in column 2, see retrieval/tasks/task2/stance.py).
 """
 from __future__ import annotations
 
@@ -28,15 +28,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from retrieval.runfile import RunFormat
+from retrieval.formats.runfile import RunFormat
 from retrieval.search import Ranking
 from retrieval.tasks import Rows, TaskHandler
-from retrieval.topics import Topic
+from retrieval.formats.topics import Topic
 from touche.errors import InputError, ToucheError
 from touche.specs.task2 import ComparativeQuerySpec, ObjectsSpec, RerankSpec, Task2Spec
 
 if TYPE_CHECKING:
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from retrieval.search import Searcher
     from touche.config import LoadedVariant
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n?|\s*[•·|]\s*")
-STOPWORD_FILE = Path(__file__).resolve().parent.parent / "stemming" / "stoplists" / "smart.txt"
+STOPWORD_FILE = Path(__file__).resolve().parents[3] / "stemming" / "stoplists" / "smart.txt"
 
 # Question scaffolding and comparison words: neither objects nor aspect.
 SCAFFOLD = frozenset("""
@@ -576,7 +576,7 @@ def formula_score(features: Mapping[str, float], weights) -> float:
 def reorder(ranking: Ranking, features: Mapping[str, list[tuple[str, dict[str, float]]]], spec: RerankSpec) -> Ranking:
     """The top ``depth`` hits re-scored by the formula over their ``features``; the rest keep
     their order below them."""
-    from retrieval.rerank import place_below
+    from retrieval.stages.quality import place_below
 
     out: Ranking = {}
     for qid, hits in ranking.items():
@@ -620,7 +620,7 @@ def rerank_features(session: "Session", loaded: "LoadedVariant", ranking: Rankin
 def dense_scores(session: "Session", loaded: "LoadedVariant", ranking: Ranking,
                  texts: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """The ``dense`` feature: cosine of each topic's title (and description) with its top hits."""
-    from retrieval import dense
+    from retrieval.encoders import dense
 
     spec = _spec(loaded).rerank
     try:
@@ -640,7 +640,7 @@ def document_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking,
 
 def passage_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: "Searcher") -> Rows:
     """Every retrieved passage labelled FIRST, SECOND, NEUTRAL or NO toward the first object."""
-    from retrieval.stance import label_stance
+    from retrieval.tasks.task2.stance import label_stance
 
     spec = _spec(loaded)
     comps = {t.number: comparison(t, spec.objects) for t in session.topics}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from touche.errors import ToucheError
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def suite_for(args) -> Path:
@@ -84,7 +84,7 @@ def cmd_index(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from retrieval.pipeline import Session
+    from retrieval.session import Session
     from touche.datasets import default_index_root
     from touche.config import load_variant
     loaded = load_variant(args.config, _overrides(args.set, args.skip_bad_records))
@@ -99,7 +99,7 @@ def cmd_run(args) -> int:
     print(f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
           f"in {result.seconds:.1f} s")
     if args.qrels:
-        from retrieval.evaluate import evaluate_run, format_table
+        from retrieval.evaluation.measures import evaluate_run, format_table
         print(format_table({loaded.name: evaluate_run(args.output, _named_qrels(args.qrels))}))
     return 0
 
@@ -122,7 +122,7 @@ def cmd_run_all(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from retrieval.evaluate import evaluate_run, format_table
+    from retrieval.evaluation.measures import evaluate_run, format_table
     runs = [args.run, *(args.also or [])]
     qrels = _named_qrels(args.qrels)
     measures = args.measures.split(",") if args.measures else None
@@ -136,7 +136,7 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from retrieval.runfile import RunFormat, detect_format, validate_run
+    from retrieval.formats.runfile import RunFormat, detect_format, validate_run
     status = 0
     for run in args.runs:
         fmt = RunFormat.parse(args.format) if args.format else detect_format(run)
@@ -152,22 +152,22 @@ def cmd_validate(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from retrieval.sweep import command
+    from retrieval.experiments.sweep import command
     return command(args)
 
 
 def cmd_compare(args) -> int:
-    from retrieval.report import command
+    from retrieval.experiments.report import command
     return command(args)
 
 
 def cmd_choose(args) -> int:
-    from retrieval.choose import command
+    from retrieval.experiments.choose import command
     return command(args)
 
 
 def cmd_contact_sheet(args) -> int:
-    from retrieval.contact_sheet import write_contact_sheet
+    from retrieval.experiments.contact_sheet import write_contact_sheet
     from touche.config import load_variant
     spec = load_variant(args.config).variant.image if args.config else None
     path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,

@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
-from retrieval.runfile import RunFormat
+from retrieval.formats.runfile import RunFormat
 from retrieval.search import Ranking, Searcher
 from retrieval.tasks import Rows, TaskHandler
 from touche.errors import ToucheError
 from touche.specs.image import ArgumentSpec, ImageSpec, StanceSpec
 
 if TYPE_CHECKING:
-    from retrieval.pipeline import Session
-    from retrieval.topics import Topic
+    from retrieval.session import Session
+    from retrieval.formats.topics import Topic
     from touche.config import LoadedVariant
 
 __all__ = ["HANDLER", "ImageFeatures", "Candidate", "Choice", "hamming", "collapse_duplicates", "argumentativeness",

@@ -3,7 +3,7 @@ with their scores and the text that earned them.
 
 A run of images is judged by looking at it. The sheet shows, for every topic of the run, a PRO
 row and a CON row; each card has the thumbnail, rank and score, the stance and
-argumentativeness the formulas of ``retrieval/images.py`` give the image (with the spec given,
+argumentativeness the formulas of ``retrieval/tasks/image.py`` give the image (with the spec given,
 default ``ImageSpec()``), and its texts — alt text, text inside the image (OCR, from the cache:
 the sheet never runs OCR), text near it in the page, crawl queries — with the topic's terms
 and the pro/con cue words marked.
@@ -11,7 +11,7 @@ and the pro/con cue words marked.
 The file is self-contained (thumbnails are inlined as JPEG data URIs), so it can be copied
 off a TIRA output directory and opened anywhere. It is written atomically.
 
-``python -m retrieval.contact_sheet RUN COLLECTION OUT.html [--topics topics.xml]``
+``python -m retrieval.experiments.contact_sheet RUN COLLECTION OUT.html [--topics topics.xml]``
 """
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from pathlib import Path
 
 from indexing import ocr
 from indexing.images import collection_root, image_dir, image_fields, read_image
-from retrieval.images import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
-from retrieval.runfile import RunFormat, RunRow, natural_key, read_run
-from retrieval.topics import Topic, read_topics
+from retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
+from retrieval.formats.runfile import RunFormat, RunRow, natural_key, read_run
+from retrieval.formats.topics import Topic, read_topics
 from touche.errors import InputError, ToucheError
 from touche.specs.image import ImageSpec
 
@@ -138,7 +138,7 @@ class _Images:
 
 def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: Topic | None, spec: ImageSpec,
           tiered: bool) -> str:
-    # Our runs' scores carry the selection tier (retrieval/images.py: 2 + s preferred side,
+    # Our runs' scores carry the selection tier (retrieval/tasks/image.py: 2 + s preferred side,
     # 1 + s filled from the hits, s filled from the collection); other runs' scores do not.
     tier = min(2, int(row.score)) if tiered else 2
     head = (f'<div class="score">#{row.rank} · {html.escape(row.docid)}</div>'
@@ -237,7 +237,7 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m retrieval.contact_sheet", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m retrieval.experiments.contact_sheet", description=__doc__.split("\n\n")[0])
     parser.add_argument("run", help="image run file (topic PRO|CON imageid rank score tag)")
     parser.add_argument("collection", help="the image collection (a directory holding images/ or I??/ folders)")
     parser.add_argument("out", help="HTML file to write")

@@ -1,0 +1,96 @@
+"""The one way this toolkit writes an output file or folder: write beside it, then rename.
+
+A reader (TIRA, a sweep resuming, a second process) sees the old file or the new one, never
+half of one. Temporary names share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run
+can recognise and remove the leftovers of a killed one (``stale_temporaries``). Files get the
+permissions ``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run
+written inside a Docker container must stay readable to the host's user.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import IO, Iterator
+
+TEMP_SUFFIX = ".tmp"
+
+
+def temporary_name(path: Path) -> Path:
+    """A unique hidden sibling of ``path`` in our naming pattern."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
+
+
+def is_temporary_of(candidate: Path, path: Path) -> bool:
+    """Whether ``candidate`` is one of our temporaries for ``path``."""
+    name = candidate.name
+    return name.startswith(f".{path.name}.") and name.endswith(TEMP_SUFFIX)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8",
+                newline: str | None = "\n", fsync: bool = False) -> Iterator[IO]:
+    """``with atomic_open(p) as f: f.write(...)``: ``p`` appears complete when the block ends
+    without an exception; on any exception (KeyboardInterrupt included) nothing is left behind."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes files: mode 'w' or 'wb', not {mode!r}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = temporary_name(path)
+    # os.open with 0o666 lets the umask decide the final permissions, as open() does.
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        if mode == "wb":
+            handle = os.fdopen(descriptor, "wb")
+        else:
+            handle = os.fdopen(descriptor, "w", encoding=encoding, newline=newline)
+        with handle:
+            yield handle
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8", newline: str | None = "\n") -> Path:
+    with atomic_open(path, "w", encoding=encoding, newline=newline) as handle:
+        handle.write(text)
+    return Path(path)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    with atomic_open(path, "wb") as handle:
+        handle.write(data)
+    return Path(path)
+
+
+def copy_file(source: str | os.PathLike, target: str | os.PathLike) -> Path:
+    """Copy ``source`` to ``target`` atomically (run.txt from the primary's run file)."""
+    with atomic_open(target, "wb") as out, open(source, "rb") as src:
+        shutil.copyfileobj(src, out)
+    return Path(target)
+
+
+@contextlib.contextmanager
+def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
+    """Build a folder under a temporary name and rename it into place when the block succeeds
+    (an index, an extracted corpus). An existing ``target`` is replaced; on failure the partial
+    folder is removed."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = temporary_name(target)
+    temporary.mkdir()
+    try:
+        yield temporary
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(temporary, target)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
