@@ -19,8 +19,7 @@ RUN apt-get update \
 
 ENV LANG=C.UTF-8 \
     PYTHONUTF8=1 \
-    TOUCHE_VENV=/touche/.venv \
-    TOUCHE_SKIP_CHROMIUM=1
+    TOUCHE_VENV=/touche/.venv
 WORKDIR /touche
 COPY . /touche
 
