@@ -10,12 +10,18 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$ROOT/scripts/ensure_env.sh"
 args=()
+needs_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    printf 'run_all.sh: error: %s needs a value (see ./run_all.sh --help)\n' "$1" >&2
+    exit 2
+  fi
+}
 while [ $# -gt 0 ]; do
   case "$1" in
-    -i|--input) args+=(--input "$2"); shift 2 ;;
-    -o|--output) args+=(--output "$2"); shift 2 ;;
-    -c|--config) args+=(--config "$2"); shift 2 ;;
-    -s|--suite) args+=(--suite "$2"); shift 2 ;;
+    -i|--input) needs_value "$@"; args+=(--input "$2"); shift 2 ;;
+    -o|--output) needs_value "$@"; args+=(--output "$2"); shift 2 ;;
+    -c|--config) needs_value "$@"; args+=(--config "$2"); shift 2 ;;
+    -s|--suite) needs_value "$@"; args+=(--suite "$2"); shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
