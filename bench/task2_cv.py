@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from retrieval.tasks.task2.comparative import _spec, reorder, rerank_features
+    from retrieval.tasks.task2.features import reorder
+    from retrieval.tasks.task2.handlers import rerank_features
     from retrieval.evaluation.measures import touche_ndcg
     from retrieval.session import Session
     from retrieval.formats.qrels import read_graded_qrels
@@ -67,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     session = Session(shared / "corpora" / "task2-2022-passages.sample.jsonl", shared / "topics" / "task2-2022.xml",
                       index_root, progress=False)
     loaded = load_variant(Path(args.variant))
-    spec = _spec(loaded)
+    spec = loaded.variant.task2
     first_stage = load_variant(Path(args.variant), {"task2.rerank.enabled": "false"})
     result = session.run(first_stage)
     head = {qid: hits[: spec.rerank.depth] for qid, hits in result.ranking.items()}
-    features = rerank_features(session, loaded, head, session.searcher(result.index, first_stage))
+    features = rerank_features(session.task_context(loaded), head)
     session.close()
 
     def per_topic(weights: FeatureWeights) -> dict[str, dict[str, float]]:

@@ -27,7 +27,7 @@ CONFIGS = REPO / "configs"
 
 
 def shared_dir(given: str | None) -> Path:
-    from touche.datasets import shared_touche_dir
+    from touche.paths import shared_touche_dir
     return Path(given) if given else shared_touche_dir()
 
 

@@ -15,11 +15,11 @@ single-file corpus), or one at a time on different machines (``shard=k``) into
 """
 from __future__ import annotations
 
+import logging
 import hashlib
 import json
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from itertools import islice
@@ -34,6 +34,8 @@ from stemming import analyzers
 from touche import jvm
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import ToucheError
+
+log = logging.getLogger(__name__)
 
 META_FILE = "touche-index.json"
 BATCH_SIZE = 1000
@@ -207,13 +209,13 @@ def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: in
         jobs = [(shard_variant.model_dump_json(), str(corpus_path), str(target), k, n,
                  str(base_dir) if base_dir else None, heap) for k in missing]
         if progress:
-            print(f"building {len(missing)} of {n} shards, {workers} at a time", file=sys.stderr)
+            log.info("building %d of %d shards, %d at a time", len(missing), n, workers)
         with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
             for meta in pool.imap_unordered(_build_shard_process, jobs):
                 if progress:
                     k, _ = meta["shard"]
-                    print(f"shard {k} of {n}: {meta['stats']['documents']} documents in "
-                          f"{meta['build']['seconds']} s", file=sys.stderr)
+                    log.info("shard %s of %d: %s documents in %s s", k, n, meta["stats"]["documents"],
+                             meta["build"]["seconds"])
     return assemble_shards(variant, target, n, base_dir=base_dir, seconds=time.perf_counter() - started)
 
 
@@ -298,7 +300,7 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         raise
     seconds = time.perf_counter() - started
     if source.report.skipped:
-        print(f"warning: {source.report.summary()}", file=sys.stderr)
+        log.warning("warning: %s", source.report.summary())
     meta = {
         "format": 1,
         "corpus": source.describe(),

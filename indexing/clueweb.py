@@ -19,16 +19,22 @@ the file and the record (``response record #N``, counted from 1 in the file); wi
 """
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import os
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from fastwarc.stream_io import GzipWriter
+from fastwarc.warc import WarcRecord, WarcRecordType
+
 from indexing.argsme import ReadReport, SkippedRecord
 from indexing.corpora import files_fingerprint
 from indexing.files import corpus_files
+from touche.atomic import atomic_open
 from touche.errors import InputError
 
 WARC_SUFFIXES = (".warc.gz", ".warc")
@@ -247,40 +253,30 @@ def _read_star(args: tuple[str, bool]) -> FileResult:
 # --------------------------------------------------------------------------- writing
 def warc_record(trec_id: str, url: str, html: bytes, date: str = "2012-02-10T00:00:00Z") -> bytes:
     """One gzip-compressed WARC/1.0 response record as ClueWeb12 stores pages (HTTP header +
-    HTML), each record its own gzip member so that readers can seek between records."""
-    import gzip
-    import uuid
-
-    http = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
-            + f"Content-Length: {len(html)}\r\n\r\n".encode() + html)
-    headers = ("WARC/1.0\r\n"
-               "WARC-Type: response\r\n"
-               f"WARC-TREC-ID: {trec_id}\r\n"
-               f"WARC-Date: {date}\r\n"
-               f"WARC-Record-ID: <urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, trec_id)}>\r\n"
-               f"WARC-Target-URI: {url}\r\n"
-               "Content-Type: application/http; msgtype=response\r\n"
-               f"Content-Length: {len(http)}\r\n\r\n").encode()
-    return gzip.compress(headers + http + b"\r\n\r\n", mtime=0)
+    HTML), each record its own gzip member so that readers can seek between records. Written
+    by FastWARC (the library that reads them too); WARC/1.0 as in ClueWeb12."""
+    record = WarcRecord()
+    record.init_headers(record_type=WarcRecordType.response,
+                        record_urn=f"uuid:{uuid.uuid5(uuid.NAMESPACE_URL, trec_id)}".encode())
+    record.headers.status_line = "WARC/1.0"
+    record.headers["WARC-TREC-ID"] = trec_id
+    record.headers["WARC-Date"] = date
+    record.headers["WARC-Target-URI"] = url
+    record.headers["Content-Type"] = "application/http; msgtype=response"
+    record.set_bytes_content(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                             + f"Content-Length: {len(html)}\r\n\r\n".encode() + html)
+    buffer = io.BytesIO()
+    member = GzipWriter(buffer)
+    record.write(member)
+    member.close()
+    return buffer.getvalue()
 
 
 def write_warc(path: Path, pages: Iterator[tuple[str, str, bytes]] | list[tuple[str, str, bytes]]) -> int:
-    """Write ``(trec_id, url, html)`` pages as a ``.warc.gz`` file (temp file + rename)."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    """Write ``(trec_id, url, html)`` pages as a ``.warc.gz`` file (atomically)."""
     count = 0
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for trec_id, url, html in pages:
-                out.write(warc_record(trec_id, url, html))
-                count += 1
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a corpus file is as readable as any other
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as out:
+        for trec_id, url, html in pages:
+            out.write(warc_record(trec_id, url, html))
+            count += 1
     return count

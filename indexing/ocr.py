@@ -24,16 +24,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
-import sys
 import threading
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from touche.atomic import write_text
+from touche.paths import default_index_root
+
+log = logging.getLogger(__name__)
 
 __all__ = ["OcrEngine", "OcrStats", "engine", "default_cache_dir", "ocr_texts", "cached_text", "file_digest",
            "parse_tsv", "lines_text", "MIN_CONFIDENCE"]
@@ -125,15 +129,13 @@ def warn_unavailable() -> None:
         _warned.set()
         reason = ("switched off (TOUCHE_OCR=off)" if os.environ.get("TOUCHE_OCR", "").lower() in ("0", "off", "false", "no")
                   else "the 'tesseract' program was not found (Debian: apt-get install tesseract-ocr)")
-        print(f"warning: OCR is unavailable: {reason}; text inside images (ocr_text) stays empty",
-              file=sys.stderr, flush=True)
+        log.warning("warning: OCR is unavailable: %s; text inside images (ocr_text) stays empty", reason)
 
 
 def default_cache_dir() -> Path:
     env = os.environ.get("TOUCHE_OCR_CACHE")
     if env:
         return Path(env)
-    from touche.datasets import default_index_root
     return default_index_root() / "ocr-cache"
 
 
@@ -144,13 +146,6 @@ def file_digest(path: Path) -> str:
 
 def _entry(cache_dir: Path, digest: str, ocr: OcrEngine) -> Path:
     return cache_dir / digest[:2] / f"{digest}-{ocr.key}.json"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def _read_entry(entry: Path) -> Lines | None:
@@ -183,12 +178,12 @@ def _recognise(image: Path, cache_dir: Path, ocr: OcrEngine) -> tuple[Lines, boo
     try:
         lines = ocr.run(image)
     except subprocess.TimeoutExpired:
-        print(f"warning: OCR timed out after {TIMEOUT_SECONDS} s on {image}; its ocr_text is empty", file=sys.stderr)
+        log.warning("warning: OCR timed out after %s s on %s; its ocr_text is empty", TIMEOUT_SECONDS, image)
         return [], False  # not cached: a less loaded machine may manage
     except OSError as exc:
-        print(f"warning: {exc}; its ocr_text is empty", file=sys.stderr)
+        log.warning("warning: %s; its ocr_text is empty", exc)
         lines = []
-    _write_atomic(entry, json.dumps({"engine": ocr.version, "image": image.name, "lines": lines}, ensure_ascii=False))
+    write_text(entry, json.dumps({"engine": ocr.version, "image": image.name, "lines": lines}, ensure_ascii=False))
     return lines, False
 
 

@@ -31,14 +31,15 @@ import json
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
-from indexing.corpora import files_fingerprint, argument_fields
+from indexing.corpora import argument_fields, files_fingerprint
 from indexing.records import Argument, Premise
+from stemming.sentences import default_splitter, model_fingerprint
+from touche.atomic import atomic_open
 from touche.errors import ConfigError, InputError
 
 __all__ = ["Sentence", "SentencedArgument", "SentenceSource", "parse_sentence_id", "text_key",
@@ -139,7 +140,6 @@ class SentencedArgument:
 def split_argument(argument: Argument, splitter=None) -> SentencedArgument:
     """Our own sentence list for a 2020-04-01 argument: ``__CONC__1`` then ``__PREMISE__1..n``."""
     if splitter is None:
-        from stemming.sentences import default_splitter
         splitter = default_splitter()
     sentences: list[Sentence] = []
     conclusion = " ".join(argument.conclusion.split())
@@ -295,26 +295,18 @@ def write_sentence_csv(records: Iterable[SentencedArgument], path: str | os.Path
     sentence list, as the organisers did with very short ones.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(CSV_COLUMNS)
-            for record in records:
-                a = record.argument
-                premises = [{"text": p.text, "stance": p.stance, "annotations": []} for p in a.premises]
-                context = {key: getattr(a, name) for key, name in _CONTEXT_KEYS}
-                sentences = [{"sent_id": s.id, "sent_text": s.text} for s in record.sentences
-                             if not (s.role == CONCLUSION and len(s.text.split()) < omit_conclusions_below)]
-                writer.writerow([a.id, a.conclusion, repr(premises), repr(context), repr(sentences)])
-                count += 1
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for record in records:
+            a = record.argument
+            premises = [{"text": p.text, "stance": p.stance, "annotations": []} for p in a.premises]
+            context = {key: getattr(a, name) for key, name in _CONTEXT_KEYS}
+            sentences = [{"sent_id": s.id, "sent_text": s.text} for s in record.sentences
+                         if not (s.role == CONCLUSION and len(s.text.split()) < omit_conclusions_below)]
+            writer.writerow([a.id, a.conclusion, repr(premises), repr(context), repr(sentences)])
+            count += 1
     return count
 
 
@@ -363,7 +355,6 @@ class SentenceSource:
 
     def fingerprint(self) -> str:
         if self.kind == "json":  # our own splitting: a new Punkt model means new sentences
-            from stemming.sentences import model_fingerprint
             return files_fingerprint(self.files) + model_fingerprint()[:8]
         return files_fingerprint(self.files)
 

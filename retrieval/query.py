@@ -5,9 +5,8 @@ without one (and for shingles, which would otherwise join "should" to the first 
 """
 from __future__ import annotations
 
-import re
-
 from retrieval.formats.topics import Topic
+from stemming.words import has_query_word, query_words
 from touche.config import QuerySpec
 from touche.errors import InputError
 
@@ -20,7 +19,6 @@ ban banned banning bans allow allowed allowing legal legalize legalized legalise
 illegal abolish abolished mandatory compulsory required permitted prohibit prohibited
 forbid forbidden outlaw outlawed good bad better worse beneficial harmful
 """.split())
-_WORD = re.compile(r"\w[\w'-]*")
 
 
 def query_text(topic: Topic, spec: QuerySpec, topics_path: str | None = None) -> str:
@@ -28,9 +26,9 @@ def query_text(topic: Topic, spec: QuerySpec, topics_path: str | None = None) ->
     if spec.drop_question_words or spec.stance_neutral:
         drop = (QUESTION_WORDS if spec.drop_question_words else frozenset()) | (
             STANCE_WORDS if spec.stance_neutral else frozenset())
-        kept = [w for w in _WORD.findall(text) if w.lower() not in drop]
+        kept = [w for w in query_words(text) if w.lower() not in drop]
         text = " ".join(kept)
-    if not _WORD.search(text):
+    if not has_query_word(text):
         raise InputError("the query is empty after processing (title has no words"
                          + (" left after question/stance word removal" if text != topic.title else "") + ")",
                          path=topics_path, where=f"topic {topic.number}")

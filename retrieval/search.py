@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from indexing.builder import index_paths as lucene_dirs
 from stemming import analyzers
 from touche import jvm
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
@@ -21,7 +22,6 @@ class Searcher:
     """A Lucene searcher over one index, or several shards searched as one."""
 
     def __init__(self, index_paths: Path | Sequence[Path], analyzer: AnalyzerSpec, base_dir: Path | None = None):
-        from indexing.builder import index_paths as lucene_dirs
         paths = [index_paths] if isinstance(index_paths, (str, Path)) else list(index_paths)
         for p in paths:
             if not Path(p).is_dir():
@@ -56,9 +56,6 @@ class Searcher:
         if len(records) != len(docids):  # a raw record that is not JSON held the separator
             return dict(zip(docids, self._java.raw(docids)))
         return {d: (r or None) for d, r in zip(docids, records)}
-
-    def num_docs(self) -> int:
-        return int(self._java.numDocs())
 
     def close(self) -> None:
         self._java.close()

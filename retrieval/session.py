@@ -1,7 +1,10 @@
-"""Runs variants: index (shared), retrieve, re-rank, fuse, write a validated run file.
+"""Runs variants: index (shared), retrieve, task re-ranking, stages, rows, a validated run file.
 
-``Session`` keeps what variants of one invocation share: opened searchers per index and the
-rankings of variants already run (a fusion variant reuses them instead of searching again).
+``Session`` keeps what the variants of one invocation share: the inputs, resolved once (topics
+here, each variant's corpus on its first run: a path relative to the variant file, the
+session's corpus, or ``irds:<id>``), the opened searchers per index, and the rankings of
+variants already run (a fusion stage reuses them instead of searching again). Task handlers and
+stages get narrow contexts (``TaskContext``, ``StageContext``), never the session.
 """
 from __future__ import annotations
 
@@ -10,18 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.builder import IndexInfo, ensure_index
-from retrieval.stages.fusion import reciprocal_rank_fusion
-from retrieval.query import query_text
-from retrieval.stages.quality import argument_quality
 from retrieval.formats.runfile import write_run
-from retrieval.search import Ranking, Searcher
-from retrieval.tasks import Rows, handler
 from retrieval.formats.topics import Topic, read_topics
+from retrieval.query import query_text
+from retrieval.search import Ranking, Searcher
+from retrieval.stages import StageContext
+from retrieval.tasks import Rows, TaskContext, handler
 from touche import jvm
-from touche.config import ArgumentQualitySpec, FusionSpec, LoadedVariant, load_variant
+from touche.config import LoadedVariant, Variant, load_variant
 from touche.errors import ToucheError
-from touche.datasets import default_index_root
-
+from touche.inputs import resolve_corpus, resolve_topics
+from touche.paths import default_index_root
 
 
 @dataclass
@@ -36,24 +38,58 @@ class VariantResult:
 
 @dataclass
 class Session:
-    corpus_path: Path
-    topics_path: Path
+    corpus_path: Path | str          # a path, or irds:<id>
+    topics_path: Path | str          # a path, or irds:<id>
     index_root: Path = field(default_factory=default_index_root)
     progress: bool = True
     topics: list[Topic] = field(init=False)
     _searchers: dict[tuple, Searcher] = field(default_factory=dict, init=False)
     _results: dict[tuple, VariantResult] = field(default_factory=dict, init=False)
+    _corpora: dict[tuple, Path] = field(default_factory=dict, init=False)
+    _indexes: dict[tuple, IndexInfo] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
-        from touche.datasets import resolve_topics
-        self.topics_path = resolve_topics(self.topics_path)  # a path, or irds:<id>
+        self.topics_path = resolve_topics(self.topics_path)
         self.topics = read_topics(self.topics_path)
 
-    def searcher(self, index: IndexInfo, loaded: LoadedVariant) -> Searcher:
-        key = (str(index.path), loaded.variant.analyzer.model_dump_json())
+    def corpus(self, loaded: LoadedVariant) -> Path:
+        """The variant's corpus, resolved once: its own ``corpus.path`` (relative to its file) or
+        the session's; either may be ``irds:<id>``."""
+        variant = loaded.variant
+        own = variant.corpus.path
+        key = (str(loaded.path.parent) if own else None, own or str(self.corpus_path), variant.corpus.format)
+        if key not in self._corpora:
+            self._corpora[key] = resolve_corpus(own or self.corpus_path, corpus_format=variant.corpus.format,
+                                                base_dir=loaded.path.parent if own else None, config=loaded.path,
+                                                progress=self.progress)
+        return self._corpora[key]
+
+    def searcher(self, index: IndexInfo, loaded: LoadedVariant, analyzer_of: Variant | None = None) -> Searcher:
+        analyzer = (analyzer_of or loaded.variant).analyzer
+        key = (str(index.path), analyzer.model_dump_json())
         if key not in self._searchers:
-            self._searchers[key] = Searcher(index.path, loaded.variant.analyzer, loaded.path.parent)
+            self._searchers[key] = Searcher(index.path, analyzer, loaded.path.parent)
         return self._searchers[key]
+
+    def task_context(self, loaded: LoadedVariant) -> TaskContext:
+        """The variant's index (built or found) and searcher, in the narrow context its task
+        handler gets."""
+        jvm.start()
+        variant = loaded.variant
+        corpus = self.corpus(loaded)
+        index = ensure_index(variant, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
+        self._indexes[str(loaded.path), repr(loaded.merged)] = index
+        searcher = self.searcher(index, loaded)
+        searcher.set_similarity(variant.retrieval.similarity)
+
+        def open_index(other: Variant) -> Searcher:
+            """Another index of the same corpus (e.g. the pair task's sentence index), shared."""
+            info = ensure_index(other, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
+            return self.searcher(info, loaded, analyzer_of=other)
+
+        return TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=tuple(self.topics),
+                           topics_path=Path(self.topics_path), searcher=searcher, open_index=open_index,
+                           progress=self.progress)
 
     def run(self, loaded: LoadedVariant) -> VariantResult:
         key = (str(loaded.path), repr(loaded.merged))
@@ -66,29 +102,25 @@ class Session:
         if variant.corpus.format not in task.corpus_formats:
             raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
                               f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
-        # corpus.path (relative to the variant) or the session's; either may be irds:<id>
-        from touche.datasets import resolve_corpus
-        corpus = resolve_corpus(variant.corpus.path or self.corpus_path, corpus_format=variant.corpus.format,
-                                base_dir=loaded.path.parent if variant.corpus.path else None, config=loaded.path)
-        index = ensure_index(variant, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
-        searcher = self.searcher(index, loaded)
-        searcher.set_similarity(variant.retrieval.similarity)
+        ctx = self.task_context(loaded)
+        searcher = ctx.searcher
         if task.queries is not None:
-            queries = task.queries(self, loaded)
+            queries = task.queries(ctx)
         else:
             queries = {t.number: query_text(t, variant.query, str(self.topics_path)) for t in self.topics}
         ranking = searcher.search(queries, variant.query.field_weights, variant.retrieval.top_k, variant.retrieval.threads)
         if task.rerank is not None:
-            ranking = task.rerank(self, loaded, ranking, searcher)
-        for stage in variant.rerank:
-            if isinstance(stage, ArgumentQualitySpec):
-                ranking = argument_quality(ranking, stage, searcher.raw)
-            elif isinstance(stage, FusionSpec):
-                others = [self.run(load_variant(loaded.path.parent / other)).ranking for other in stage.variants]
-                ranking = reciprocal_rank_fusion(([ranking] if stage.include_self else []) + others,
-                                                 k=stage.k, depth=variant.retrieval.top_k)
-        rows = task.rows(self, loaded, ranking, searcher)
-        result = VariantResult(loaded, ranking, rows, index, time.perf_counter() - started)
+            ranking = task.rerank(ctx, ranking)
+        if variant.rerank:
+            stage_ctx = StageContext(variant_path=loaded.path, topics={t.number: t for t in self.topics},
+                                     queries=queries, searcher=searcher, top_k=variant.retrieval.top_k,
+                                     run_variant=lambda path: self.run(load_variant(path)).ranking,
+                                     progress=self.progress)
+            for stage in variant.rerank:
+                ranking = stage.apply(ranking, stage_ctx)
+        rows = task.rows(ctx, ranking)
+        result = VariantResult(loaded, ranking, rows, self._indexes[str(loaded.path), repr(loaded.merged)],
+                               time.perf_counter() - started)
         self._results[key] = result
         return result
 
@@ -108,13 +140,3 @@ class Session:
         for searcher in self._searchers.values():
             searcher.close()
         self._searchers.clear()
-
-
-def check_input_dir(input_dir: Path) -> tuple[Path, Path]:
-    """(corpus path, topics file) of a TIRA-style input directory, with a clear error if incomplete."""
-    if not input_dir.is_dir():
-        raise ToucheError("input directory not found", path=input_dir)
-    topics = input_dir / "topics.xml"
-    if not topics.is_file():
-        raise ToucheError("the input directory has no topics.xml (TIRA input: corpus files + topics.xml)", path=input_dir)
-    return input_dir, topics

@@ -6,17 +6,23 @@ the demo data (no ``-i``: the suite's own corpus, topics and qrels).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import shutil
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from retrieval.session import Session
-from touche.datasets import default_index_root
+from retrieval.evaluation.measures import evaluate, format_table
+from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
+from retrieval.session import Session, VariantResult
+from touche.atomic import copy_file, write_text
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
+from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
+from touche.paths import default_index_root
+
+log = logging.getLogger(__name__)
 
 # The suite's table: Touché's nDCG@5 for every qrels file, the trec_eval-style one beside it
 # (unjudged = 0), and how much of the top 5 is judged at all.
@@ -25,19 +31,18 @@ SUITE_MEASURES = ["touche.nDCG@5", "trec.nDCG@5", "trec.Judged@5"]
 
 def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, only_config: Path | None = None,
               index_root: Path | None = None, qrels: dict[str, Path] | None = None,
-              overrides: dict | None = None, progress: bool = True) -> int:
+              overrides: dict | None = None, progress: bool = True) -> "SuiteOutcome":
     suite_file, suite = load_suite(suite_path)
     base = suite_file.parent
     if input_dir is not None:
         # a TIRA input directory, or irds:<id> (corpus, topics and the qrels that can be had)
-        from touche.datasets import resolve_input
-        corpus, topics, dataset_qrels = resolve_input(input_dir)
-        if qrels is None and dataset_qrels:
-            qrels = dataset_qrels
+        inputs = resolve_input(input_dir)
+        corpus, topics = inputs.corpus, inputs.topics
+        if qrels is None and inputs.qrels:
+            qrels = inputs.qrels
     else:
         if not (suite.corpus and suite.topics):
             raise ToucheError("this suite has no default corpus/topics: pass -i INPUT_DIR", path=suite_file)
-        from touche.datasets import resolve_named_qrels, resolve_topics
         corpus, topics = suite.corpus, resolve_topics(suite.topics, base_dir=base)  # paths or irds:<id>
         corpus = corpus if corpus.startswith("irds:") else base / corpus
         if qrels is None:
@@ -70,8 +75,22 @@ def _output_lock(output_dir: Path):
         lock.release()
 
 
+@dataclass
+class SuiteOutcome:
+    results: list[VariantResult]
+    run_txt: Path
+    scores: dict[str, dict[str, float]]  # variant → measure → value (empty without qrels)
+    table: str | None  # the evaluation table (Markdown), when qrels were known
+
+
+def suite_measures(qrels: dict[str, Path]) -> list[str] | None:
+    """The table's measures: graded qrels get the compact set, stance and image qrels their own."""
+    graded = all(detect_qrels_kind(path) is QrelsKind.GRADED for path in qrels.values())
+    return SUITE_MEASURES if graded else None
+
+
 def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels, overrides,
-                  progress) -> int:
+                  progress) -> SuiteOutcome:
     session = Session(corpus, topics, index_root or default_index_root(), progress=progress)
     results = []
     try:
@@ -80,26 +99,20 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
             result = session.run(loaded)
             session.write(result, output_dir / f"{loaded.name}.txt")
             results.append(result)
-            print(f"wrote {result.run_path} ({sum(len(r) for r in result.rows.values())} rows, "
-                  f"{len(result.rows)} topics, {result.seconds:.1f} s)", flush=True)
+            log.info("wrote %s (%d rows, %d topics, %.1f s)", result.run_path,
+                     sum(len(r) for r in result.rows.values()), len(result.rows), result.seconds)
     finally:
         session.close()
     primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
-    _copy_atomic(primary_result.run_path, output_dir / "run.txt")
-    print(f"wrote {output_dir / 'run.txt'} (primary: {primary_result.loaded.name})")
-
+    copy_file(primary_result.run_path, output_dir / "run.txt")
+    log.info("wrote %s (primary: %s)", output_dir / "run.txt", primary_result.loaded.name)
+    text, scores = None, {}
     if qrels:
-        from retrieval.evaluation.measures import evaluate_run, format_table
-        from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
-        # graded qrels get the compact set; stance and image qrels their own measures
-        graded = all(detect_qrels_kind(path) is QrelsKind.GRADED for path in qrels.values())
-        measures = SUITE_MEASURES if graded else None
-        table = {r.loaded.name: evaluate_run(r.run_path, qrels, measures) for r in results}
-        text = format_table(table)
-        print()
-        print(text)
-        (output_dir / "evaluation.md").write_text(text + "\n")
-    return 0
+        measures = suite_measures(qrels)
+        scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
+        text = format_table(scores)
+        write_text(output_dir / "evaluation.md", text + "\n")
+    return SuiteOutcome(results, output_dir / "run.txt", scores, text)
 
 
 def _prepare_output(output_dir: Path) -> None:
@@ -110,27 +123,4 @@ def _prepare_output(output_dir: Path) -> None:
     if not os.access(output_dir, os.W_OK):
         raise ToucheError("the output directory is not writable", path=output_dir)
 
-
-def _copy_atomic(source: Path, target: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    os.close(fd)
-    shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
-
-
-def detect_task(input_dir: Path) -> str:
-    """The task a TIRA input directory is for, from what it holds (checked shallowly: corpora are
-    large). An explicit --task, --suite or -c always wins over this."""
-    def has(*patterns: str) -> bool:
-        return any(next(input_dir.glob(p), None) is not None for p in patterns)
-
-    if has("images/I*", "I??/I*"):
-        return "image"
-    if has("ClueWeb12_*", "*.warc.gz", "*/*.warc.gz", "*/*/*.warc.gz"):
-        return "task2"
-    if has("*.jsonl", "*.jsonl.gz"):
-        return "task2-stance"
-    if has("*.csv"):
-        return "task1-pairs"
-    return "task1"
 

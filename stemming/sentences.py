@@ -1,4 +1,9 @@
-"""Offline sentence splitting with nltk's Punkt, from parameters shipped in this repository.
+"""Sentence splitting, the one module for every task: Punkt for prose, a regular expression for web pages.
+
+``split_sentences`` (arguments, the 2022 sentence corpus, pairs): offline nltk Punkt with
+parameters shipped in this repository. ``web_sentences`` (Task 2's ClueWeb pages and passages):
+a regular expression, because it runs over thousands of web pages per topic, and line breaks
+and bullet separators (menus, lists) are sentence ends on the web anyway.
 
 Why this design (the alternatives were checked):
 
@@ -15,7 +20,7 @@ Why this design (the alternatives were checked):
   and united with a hand-written list of English abbreviations (``ABBREVIATIONS`` below): Punkt
   learns abbreviations only from large corpora, the orthographic context (is "the" usually
   lower-case? then "etc. The" is a sentence break) already from a small one. Regenerate with
-  ``python -m stemming.sentences train demo/args.me -o stemming/punkt/english``; train on a
+  ``python -m indexing.punkt train demo/args.me -o stemming/punkt/english``; train on a
   bigger corpus of your own (the args.me JSON) the same way for better statistics. Nothing is
   downloaded, at install or run time.
 
@@ -25,12 +30,9 @@ sentences (list items, paragraphs), and sentences glued together without a space
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import re
-import sys
-import tempfile
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +40,7 @@ from typing import Iterable, Iterator
 
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer, PunktTrainer
 
+from touche.atomic import write_text
 from touche.errors import InputError
 
 __all__ = ["ABBREVIATIONS", "PUNKT_DIR", "SentenceSplitter", "default_splitter", "split_sentences",
@@ -113,11 +116,7 @@ def save_parameters(params: PunktParameters, directory: str | os.PathLike[str]) 
         "ortho_context.tab": [f"{word}\t{flags}" for word, flags in sorted(params.ortho_context.items()) if flags],
     }
     for name, lines in contents.items():
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these are shipped data files
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write("".join(f"{line}\n" for line in lines))
-        os.replace(tmp, directory / name)
+        write_text(directory / name, "".join(f"{line}\n" for line in lines))
     return directory
 
 
@@ -180,40 +179,15 @@ def split_sentences(text: str) -> list[str]:
     return default_splitter().split(text)
 
 
-# ---------------------------------------------------------------- command line
-def _training_texts(paths: list[Path]) -> Iterator[str]:
-    from indexing.argsme import read_arguments
-
-    for path in paths:
-        if path.is_dir() or path.suffix == ".json":
-            for argument in read_arguments(path, skip_bad_records=True):
-                yield argument.conclusion
-                for premise in argument.premises:
-                    yield premise.text
-        else:
-            yield path.read_text(encoding="utf-8")
+# ---------------------------------------------------------------- web pages
+_WEB_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n?|\s*[•·|]\s*")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Offline sentence splitting (nltk Punkt with shipped parameters)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    train = sub.add_parser("train", help="learn Punkt parameters from args.me JSON or plain-text files")
-    train.add_argument("inputs", nargs="+", type=Path)
-    train.add_argument("-o", "--output", type=Path, default=PUNKT_DIR)
-    split = sub.add_parser("split", help="print the sentences of a text, one per line")
-    split.add_argument("text")
-    args = parser.parse_args(argv)
-    if args.command == "train":
-        params = train_parameters(_training_texts(args.inputs))
-        save_parameters(params, args.output)
-        print(f"wrote {args.output}: {len(params.abbrev_types)} abbreviations, {len(params.collocations)} "
-              f"collocations, {len(params.sent_starters)} sentence starters, {len(params.ortho_context)} "
-              "words with orthographic context")
-    else:
-        for sentence in split_sentences(args.text):
-            print(sentence)
-    return 0
+def web_sentences(text: str) -> list[str]:
+    """Sentences and lines of a web text (see the module docstring for why not Punkt)."""
+    return [s for s in (p.strip() for p in _WEB_SENTENCE_END.split(text)) if len(s) > 1]
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def web_sentence_boundaries(text: str) -> list[int]:
+    """Where ``web_sentences`` cuts ``text`` (character offsets of the separators)."""
+    return [m.start() for m in _WEB_SENTENCE_END.finditer(text)]

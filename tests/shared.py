@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from touche.datasets import shared_touche_dir
+from touche.paths import shared_touche_dir
 
 def shared_dir() -> Path:
     return shared_touche_dir()

@@ -23,6 +23,7 @@ import pytest
 
 from shared import require_shared
 from touche import datasets as ds
+from touche import inputs
 from touche.cli import main
 from touche.errors import InputError
 
@@ -331,11 +332,11 @@ def test_qrels_items_expand(irds):
     for name, f in ds.dataset(T1_2021).qrels.items():
         place(f, DEMO / f"qrels-{name}.txt")
     rel, qual = (str(ds.cached_path(f)) for f in ds.dataset(T1_2021).qrels.values())
-    assert ds.expand_qrels(["irds:" + T1_2021]) == [f"relevance={rel}", f"quality={qual}"]
-    assert ds.expand_qrels(["quality=irds:" + T1_2021, "x=demo/q.txt"]) == [f"quality={qual}", "x=demo/q.txt"]
+    assert inputs.expand_qrels(["irds:" + T1_2021]) == [f"relevance={rel}", f"quality={qual}"]
+    assert inputs.expand_qrels(["quality=irds:" + T1_2021, "x=demo/q.txt"]) == [f"quality={qual}", "x=demo/q.txt"]
     with pytest.raises(InputError, match="has no 'stance' qrels"):
-        ds.expand_qrels(["stance=irds:" + T1_2021])
-    assert ds.resolve_named_qrels({"quality": "irds:" + T1_2021, "own": "q.txt"}, base_dir=Path("/x")) == \
+        inputs.expand_qrels(["stance=irds:" + T1_2021])
+    assert inputs.resolve_named_qrels({"quality": "irds:" + T1_2021, "own": "q.txt"}, base_dir=Path("/x")) == \
         {"quality": Path(qual), "own": Path("/x/q.txt")}
 
 
@@ -410,7 +411,7 @@ def _run_from_id(dataset_id: str, tmp_path: Path, index_root: Path, capsys,
     assert code == 0, captured.err[-3000:]
     assert main(["validate", str(run)]) == 0, capsys.readouterr().out
     capsys.readouterr()
-    return run, captured.out
+    return run, captured.out + captured.err  # notes are logged to stderr
 
 
 def test_task1_run_all_from_an_id_equals_the_local_run(jvm_started, irds, tmp_path, index_root, capsys):
@@ -456,6 +457,22 @@ def test_task1_2022_pairs_from_an_id(jvm_started, irds, tmp_path, index_root, ca
     place(d.qrels["relevance"], DEMO / "pairs" / "qrels-relevance.txt")
     run, out = _run_from_id(T1_2022, tmp_path, index_root, capsys)
     assert "relevance:" in out and "note: coherence qrels" in out  # the demo has no coherence qrels
+    assert len({line.split()[0] for line in run.read_text().splitlines()}) == 6
+
+
+def test_an_irds_corpus_in_the_variant_reaches_the_pair_tasks_sentence_index(jvm_started, irds, tmp_path, index_root,
+                                                                              capsys):
+    """The corpus is resolved once, by the session: the pair task's sentence-level index is built
+    from the same resolved corpus (it once re-resolved corpus.path without irds: and exited 2 with
+    "configs/task1-pairs/irds:…: no such file or directory")."""
+    place(ds.ARGSME_PROCESSED.files[0], DEMO / "pairs" / "args-sentences-demo.csv")
+    run = tmp_path / "run.txt"
+    code = main(["run", "-c", str(REPO / "configs" / "task1-pairs" / "2-krovetz-bm25.yaml"),
+                 "--set", f"corpus.path=irds:{T1_2022}", "-t", str(DEMO / "topics.xml"), "-i", "unused",
+                 "-o", str(run), "--index-root", str(index_root)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-3000:]
+    assert "no such file" not in captured.err
     assert len({line.split()[0] for line in run.read_text().splitlines()}) == 6
 
 

@@ -10,7 +10,6 @@ import pytest
 
 from retrieval.evaluation.measures import (
     evaluate,
-    evaluate_run,
     format_table,
     image_precision,
     stance_f1,
@@ -374,7 +373,7 @@ def test_evaluate_with_several_qrels_prefixes_their_names(files: dict[str, Path]
     assert result["quality:touche.nDCG@3"] == pytest.approx(g(2, 1) / g(2, 0))
     assert result["stance:stance.N"] == 2
     assert result["stance:stance.F1_macro"] == pytest.approx((1.0 + 0.0 + 0.0) / 3)
-    named = evaluate_run(files["run"], {"rel": files["relevance"]}, ["touche.nDCG@1", "trec.P@1"])
+    named = evaluate(files["run"], {"rel": files["relevance"]}, ["touche.nDCG@1", "trec.P@1"])
     assert named == {"rel:touche.nDCG@1": pytest.approx(1.0), "rel:trec.P@1": pytest.approx(1.0)}
 
 

@@ -18,7 +18,7 @@ VARIANTS = ["1-bm25", "2-krovetz-bm25", "3-krovetz-lmdirichlet", "4-krovetz-shin
 def demo_output(jvm_started, tmp_path_factory, index_root):
     from retrieval.suite import run_suite
     out = tmp_path_factory.mktemp("demo-out")
-    assert run_suite(SUITE, None, out, index_root=index_root, progress=False) == 0
+    assert run_suite(SUITE, None, out, index_root=index_root, progress=False).run_txt.is_file()
     return out
 
 
@@ -34,8 +34,8 @@ def test_demo_suite_writes_five_valid_runs_and_a_table(demo_output):
 
 
 def test_demo_variants_rank_differently_and_sensibly(demo_output):
-    from retrieval.evaluation.measures import evaluate_run
-    scores = {name: evaluate_run(demo_output / f"{name}.txt", {"relevance": REPO / "demo" / "qrels-relevance.txt"},
+    from retrieval.evaluation.measures import evaluate
+    scores = {name: evaluate(demo_output / f"{name}.txt", {"relevance": REPO / "demo" / "qrels-relevance.txt"},
                                  ["touche.nDCG@5"])["relevance:touche.nDCG@5"] for name in VARIANTS}
     assert len({round(s, 4) for s in scores.values()}) == 5, scores
     assert all(s > 0.5 for s in scores.values()), scores  # every variant finds relevant arguments
@@ -46,7 +46,7 @@ def test_demo_variants_rank_differently_and_sensibly(demo_output):
 def test_rerun_is_idempotent_and_reuses_indexes(demo_output, tmp_path, index_root):
     from retrieval.suite import run_suite
     before = sorted(p.name for p in index_root.iterdir())
-    assert run_suite(SUITE, None, tmp_path, index_root=index_root, progress=False) == 0
+    assert run_suite(SUITE, None, tmp_path, index_root=index_root, progress=False).run_txt.is_file()
     assert sorted(p.name for p in index_root.iterdir()) == before
     for name in VARIANTS:
         assert (tmp_path / f"{name}.txt").read_bytes() == (demo_output / f"{name}.txt").read_bytes()
@@ -161,7 +161,7 @@ def test_bad_record_stops_indexing_unless_skipping_is_asked_for(jvm_started, tmp
 
 
 def test_the_task_is_detected_from_a_tira_input_directory(tmp_path):
-    from retrieval.suite import detect_task
+    from touche.inputs import detect_task
     layouts = {
         "task1": ["args.json", "topics.xml"],
         "task1-pairs": ["args_processed.csv", "topics.xml"],

@@ -53,7 +53,7 @@ def test_a_tira_run_makes_no_network_call(jvm_started, fixture_corpus, tmp_path,
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    assert run_suite(SUITE, fixture_corpus, tmp_path / "out", index_root=index_root, progress=False) == 0
+    assert run_suite(SUITE, fixture_corpus, tmp_path / "out", index_root=index_root, progress=False).run_txt.is_file()
     assert (tmp_path / "out" / "run.txt").is_file()
 
 

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from retrieval.evaluation.measures import evaluate_run
+from retrieval.evaluation.measures import evaluate
 from retrieval.experiments.report import (
     Axis,
     PlotPoint,
@@ -123,14 +123,14 @@ def test_per_topic_touche_ndcg_drops_topics_without_judged_documents(files: dict
     assert a["1"] == pytest.approx(1.0)  # dx unjudged: dropped and closed up → ideal order
     ideal = 2 + 1 / math.log2(3)
     assert a["2"] == pytest.approx((1 + 2 / math.log2(3)) / ideal)
-    mean = evaluate_run(files["a.txt"], files["qrels.txt"], ["touche.nDCG@5"])["touche.nDCG@5"]
+    mean = evaluate(files["a.txt"], files["qrels.txt"], ["touche.nDCG@5"])["touche.nDCG@5"]
     assert np.mean(list(a.values())) == pytest.approx(mean)
 
 
 def test_per_topic_trec_measure_averages_to_evaluate(files: dict[str, Path]) -> None:
     b = per_topic_scores(files["b.txt"], files["qrels.txt"], "trec.P@2")
     assert b == pytest.approx({"1": 1.0, "2": 1.0, "3": 0.5})
-    mean = evaluate_run(files["b.txt"], files["qrels.txt"], ["trec.P@2"])["trec.P@2"]
+    mean = evaluate(files["b.txt"], files["qrels.txt"], ["trec.P@2"])["trec.P@2"]
     assert np.mean(list(b.values())) == pytest.approx(mean)
 
 

@@ -178,14 +178,14 @@ def test_table_is_sorted_by_the_measure_and_reports_are_written(finished) -> Non
 
 
 def test_each_point_is_a_valid_run_scored_like_a_single_run(finished, tmp_path: Path) -> None:
-    from retrieval.evaluation.measures import evaluate_run
+    from retrieval.evaluation.measures import evaluate
     from retrieval.session import Session
     outcome = finished["outcome"]
     out = finished["root"] / "out"
     for record in outcome.records:
         run = out / record.run
         assert [p for p in validate_run(run, RunFormat.Q0) if p.is_error] == []
-        assert evaluate_run(run, {"relevance": DEMO / "qrels-relevance.txt"}, ["touche.nDCG@5"])[MEASURE] \
+        assert evaluate(run, {"relevance": DEMO / "qrels-relevance.txt"}, ["touche.nDCG@5"])[MEASURE] \
             == pytest.approx(record.measures[MEASURE])
         assert sum(record.per_topic[MEASURE].values()) / len(record.per_topic[MEASURE]) \
             == pytest.approx(record.measures[MEASURE])

@@ -10,16 +10,8 @@ import pytest
 
 from indexing.clueweb import ClueWebSource, warc_record, write_warc
 from indexing.passages import PassageSource
-from retrieval.tasks.task2.comparative import (
-    Comparison,
-    ObjectMatcher,
-    comparative_query,
-    comparison,
-    extract_aspect,
-    extract_objects,
-    rerank,
-    text_features,
-)
+from retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
+from retrieval.tasks.task2.objects import Comparison, comparative_query, comparison, extract_aspect, extract_objects
 from retrieval.tasks.task2.stance import label_stance
 from retrieval.formats.topics import Topic
 from shared import has_shared, require_shared
@@ -27,6 +19,11 @@ from touche.errors import ConfigError, InputError
 from touche.specs.task2 import ComparativeQuerySpec, FeatureWeights, RerankSpec, StanceSpec
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def rerank(ranking, topics, texts, spec, dense=None):
+    """The formula over the features of the top hits, as the Task 2 handler applies it."""
+    return reorder(ranking, hit_features(ranking, topics, texts, spec, dense), spec)
 
 
 # ----------------------------------------------------------------- objects, aspect, query
@@ -208,7 +205,7 @@ def test_clueweb_rejects_files_that_are_not_warc_and_dirs_without_any(tmp_path):
     cut = tmp_path / "cut"
     write_warc(cut / "a.warc.gz", [(f"clueweb12-0000wb-00-0000{i}", "http://x", _page("word " * 2000)) for i in range(3)])
     data = (cut / "a.warc.gz").read_bytes()
-    (cut / "a.warc.gz").write_bytes(data[:-200])
+    (cut / "a.warc.gz").write_bytes(data[:-30])  # inside the last record's compressed body
     with pytest.raises(InputError, match=r"a.warc.gz: truncated: response record #3 \(clueweb12-0000wb-00-00002\)"):
         list(ClueWebSource(cut, workers=1).documents(["contents"]))
     empty = tmp_path / "empty"
@@ -267,7 +264,7 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
     from retrieval.suite import run_suite
 
     out = tmp_path / "out"
-    assert run_suite(REPO / "configs" / task / "suite.yaml", None, out, index_root=index_root, progress=False) == 0
+    assert run_suite(REPO / "configs" / task / "suite.yaml", None, out, index_root=index_root, progress=False).run_txt.is_file()
     runs = sorted(p.name for p in out.glob("*.txt"))
     assert len(runs) == 6 and "run.txt" in runs
     for run in out.glob("*.txt"):
@@ -282,14 +279,14 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
 
 
 def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
-    from retrieval.tasks.task2.comparative import session_queries
+    from retrieval.tasks.task2.handlers import comparative_queries
     from retrieval.session import Session
     from touche.config import load_variant
 
     demo = REPO / "demo" / "task2"
     session = Session(demo / "clueweb12", demo / "topics.xml", index_root, progress=False)
     loaded = load_variant(REPO / "configs" / "task2" / "2-comparative-query.yaml")
-    queries = session_queries(session, loaded)
+    queries = comparative_queries(session.task_context(loaded))
     assert queries["2"].split().count("tea") == 2 and "better" in queries["2"].split()
 
 

@@ -13,7 +13,7 @@ import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator
 
 TEMP_SUFFIX = ".tmp"
 
@@ -31,9 +31,12 @@ def is_temporary_of(candidate: Path, path: Path) -> bool:
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8",
-                newline: str | None = "\n", fsync: bool = False) -> Iterator[IO]:
+                newline: str | None = "\n", fsync: bool = False,
+                check: Callable[[Path], None] | None = None) -> Iterator[IO]:
     """``with atomic_open(p) as f: f.write(...)``: ``p`` appears complete when the block ends
-    without an exception; on any exception (KeyboardInterrupt included) nothing is left behind."""
+    without an exception; on any exception (KeyboardInterrupt included) nothing is left behind.
+    ``check`` gets the written temporary file before it is moved in place (a run file is
+    validated as written); it raises to refuse it."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes files: mode 'w' or 'wb', not {mode!r}")
     path = Path(path)
@@ -51,6 +54,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
             handle.flush()
             if fsync:
                 os.fsync(handle.fileno())
+        if check is not None:
+            check(temporary)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -58,7 +63,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         raise
 
 
-def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8", newline: str | None = "\n") -> Path:
+def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8", newline: str | None = "") -> Path:
+    """``text`` as it is (newlines not translated)."""
     with atomic_open(path, "w", encoding=encoding, newline=newline) as handle:
         handle.write(text)
     return Path(path)

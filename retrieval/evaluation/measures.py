@@ -57,7 +57,7 @@ __all__ = [
     "image_precision",
     "stance_f1",
     "evaluate",
-    "evaluate_run",
+    "evaluate",
     "format_table",
     "DEFAULT_TREC_MEASURES",
 ]
@@ -342,7 +342,6 @@ def evaluate(
     return results
 
 
-evaluate_run = evaluate  # the name the CLI and the suite runner use
 
 
 def format_table(

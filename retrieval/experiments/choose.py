@@ -32,7 +32,8 @@ from typing import Any
 import yaml
 
 from retrieval.experiments.report import describe_overrides, format_value, split_measure
-from retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records, write_atomic
+from retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
+from touche.atomic import write_text
 from touche.config import load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
 
@@ -245,7 +246,7 @@ def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: st
     body = {"extends": os.path.relpath(base, out_dir.resolve()), "tag": tag, "description": description,
             **_merge_into(nest(record.overrides), path_fixes)}
     text = header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
-    write_atomic(target, text)
+    write_text(target, text)
     want = _comparable({**_merge_into(expected.merged, path_fixes), "tag": tag}, target)
     if _comparable(resolve_raw(target), target) != want:
         # Merging cannot remove keys (e.g. a field_weights override with fewer fields than the
@@ -255,7 +256,7 @@ def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: st
                    if k not in ("tag", "description")}}
         text = header + "# complete variant: `extends` merging cannot express this point's overrides\n" \
             + yaml.safe_dump(full, sort_keys=False, allow_unicode=True)
-        write_atomic(target, text)
+        write_text(target, text)
         if _comparable(resolve_raw(target), target) != want:  # pragma: no cover - a bug of ours
             raise ToucheError("the written variant does not reproduce the sweep point", path=target)
     return target
@@ -287,7 +288,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         path = write_choice(choice, number, base, out, tag, header)
         written.append(Choice(choice.record, choice.reason, path, tag))
     _write_suite(results, written, out)
-    write_atomic(out / "choice.md", format_choices(results, written, shown))
+    write_text(out / "choice.md", format_choices(results, written, shown))
     return written
 
 
@@ -306,7 +307,7 @@ def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Pat
              "qrels": {n: rel(q) for n, q in manifest["qrels"].items()}}
     header = (f"# The submissions chosen from sweep {Path(manifest['sweep']).name}; primary = best by "
               f"{manifest['measure']}.\n# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
-    path = write_atomic(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
+    path = write_text(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
     load_suite(path)  # the suite we write must load
     return path
 
@@ -325,15 +326,3 @@ def format_choices(results: SweepResults, choices: list[Choice], measures: list[
 
 
 # --------------------------------------------------------------------------- command line
-def command(args) -> int:
-    """``touche choose``: write the five variant files, suite.yaml and choice.md."""
-    second = None if args.no_second else (args.second or "auto")
-    choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
-                     min_diff=args.min_diff)
-    results = load_results(args.results)
-    main = args.measure or results.manifest["measure"]
-    shown = [m for m in (main, default_second_measure(results, main) if second == "auto" else second) if m]
-    print(format_choices(results, choices, shown))
-    print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
-    print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")
-    return 0

@@ -15,23 +15,21 @@ off a TIRA output directory and opened anywhere. It is written atomically.
 """
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import io
 import os
 import re
-import sys
-import uuid
 from collections import defaultdict
 from pathlib import Path
 
 from indexing import ocr
 from indexing.images import collection_root, image_dir, image_fields, read_image
 from retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
-from retrieval.formats.runfile import RunFormat, RunRow, natural_key, read_run
+from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, natural_key, read_run
 from retrieval.formats.topics import Topic, read_topics
-from touche.errors import InputError, ToucheError
+from touche.errors import InputError
+from touche.atomic import write_text
 from touche.specs.image import ImageSpec
 
 __all__ = ["write_contact_sheet", "render_contact_sheet", "thumbnail_data_uri"]
@@ -177,7 +175,7 @@ def render_contact_sheet(rows: list[RunRow], images: _Images, topics: dict[str, 
         topic = topics.get(qid)
         heading = f"Topic {html.escape(qid)}" + (f": {html.escape(topic.title)}" if topic else "")
         stances = []
-        for stance in ("PRO", "CON"):
+        for stance in ARGUMENT_STANCES:
             ranked = sorted(by_topic[qid].get(stance, []), key=lambda r: (r.rank, -r.score))
             cards = "".join(_card(r, images.get(r.docid), images, topic, spec, tiered) for r in ranked)
             stances.append(f'<div class="stance {stance}"><div class="label">{stance}</div>'
@@ -225,39 +223,4 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
     images = _Images(Path(collection_path))
     text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
                                 spec or ImageSpec(), f"Contact sheet · {run_path.name}")
-    out_html.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out_html.with_name(f".{out_html.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, out_html)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return out_html
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m retrieval.experiments.contact_sheet", description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", help="image run file (topic PRO|CON imageid rank score tag)")
-    parser.add_argument("collection", help="the image collection (a directory holding images/ or I??/ folders)")
-    parser.add_argument("out", help="HTML file to write")
-    parser.add_argument("--topics", help="topics XML (default: <collection>/topics.xml if present)")
-    parser.add_argument("--config", help="variant YAML whose image: settings explain the evidence")
-    parser.add_argument("--topic", action="append", help="show only this topic (repeatable)")
-    args = parser.parse_args(argv)
-    spec = None
-    if args.config:
-        from touche.config import load_variant
-        spec = load_variant(args.config).variant.image
-    try:
-        path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,
-                                   topics=args.topic)
-    except ToucheError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return write_text(out_html, text)

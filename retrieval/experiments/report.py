@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from retrieval.evaluation.measures import touche_ndcg
+from retrieval.formats.qrels import QrelsKind, read_qrels
+from retrieval.formats.runfile import natural_key, read_run
+from touche.atomic import atomic_open
 from touche.errors import ToucheError
 
 # Differences smaller than this are ties: nDCG values of equal rankings can differ in the last
@@ -50,9 +53,6 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
     ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
     the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
     """
-    from retrieval.evaluation.measures import touche_ndcg
-    from retrieval.formats.qrels import QrelsKind, read_qrels
-    from retrieval.formats.runfile import read_run
 
     qrels = read_qrels(qrels_path)
     if qrels.kind is not QrelsKind.GRADED:
@@ -184,7 +184,6 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
                    name_a: str = "A", name_b: str = "B", resamples: int = DEFAULT_RESAMPLES,
                    seed: int = DEFAULT_SEED) -> Comparison:
     """Compare two {topic: score} maps (B − A) on their common topics."""
-    from retrieval.formats.runfile import natural_key
     common = sorted(set(a) & set(b), key=natural_key)
     rows = tuple(TopicRow(t, float(a[t]), float(b[t])) for t in common)
     xs, ys = [r.a for r in rows], [r.b for r in rows]
@@ -254,7 +253,6 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
 
 def _by_gain(rows: Sequence[TopicRow]) -> list[TopicRow]:
     """Biggest gain of B first; equal differences (up to float noise) in topic order."""
-    from retrieval.formats.runfile import natural_key
     return sorted(rows, key=lambda r: (-round(r.difference, 9), natural_key(r.topic)))
 
 
@@ -276,15 +274,10 @@ def _pyplot():
 def save_figure(fig, path: Path) -> Path:
     """Write a PNG atomically (temp file + rename): a reader never sees half an image."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
+        with atomic_open(path, "wb") as handle:
+            fig.savefig(handle, format="png", dpi=110, bbox_inches="tight")
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         _pyplot().close(fig)
     return path
 
@@ -432,15 +425,3 @@ def _panels(plt, axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str
 
 
 # ------------------------------------------------------------------ command line
-def command(args) -> int:
-    """``touche compare``: per-topic comparison of two runs, both tests, optional Markdown/PNG."""
-    cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed)
-    text = format_comparison(cmp)
-    print(text)
-    if args.output:
-        from retrieval.experiments.sweep import write_atomic
-        write_atomic(Path(args.output), text + "\n")
-        print(f"\nwrote {args.output}")
-    if args.plot:
-        print(f"wrote {plot_comparison(cmp, args.plot)}")
-    return 0

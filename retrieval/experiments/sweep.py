@@ -39,11 +39,10 @@ import hashlib
 import io
 import itertools
 import json
+import logging
 import math
 import os
 import re
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from retrieval.evaluation.measures import evaluate
 from retrieval.experiments.report import (
     Axis,
     PlotPoint,
@@ -61,9 +61,15 @@ from retrieval.experiments.report import (
     plot_sweep,
     split_measure,
 )
+from retrieval.formats.qrels import read_qrels
+from retrieval.session import Session
+from touche.atomic import write_text
 from touche.config import LoadedVariant, _describe, load_variant, read_yaml
 from touche.errors import ConfigError, InputError, ToucheError
+from touche.paths import default_index_root
 from touche.specs import Strict
+
+log = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "sweep.json"
@@ -282,7 +288,6 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
     qrels_name, _ = split_measure(spec.measure)
     if qrels_name not in named_qrels:
         raise ConfigError(f"measure '{spec.measure}' names qrels '{qrels_name}', which is not given", path=path)
-    from retrieval.formats.qrels import read_qrels
     for q in named_qrels.values():
         read_qrels(q)  # a bad qrels file fails now, not after the first hour of runs
     out = Path(output).resolve() if output else (expand_path(spec.output, here, path) if spec.output
@@ -340,8 +345,8 @@ def read_records(path: Path) -> dict[str, Record]:
             try:
                 record = Record.from_json(json.loads(line))
             except (json.JSONDecodeError, TypeError, KeyError, ValueError, AttributeError):
-                print(f"warning: {path}, line {number}: not a complete result record (interrupted write?); "
-                      "that point will be run again", file=sys.stderr)
+                log.warning("warning: %s, line %d: not a complete result record (interrupted write?); "
+                            "that point will be run again", path, number)
                 continue
             records[record.key] = record
     return records
@@ -367,18 +372,6 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def write_atomic(path: Path, text: str) -> Path:
-    """Temp file + rename: a reader sees the old or the new file, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
 
 
 # --------------------------------------------------------------------------- running
@@ -419,7 +412,7 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
         raise ToucheError("another sweep is writing to this output directory (lock .sweep.lock held)",
                           path=sweep.output) from None
     try:
-        write_atomic(sweep.output / MANIFEST_FILE, json.dumps(_manifest(sweep), indent=2) + "\n")
+        write_text(sweep.output / MANIFEST_FILE, json.dumps(_manifest(sweep), indent=2) + "\n")
         computed = _run_points(sweep, index_root, progress, limit)
         records = _current_records(sweep)
         return _write_reports(sweep, records, computed)
@@ -443,7 +436,7 @@ def _manifest(sweep: Sweep) -> dict:
     }
 
 
-def _finished(sweep: Sweep, records: dict[str, Record], key: str) -> bool:
+def is_finished(sweep: Sweep, records: dict[str, Record], key: str) -> bool:
     record = records.get(key)
     return record is not None and (sweep.output / record.run).is_file()
 
@@ -454,14 +447,12 @@ def _run_points(sweep: Sweep, index_root: Path | None, progress: bool, limit: in
     results_path = sweep.output / RESULTS_FILE
     records = read_records(results_path)
     _complete_measures(sweep, records)
-    todo = [i for i, key in enumerate(sweep.keys) if not _finished(sweep, records, key)]
+    todo = [i for i, key in enumerate(sweep.keys) if not is_finished(sweep, records, key)]
     if limit is not None:
         todo = todo[:limit]
     if not todo:
         return 0
-    from retrieval.session import Session
-    from touche.datasets import default_index_root
-    bar = tqdm(total=len(sweep.points), initial=len(sweep.points) - len(_unfinished(sweep, records)),
+    bar = tqdm(total=len(sweep.points), initial=len(sweep.points) - len(unfinished(sweep, records)),
                desc=f"sweep {sweep.name} ({sweep.spec.measure})", unit=" point", disable=not progress,
                dynamic_ncols=True)
     session = Session(sweep.corpus, sweep.topics, Path(index_root) if index_root else default_index_root(),
@@ -482,12 +473,11 @@ def _run_points(sweep: Sweep, index_root: Path | None, progress: bool, limit: in
     return len(todo)
 
 
-def _unfinished(sweep: Sweep, records: dict[str, Record]) -> list[int]:
-    return [i for i, key in enumerate(sweep.keys) if not _finished(sweep, records, key)]
+def unfinished(sweep: Sweep, records: dict[str, Record]) -> list[int]:
+    return [i for i, key in enumerate(sweep.keys) if not is_finished(sweep, records, key)]
 
 
 def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: str) -> Record:
-    from retrieval.evaluation.measures import evaluate_run
 
     started = time.perf_counter()
     result = session.run(loaded)
@@ -496,7 +486,7 @@ def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: 
     # The session keeps every result for fusion stages to reuse; a sweep never reuses its own
     # points, and keeping hundreds of rankings in memory is what would stop a long sweep.
     session.forget(result)
-    measures = evaluate_run(sweep.output / run_rel, sweep.qrels, sweep.measures)
+    measures = evaluate(sweep.output / run_rel, sweep.qrels, sweep.measures)
     return Record(key=key, point=point.number, overrides=point.overrides, measures=measures, run=run_rel,
                   seconds=round(time.perf_counter() - started, 3), index=result.index.path.name,
                   per_topic=_main_per_topic(sweep, sweep.output / run_rel))
@@ -514,7 +504,6 @@ def _main_per_topic(sweep: Sweep, run: Path) -> dict[str, dict[str, float]]:
 def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
     """Finished points lacking a measure added since (or a new qrels) are re-scored from their
     run files, which is cheap; retrieval is not repeated."""
-    from retrieval.evaluation.measures import evaluate_run
     expected: set[str] | None = None  # the measure names every record should have
     per_topic_possible = False
     for key in sweep.keys:
@@ -523,11 +512,11 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
             continue
         run = sweep.output / record.run
         if expected is None:
-            expected = set(evaluate_run(run, sweep.qrels, sweep.measures))
+            expected = set(evaluate(run, sweep.qrels, sweep.measures))
             per_topic_possible = bool(_main_per_topic(sweep, run))
         if expected <= set(record.measures) and (sweep.spec.measure in record.per_topic or not per_topic_possible):
             continue
-        record.measures = evaluate_run(run, sweep.qrels, sweep.measures)
+        record.measures = evaluate(run, sweep.qrels, sweep.measures)
         record.per_topic = _main_per_topic(sweep, run)
         append_record(sweep.output / RESULTS_FILE, record)
 
@@ -535,7 +524,7 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
 def _current_records(sweep: Sweep) -> list[Record]:
     """The records of this sweep's points, in point order (finished points only)."""
     records = read_records(sweep.output / RESULTS_FILE)
-    return [records[k] for k in sweep.keys if _finished(sweep, records, k)]
+    return [records[k] for k in sweep.keys if is_finished(sweep, records, k)]
 
 
 # --------------------------------------------------------------------------- reports
@@ -643,7 +632,7 @@ def _base_label(sweep: Sweep) -> str:
 
 def _write_reports(sweep: Sweep, records: list[Record], computed: int) -> SweepOutcome:
     header, rows = table_rows(sweep, records)
-    csv_path = write_atomic(sweep.output / "results.csv", format_csv(header, rows))
+    csv_path = write_text(sweep.output / "results.csv", format_csv(header, rows))
     plot = None
     if records:
         by_key = {r.key: r for r in records}
@@ -651,41 +640,6 @@ def _write_reports(sweep: Sweep, records: list[Record], computed: int) -> SweepO
                   for p, k in zip(sweep.points, sweep.keys) if k in by_key]
         plot = plot_sweep(sweep.axes, points, sweep.spec.measure, sweep.output / "sweep.png",
                           title=f"sweep {sweep.name} ({len(records)} points, base {_base_label(sweep)})")
-    md_path = write_atomic(sweep.output / "results.md", format_markdown(sweep, records, header, rows, plot))
+    md_path = write_text(sweep.output / "results.md", format_markdown(sweep, records, header, rows, plot))
     return SweepOutcome(sweep, records, computed, len(records) - computed, len({r.index for r in records}),
                         csv_path, md_path, plot)
-
-
-# --------------------------------------------------------------------------- command line
-def command(args) -> int:
-    """``touche sweep``: run (or resume) a sweep and print where its reports are."""
-    from touche.cli import _named_qrels
-    if args.dry_run:
-        sweep = load_sweep(args.sweep, corpus=args.input and Path(args.input), topics=args.topics and Path(args.topics),
-                           qrels=_named_qrels(args.qrels) if args.qrels else None,
-                           output=args.output and Path(args.output))
-        records = read_records(sweep.output / RESULTS_FILE)
-        for point, key in zip(sweep.points, sweep.keys):
-            state = "done" if _finished(sweep, records, key) else "todo"
-            print(f"{point.number:4d} {state} {key} {point.describe()}")
-        print(f"{len(sweep.points)} points, {len(_unfinished(sweep, records))} to run; output {sweep.output}")
-        return 0
-    outcome = run_sweep(args.sweep, corpus=args.input and Path(args.input), topics=args.topics and Path(args.topics),
-                        qrels=_named_qrels(args.qrels) if args.qrels else None,
-                        output=args.output and Path(args.output),
-                        index_root=args.index_root and Path(args.index_root), progress=not args.quiet,
-                        limit=args.limit)
-    sweep = outcome.sweep
-    print(f"{len(outcome.records)} of {len(sweep.points)} points finished ({outcome.computed} run now, "
-          f"{outcome.reused} found finished), {outcome.indexes} distinct index(es)")
-    if outcome.records:
-        best = outcome.best()
-        print(f"best {sweep.spec.measure} = {best.measures.get(sweep.spec.measure, math.nan):.4f}: point {best.point} "
-              f"({describe_overrides(best.overrides)})")
-    for path in (outcome.table_md, outcome.table_csv, outcome.plot):
-        if path is not None:
-            print(f"wrote {path}")
-    missing = len(sweep.points) - len(outcome.records)
-    if missing:
-        print(f"{missing} point(s) left: rerun the same command to continue")
-    return 0

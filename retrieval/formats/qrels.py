@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Union
 
+from retrieval.formats.runfile import COMPARATIVE_STANCES
 from touche.errors import InputError
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "read_image_qrels",
 ]
 
-STANCE_LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")
+STANCE_LABELS = COMPARATIVE_STANCES  # stance qrels use the run format's vocabulary
 IMAGE_ASPECTS = ("ONTOPIC", "PRO", "CON")
 
 GradedQrels = dict[str, dict[str, int]]

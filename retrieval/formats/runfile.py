@@ -31,11 +31,9 @@ Validation problems have a severity:
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
-import uuid
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +41,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from touche.atomic import atomic_open
 from touche.errors import InputError
 
 __all__ = [
@@ -119,18 +118,22 @@ class RunFormat(Enum):
         return (qid, column2) if self is RunFormat.IMAGE else (qid,)
 
 
+# The stance vocabularies of the run formats: the one source every task's stance code uses.
+ARGUMENT_STANCES = ("PRO", "CON")                             # Task 1 2022 pairs, images
+COMPARATIVE_STANCES = ("FIRST", "SECOND", "NEUTRAL", "NO")    # Task 2 2022 passages, toward the first object
+
 _SPECS: dict[RunFormat, _FormatSpec] = {
     RunFormat.Q0: _FormatSpec(("Q0",), 1000, 0, "qid Q0 docid rank score tag"),
     RunFormat.PAIRS: _FormatSpec(
-        ("PRO", "CON", "Q0"), 1000, 100, "qid PRO|CON|Q0 sid1,sid2 rank score tag"
+        (*ARGUMENT_STANCES, "Q0"), 1000, 100, "qid PRO|CON|Q0 sid1,sid2 rank score tag"
     ),
     RunFormat.STANCE: _FormatSpec(
-        ("FIRST", "SECOND", "NEUTRAL", "NO", "Q0"),
+        (*COMPARATIVE_STANCES, "Q0"),
         1000,
         0,
         "qid FIRST|SECOND|NEUTRAL|NO|Q0 passageid rank score tag",
     ),
-    RunFormat.IMAGE: _FormatSpec(("PRO", "CON"), 10, 10, "topic PRO|CON imageid rank score tag"),
+    RunFormat.IMAGE: _FormatSpec(ARGUMENT_STANCES, 10, 10, "topic PRO|CON imageid rank score tag"),
 }
 
 
@@ -637,21 +640,15 @@ def write_run(
         raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
     lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path)
 
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        # os.open with 0o666 lets the umask decide the final permissions, as for open().
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            _write_lines(handle, lines)
-            handle.flush()
-            os.fsync(handle.fileno())
-        problems = _validate_lines(_lines(temporary), fmt, topics)
+    problems: list[Problem] = []
+
+    def validated(temporary: Path) -> None:
+        # What was written, read back: the file moved in place is the file that was validated.
+        problems.extend(_validate_lines(_lines(temporary), fmt, topics))
         _raise_on_errors(problems, path)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+
+    with atomic_open(path, "w", fsync=True, check=validated) as handle:
+        _write_lines(handle, lines)
     return [p for p in problems if not p.is_error]
 
 
@@ -682,11 +679,11 @@ def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat
             break
     if not docids:
         raise InputError("cannot detect the run format: no rows", path=str(path))
-    if column2 <= {"PRO", "CON"} and all(IMAGE_ID.fullmatch(d) for d in docids):
+    if column2 <= set(ARGUMENT_STANCES) and all(IMAGE_ID.fullmatch(d) for d in docids):
         return RunFormat.IMAGE
     if any("," in d for d in docids) or any(SENTENCE_ID.fullmatch(d) for d in docids):
         return RunFormat.PAIRS
-    if column2 & {"FIRST", "SECOND", "NEUTRAL", "NO"}:
+    if column2 & set(COMPARATIVE_STANCES):
         return RunFormat.STANCE
     if column2 == {"Q0"}:
         return RunFormat.STANCE if all(PASSAGE_ID.fullmatch(d) for d in docids) else RunFormat.Q0

@@ -1,0 +1,24 @@
+"""Re-ranking stages: the YAML ``rerank:`` list, applied in order after retrieval.
+
+Each stage is ONE class (retrieval/stages/base.py's ``Stage``): its parameters as a strict
+pydantic spec, with ``name: Literal["…"]`` the key a variant writes, and
+``apply(ranking, ctx) -> Ranking``. To add one: a module here with the class, and one line in
+``STAGES`` below. The config loader (touche/config.py) validates ``rerank:`` entries against
+these classes, the config reference lists them, and the session applies them — no other place
+knows a stage by name.
+"""
+from __future__ import annotations
+
+from retrieval.stages.base import Stage, StageContext
+from retrieval.stages.fusion import ReciprocalRankFusion
+from retrieval.stages.quality import ArgumentQuality
+
+STAGES: dict[str, type[Stage]] = {
+    cls.model_fields["name"].default: cls
+    for cls in (
+        ArgumentQuality,
+        ReciprocalRankFusion,
+    )
+}
+
+__all__ = ["STAGES", "Stage", "StageContext"]

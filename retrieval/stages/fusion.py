@@ -1,4 +1,4 @@
-"""Reciprocal-rank fusion (Cormack et al., 2009) of several rankings.
+"""``rrf``: reciprocal-rank fusion (Cormack et al., 2009) of this variant's ranking with others'.
 
 Ours rather than pyserini's ``reciprocal_rank_fusion``: that one works on TrecRun files through
 pandas; here rankings are in memory and ties must break by docid for reproducible runs.
@@ -6,9 +6,12 @@ pandas; here rankings are in memory and ties must break by docid for reproducibl
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from typing import Literal, Sequence
+
+from pydantic import Field
 
 from retrieval.search import Ranking
+from retrieval.stages.base import Stage, StageContext
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int = 1000) -> Ranking:
@@ -21,3 +24,16 @@ def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int 
                 scores[docid] += 1.0 / (k + rank)
         fused[qid] = sorted(scores.items(), key=lambda h: (-h[1], h[0]))[:depth]
     return fused
+
+
+class ReciprocalRankFusion(Stage):
+    """Reciprocal-rank fusion of this variant's ranking with other variants' rankings."""
+
+    name: Literal["rrf"] = "rrf"
+    variants: tuple[str, ...] = Field(..., min_length=1, description="other variant files (relative to this one)")
+    k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
+    include_self: bool = Field(True, description="fuse this variant's own ranking too")
+
+    def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
+        others = [ctx.run_variant(ctx.variant_path.parent / other) for other in self.variants]
+        return reciprocal_rank_fusion(([ranking] if self.include_self else []) + others, k=self.k, depth=ctx.top_k)

@@ -1,27 +1,56 @@
 """What differs between Touché tasks after first-stage retrieval, one handler per task.
 
-A handler turns a variant's ``Ranking`` into run rows ``(docid, score, column2)`` — column2 is
-``Q0`` or a stance — and names the run format its runs are validated against. Task 1 2020/21
-needs nothing more; Task 2 2022 labels stance, Task 1 2022 builds sentence pairs, image
-retrieval picks 10 images per stance. New tasks register here.
+A handler gets a ``TaskContext``, never the session: the validated variant and its file, the
+corpus as the session resolved it (``irds:`` ids included), the topics, the variant's searcher
+and a way to open another index of the same corpus (the sentence-level index of the pair task).
+It turns a ``Ranking`` into run rows ``(docid, score, column2)`` — column2 is ``Q0`` or a stance
+— and names the run format its runs are validated against. It may also formulate the queries
+and re-rank before the variant's generic ``rerank:`` stages.
+
+Task 1 2020/21 needs nothing more (task1.py); Task 2 2022 labels stance (task2/), Task 1 2022
+builds sentence pairs (task1_pairs.py), image retrieval picks 10 images per stance (image.py).
+A new task is a module here with a ``TaskHandler`` and one line in ``TASKS``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, NamedTuple
 
 from retrieval.formats.runfile import RunFormat
-from touche import registry
+from retrieval.formats.topics import Topic
 from retrieval.search import Ranking, Searcher
-
-if TYPE_CHECKING:
-    from retrieval.session import Session
-    from touche.config import LoadedVariant
+from touche import registry
+from touche.config import Variant
 
 Rows = dict[str, list[tuple[str, float, str]]]
-RowMaker = Callable[["Session", "LoadedVariant", Ranking, Searcher], Rows]
-RankingStage = Callable[["Session", "LoadedVariant", Ranking, Searcher], Ranking]
-# Optional task-specific query formulation: (session, loaded) → {topic number: query text}.
-QueryMaker = Callable[["Session", "LoadedVariant"], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """What a task handler may know of the run it takes part in."""
+    variant: Variant
+    variant_path: Path             # the YAML file: errors name it, relative files resolve against its folder
+    corpus: Path                   # resolved once by the session (a path; irds:<id> already fetched)
+    topics: tuple[Topic, ...]
+    topics_path: Path
+    searcher: Searcher             # the variant's first-stage searcher (raw records, explain)
+    open_index: Callable[[Variant], Searcher]  # another index of the same corpus, built on first use, shared
+    progress: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.variant_path.stem
+
+    @property
+    def variant_dir(self) -> Path:
+        return self.variant_path.parent
+
+
+RowMaker = Callable[[TaskContext, Ranking], Rows]
+RankingStage = Callable[[TaskContext, Ranking], Ranking]
+# Optional task-specific query formulation: context → {topic number: query text}.
+QueryMaker = Callable[[TaskContext], dict[str, str]]
 
 
 class TaskHandler(NamedTuple):
@@ -34,18 +63,12 @@ class TaskHandler(NamedTuple):
     rerank: RankingStage | None = None
 
 
-def q0_rows(session, loaded, ranking: Ranking, searcher) -> Rows:
-    return {qid: [(docid, score, "Q0") for docid, score in hits] for qid, hits in ranking.items()}
-
-
-TASK1 = TaskHandler(RunFormat.Q0, ("argsme",), q0_rows)
-
-# task → "module:handler", imported on first use.
+# task → "module:handler", imported on first use (a task's dependencies load only when it runs).
 TASKS: dict[str, str] = {
-    "task1": "retrieval.tasks:TASK1",
+    "task1": "retrieval.tasks.task1:HANDLER",
     "task1-pairs": "retrieval.tasks.task1_pairs:HANDLER",
-    "task2": "retrieval.tasks.task2.comparative:DOCUMENTS_HANDLER",
-    "task2-stance": "retrieval.tasks.task2.comparative:PASSAGES_HANDLER",
+    "task2": "retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
+    "task2-stance": "retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
     "image": "retrieval.tasks.image:HANDLER",
 }
 

@@ -25,25 +25,23 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
-from retrieval.formats.runfile import RunFormat
+from indexing.images import collection_root, image_dirs
+from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
+from retrieval.formats.topics import Topic
 from retrieval.search import Ranking, Searcher
-from retrieval.tasks import Rows, TaskHandler
+from retrieval.tasks import Rows, TaskContext, TaskHandler
+from stemming.sentiment import compound
+from stemming.words import words
 from touche.errors import ToucheError
 from touche.specs.image import ArgumentSpec, ImageSpec, StanceSpec
-
-if TYPE_CHECKING:
-    from retrieval.session import Session
-    from retrieval.formats.topics import Topic
-    from touche.config import LoadedVariant
 
 __all__ = ["HANDLER", "ImageFeatures", "Candidate", "Choice", "hamming", "collapse_duplicates", "argumentativeness",
            "stance_score", "select", "topic_terms", "term_key", "PER_STANCE", "StanceEvidence"]
 
 PER_STANCE = 10
-STANCES = ("PRO", "CON")
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+STANCES = ARGUMENT_STANCES
 _NUMBER = re.compile(r"\d[\d.,]*")
 _SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
 # Words that never make a topic term (the question's scaffolding and function words).
@@ -56,13 +54,6 @@ _MAX_SEGMENTS = 40  # sentences per text scored by VADER: enough for a caption o
 
 
 # ---------------------------------------------------------------------------- sentiment
-@functools.lru_cache(maxsize=1)
-def _vader():
-    # The lexicon ships inside the vaderSentiment package: nothing is downloaded.
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-    return SentimentIntensityAnalyzer()
-
-
 @functools.lru_cache(maxsize=65536)
 def sentiment(text: str) -> float:
     """Mean VADER compound score of the text's sentences (VADER is made for short texts; a long
@@ -70,12 +61,11 @@ def sentiment(text: str) -> float:
     segments = [s for s in _SEGMENT.split(text) if len(s.split()) >= 2][:_MAX_SEGMENTS]
     if not segments:
         return 0.0
-    analyzer = _vader()
-    return sum(analyzer.polarity_scores(s)["compound"] for s in segments) / len(segments)
+    return sum(compound(s) for s in segments) / len(segments)
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    return words(text)
 
 
 def term_key(word: str) -> str:
@@ -315,21 +305,18 @@ class _Scorer:
             self.argument[image_id] = argumentativeness(self.features[image_id], self.spec.argumentative)
         return self.argument[image_id]
 
-    def candidate(self, image_id: str, topic: "Topic", relevance: float, retrieved: bool) -> Candidate:
+    def candidate(self, image_id: str, topic: Topic, relevance: float, retrieved: bool) -> Candidate:
         f = self.features[image_id]
         stance = stance_score(f, topic.title, self.spec.stance).score
         return Candidate(image_id, relevance, self.argumentative(image_id), stance, f.crawl_prior(topic.number),
                          retrieved)
 
 
-def _collection_ids(session: "Session", loaded: "LoadedVariant") -> list[str]:
-    from indexing.images import collection_root, image_dirs
-    variant = loaded.variant
-    corpus = Path(loaded.path.parent, variant.corpus.path) if variant.corpus.path else session.corpus_path
+def _collection_ids(corpus: Path) -> list[str]:
     return [d.name for d in image_dirs(collection_root(corpus))]
 
 
-def topic_rows(topic: "Topic", hits: list[tuple[str, float]], scorer: _Scorer,
+def topic_rows(topic: Topic, hits: list[tuple[str, float]], scorer: _Scorer,
                collection: Callable[[], list[str]]) -> list[tuple[str, float, str]]:
     spec = scorer.spec
     hits = hits[:spec.candidates]
@@ -352,7 +339,7 @@ def topic_rows(topic: "Topic", hits: list[tuple[str, float]], scorer: _Scorer,
     return [(c.id, c.score, c.stance) for c in choices]
 
 
-def _fill(topic: "Topic", candidates: list[Candidate], hits: list[tuple[str, float]], scorer: _Scorer,
+def _fill(topic: Topic, candidates: list[Candidate], hits: list[tuple[str, float]], scorer: _Scorer,
           collection: Callable[[], list[str]]) -> list[Candidate]:
     """Unretrieved images for a topic whose hits are too few (tiny collections only)."""
     spec = scorer.spec
@@ -375,12 +362,12 @@ def _fill(topic: "Topic", candidates: list[Candidate], hits: list[tuple[str, flo
     return [scorer.candidate(i, topic, 0.0, False) for i in rest]
 
 
-def image_rows(session: "Session", loaded: "LoadedVariant", ranking: Ranking, searcher: Searcher) -> Rows:
-    spec = loaded.variant.image or ImageSpec()
-    scorer = _Scorer(spec, searcher)
-    collection = functools.lru_cache(maxsize=1)(lambda: _collection_ids(session, loaded))
+def image_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
+    spec = ctx.variant.image or ImageSpec()
+    scorer = _Scorer(spec, ctx.searcher)
+    collection = functools.lru_cache(maxsize=1)(lambda: _collection_ids(ctx.corpus))
     # Every topic gets its 20 images, also one the first stage found nothing for.
-    return {t.number: topic_rows(t, ranking.get(t.number, []), scorer, collection) for t in session.topics}
+    return {t.number: topic_rows(t, ranking.get(t.number, []), scorer, collection) for t in ctx.topics}
 
 
 HANDLER = TaskHandler(RunFormat.IMAGE, ("images",), image_rows)

@@ -48,60 +48,38 @@ sentence would cost more than the features themselves.
 """
 from __future__ import annotations
 
+import logging
 import math
 import re
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from indexing.sentences import CONCLUSION, SENTENCE_FIELDS, Sentence, SentencedArgument, parse_sentence_id, text_key
 from retrieval.query import query_text
-from retrieval.formats.runfile import RunFormat
+from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
 from retrieval.search import Ranking
-from retrieval.tasks import Rows, TaskHandler
-from touche.config import BM25, LMDirichlet, LoadedVariant, Variant
+from retrieval.tasks import Rows, TaskContext, TaskHandler
+from stemming.stems import s_stem  # plurals only: overlap features need no more, and nltk's Porter was most of the pair-building time
+from stemming.stoplists import shipped
+from stemming.words import words
+from touche.config import BM25, LMDirichlet, Variant
 from touche.errors import ConfigError
 from touche.specs.pairs import PairsSpec, StanceSpec
 
-if TYPE_CHECKING:
-    from retrieval.session import Session
-    from retrieval.search import Searcher
+log = logging.getLogger(__name__)
 
 __all__ = ["HANDLER", "pair_rows", "PairBuilder", "Candidate", "Pair", "TopicPairs", "sentence_variant",
            "argumentativeness", "polarity", "argument_stance", "STANCES"]
 
-STANCES = ("PRO", "CON")
-_STOPLIST = Path(__file__).resolve().parents[2] / "stemming" / "stoplists" / "smart.txt"
-_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+STANCES = ARGUMENT_STANCES
 _CLAUSE_END = re.compile(r"[.;:!?,]")
 
 
 # ---------------------------------------------------------------- text features
-@lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
-    lines = _STOPLIST.read_text(encoding="utf-8").splitlines()
-    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
-
-
-@lru_cache(maxsize=500_000)
-def s_stem(word: str) -> str:
-    """Harman's S-stemmer (1991): folds plurals only. nltk's Porter stemmer cost ~150 µs per
-    unseen word and was most of the pair-building time; overlap features need no more."""
-    if len(word) > 3 and word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if len(word) > 2 and word.endswith("s") and not word.endswith(("us", "ss")):
-        return word[:-1]
-    return word
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("’", "'"))
+    return shipped("smart")
 
 
 def content_terms(tokens: Iterable[str]) -> Counter:
@@ -275,7 +253,6 @@ class Candidate:
     terms: Counter
     negated: bool
     words: int
-    argument_rank: int
     relevance: float = 0.0
     argumentativeness: float = 0.0
     representativeness: float = 0.0
@@ -450,7 +427,7 @@ class PairBuilder:
                         or s.argumentativeness < filters.min_argumentativeness:
                     continue
                 seen_keys.add(s.key)  # a sentence repeated inside one argument counts once
-                candidate = Candidate(s.sentence, s.key, s.terms, s.negated, s.words, rank)
+                candidate = Candidate(s.sentence, s.key, s.terms, s.negated, s.words)
                 candidate.relevance = (spec.relevance.sentence * best_by_key.get(s.key, 0.0)
                                        + spec.relevance.argument * argument_score)
                 candidate.argumentativeness = s.argumentativeness
@@ -609,35 +586,30 @@ class ArgumentStore:
         return {i: self._cache[i] for i in ids if self._cache.get(i) is not None}
 
 
-def search_sentences(session: "Session", loaded: LoadedVariant, queries: Mapping[str, str], spec: PairsSpec) -> Ranking:
+def search_sentences(ctx: TaskContext, queries: Mapping[str, str], spec: PairsSpec) -> Ranking:
     """The topics' hits in the sentence-level index (built on first use, then shared)."""
-    from indexing.builder import ensure_index
-
-    variant = loaded.variant
-    corpus = Path(loaded.path.parent, variant.corpus.path) if variant.corpus.path else session.corpus_path
-    index = ensure_index(sentence_variant(variant), corpus, session.index_root, base_dir=loaded.path.parent,
-                         progress=session.progress)
-    searcher = session.searcher(index, loaded)
+    variant = ctx.variant
+    searcher = ctx.open_index(sentence_variant(variant))
     searcher.set_similarity(_similarity(variant, spec))
     return searcher.search(queries, {"sentence": 1.0}, spec.sentence_retrieval.depth, variant.retrieval.threads)
 
 
-def pair_rows(session: "Session", loaded: LoadedVariant, ranking: Ranking, searcher: "Searcher") -> Rows:
-    variant = loaded.variant
+def pair_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
+    variant = ctx.variant
     if any(f in SENTENCE_FIELDS for f in variant.index.fields):
         raise ConfigError("task1-pairs: index.fields are the argument-level fields (contents, conclusion, premises, "
-                          "title); the sentence index is derived from them", path=loaded.path)
+                          "title); the sentence index is derived from them", path=ctx.variant_path)
     spec = variant.pairs or PairsSpec()
-    topics = {t.number: t for t in session.topics}
-    queries = {qid: query_text(topics[qid], variant.query, str(session.topics_path)) for qid in ranking}
-    sentence_ranking = search_sentences(session, loaded, queries, spec)
+    topics = {t.number: t for t in ctx.topics}
+    queries = {qid: query_text(topics[qid], variant.query, str(ctx.topics_path)) for qid in ranking}
+    sentence_ranking = search_sentences(ctx, queries, spec)
     builder = PairBuilder(spec)
-    store = ArgumentStore(searcher.raw)
+    store = ArgumentStore(ctx.searcher.raw)
     rows: Rows = {}
     for qid, hits in ranking.items():
         result = builder.build(qid, topics[qid].title, hits, sentence_ranking.get(qid, []), store)
         if result.warning:
-            print(f"warning: {loaded.name}: {result.warning}", file=sys.stderr)
+            log.warning("warning: %s: %s", ctx.name, result.warning)
         rows[qid] = [(p.docid, p.score, p.stance) for p in result.pairs]
     return rows
 

@@ -27,6 +27,15 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from retrieval.evaluation.measures import evaluate
+from retrieval.suite import run_suite
+from touche import datasets as ds
+from touche.cli import build_parser
+from touche.config import StageMarker, stage_classes, load_suite, load_variant
+from touche.datasets import DATASETS
+from touche.inputs import resolve_input, resolve_named_qrels
+from touche.paths import shared_touche_dir
+
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "docs" / "config-reference.md"
 
@@ -100,8 +109,11 @@ def _unannotated(annotation: Any) -> tuple[Any, list]:
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    """The section models an annotation holds (directly, optional, a union of them, a list of them)."""
-    annotation, _ = _unannotated(_strip_optional(annotation)[0])
+    """The section models an annotation holds (directly, optional, a union of them, a list of them;
+    the re-ranking stages of the stage registry)."""
+    annotation, meta = _unannotated(_strip_optional(annotation)[0])
+    if any(isinstance(m, StageMarker) for m in meta):
+        return list(stage_classes().values())
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     origin = typing.get_origin(annotation)
@@ -282,7 +294,6 @@ LIVE_KINDS = ("variants", "datasets", "cli")  # "leaderboard" blocks need runs: 
 
 
 def render_variants(suite_path: str) -> str:
-    from touche.config import load_suite, load_variant
     path = REPO / suite_path
     if not path.is_file():
         return f"*({suite_path} is not written yet.)*\n"
@@ -297,7 +308,6 @@ def render_variants(suite_path: str) -> str:
 
 
 def render_datasets(_: str | None = None) -> str:
-    from touche.datasets import DATASETS
     lines = ["| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
              "|---|---|---|---|---|---|"]
     for d in DATASETS.values():
@@ -313,7 +323,6 @@ def render_datasets(_: str | None = None) -> str:
 
 def render_cli(_: str | None = None) -> str:
     import os
-    from touche.cli import build_parser
     width = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal: fix the width for a stable page
     try:
@@ -413,7 +422,6 @@ class Board:
 
 
 def _shared() -> Path:
-    from touche.datasets import shared_touche_dir
     return shared_touche_dir()
 
 
@@ -425,7 +433,6 @@ def _place(dataset_id: str, corpus: Path, topics: Path, qrels: dict[str, Path], 
     """Put files where ir_datasets keeps them (IR_DATASETS_HOME is a temporary folder here), so the
     suite reads them through ``irds:<id>`` exactly as from a real ir_datasets cache."""
     import shutil
-    from touche import datasets as ds
     d = ds.dataset(dataset_id)
     targets = [(d.corpus.files[0], corpus), (d.topics, topics)] + [(d.qrels[n], p) for n, p in qrels.items()]
     for f, source in targets:
@@ -481,7 +488,6 @@ def _passages(_: Path, __: Path):
 
 def _images(work: Path, _: Path):
     import zipfile
-    from touche import datasets as ds
     s = _shared()
     archive = ds.cached_path(ds.IMAGES_2022.files[0])
     if not archive.exists():
@@ -508,9 +514,6 @@ BOARDS = (
 
 def run_board(board: Board, work: Path) -> str:
     """The board's Markdown table (or why it was not run)."""
-    from retrieval.evaluation.measures import evaluate_run
-    from retrieval.suite import run_suite
-    from touche.config import load_suite, load_variant
     suite_path = REPO / "configs" / board.task / "suite.yaml"
     if not suite_path.is_file():
         return f"*(not run yet: configs/{board.task}/suite.yaml is not written; rerun " \
@@ -521,13 +524,12 @@ def run_board(board: Board, work: Path) -> str:
     source, qrels = board.prepare(work, out)
     suite_file, suite = load_suite(suite_path)
     if qrels is None:  # the dataset's or the suite's own qrels
-        from touche.datasets import resolve_input, resolve_named_qrels
-        qrels = resolve_input(source)[2] if source else resolve_named_qrels(suite.qrels, base_dir=suite_file.parent)
+        qrels = resolve_input(source).qrels if source else resolve_named_qrels(suite.qrels, base_dir=suite_file.parent)
     run_suite(suite_path, Path(source) if source else None, out, qrels={}, progress=False)
     rows = []
     for name in suite.variants:
         loaded = load_variant(suite_file.parent / name)
-        scores = evaluate_run(out / f"{loaded.name}.txt", qrels)
+        scores = evaluate(out / f"{loaded.name}.txt", qrels)
         picked = {k: v for k, v in scores.items() if k.split(":", 1)[-1] in BOARD_MEASURES}
         rows.append((loaded.name + (" (primary)" if name == suite.primary else ""), loaded.variant.tag, picked))
     columns = list(dict.fromkeys(k for _, _, picked in rows for k in picked))

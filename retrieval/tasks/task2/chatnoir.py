@@ -5,37 +5,43 @@ comparative query; its hits are fetched from ChatNoir's cache and written as a s
 corpus (WARC/1.0, ``WARC-TREC-ID``) that our Lucene analyzers index and our re-rankers re-rank
 like any local corpus:
 
-    python -m retrieval.tasks.task2.chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/
+    touche chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/
     touche run -c configs/task2/3-rerank.yaml -i fetched/ -t topics.xml -o run.txt
 
 The request and response formats are those of the ``chatnoir-api`` package (its pydantic models
 ``Request`` and ``SearchResponse`` serialise and validate every exchange). Its transport is not
 used: it retries neither timeouts nor dropped connections, has no base URL to point at another
-server, and its back-off turns negative below one second. So the HTTP calls, retries and
-back-off are ours (``ChatNoirClient``); a test server on loopback speaks the same format.
+server, and its back-off turns negative below one second. Retries are urllib3's ``Retry``
+(timeouts, dropped connections, 429 and 5xx, ``Retry-After`` honoured) mounted on a requests
+session, with the back-off of the config; a test server on loopback speaks ChatNoir's format.
 
 The API key comes from ``task2.chatnoir.api_key`` or, preferably, the environment variable named
 by ``task2.chatnoir.api_key_env`` (``CHATNOIR_API_KEY``); it is never written anywhere.
 """
 from __future__ import annotations
 
-import argparse
 import html
 import os
-import shutil
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 from urllib.parse import urljoin
 
 import requests
+from chatnoir_api.model import index_id
+from chatnoir_api.v1.model import Request, SearchResponse
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
+from indexing.clueweb import write_warc
+from retrieval.tasks.task2.objects import comparative_query
+from touche.atomic import atomic_directory, write_text
 from touche.errors import ConfigError, ToucheError
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
+
+RETRIED_STATUS = (429, 500, 502, 503, 504)
 
 
 class ChatNoirError(ToucheError):
@@ -59,60 +65,73 @@ def api_key(spec: ChatNoirSpec) -> str:
     return key.strip()
 
 
+class _Retry(Retry):
+    """urllib3's Retry with the config's back-off (``backoff`` doubled per retry, capped at
+    ``max_backoff``, never shorter than ``Retry-After``) and an injectable sleep (tests)."""
+
+    first_wait: float = 1.0
+    max_wait: float = 60.0
+    sleeper: Callable[[float], None] = staticmethod(time.sleep)
+
+    def new(self, **kw):
+        retry = super().new(**kw)
+        retry.first_wait, retry.max_wait, retry.sleeper = self.first_wait, self.max_wait, self.sleeper
+        return retry
+
+    def sleep(self, response=None) -> None:
+        delay = self.first_wait * (2 ** max(len(self.history) - 1, 0))
+        retry_after = response.headers.get("Retry-After") if response is not None else None
+        if retry_after:
+            delay = max(delay, _retry_after(retry_after))
+        self.sleeper(min(delay, self.max_wait))
+
+
 class ChatNoirClient:
-    """Search and cache requests with retries of timeouts, connection errors, 429 and 5xx."""
+    """Search and cache requests; timeouts, connection errors, 429 and 5xx are retried."""
 
     def __init__(self, spec: ChatNoirSpec, key: str | None = None, *, sleep: Callable[[float], None] = time.sleep,
                  session: requests.Session | None = None):
         self.spec = spec
         self.key = key if key is not None else api_key(spec)
-        self.sleep = sleep
+        retry = _Retry(total=spec.retries, connect=spec.retries, read=spec.retries, status=spec.retries,
+                       other=0, allowed_methods=None, status_forcelist=RETRIED_STATUS, raise_on_status=False,
+                       respect_retry_after_header=False)  # our sleep() honours Retry-After, capped
+        retry.first_wait, retry.max_wait, retry.sleeper = spec.backoff, spec.max_backoff, sleep
         self.http = session or requests.Session()
+        adapter = HTTPAdapter(max_retries=retry)
+        self.http.mount("http://", adapter)
+        self.http.mount("https://", adapter)
         self.requests_sent = 0
 
     # ------------------------------------------------------------------ transport
-    def _wait(self, attempt: int, response: requests.Response | None) -> float:
-        delay = self.spec.backoff * (2 ** attempt)
-        if response is not None and response.headers.get("Retry-After"):
-            delay = max(delay, _retry_after(response.headers["Retry-After"]))
-        return min(delay, self.spec.max_backoff)
-
     def _request(self, method: str, url: str, **kwargs) -> requests.Response:
-        last: str = ""
-        for attempt in range(self.spec.retries + 1):
-            response = None
-            try:
-                self.requests_sent += 1
-                response = self.http.request(method, url, timeout=self.spec.timeout, **kwargs)
-            except requests.Timeout:
-                last = f"no answer within {self.spec.timeout:g} s"
-            except requests.ConnectionError as exc:
-                last = f"connection failed ({type(exc).__name__})"
-            else:
-                if response.status_code == 401:
-                    raise ChatNoirError("ChatNoir rejected the API key (HTTP 401); check "
-                                        f"${self.spec.api_key_env} or task2.chatnoir.api_key", path=url)
-                if response.status_code == 403:
-                    raise ChatNoirError("ChatNoir refused access (HTTP 403: key without rights or address blocked)",
-                                        path=url)
-                if response.status_code == 429:
-                    last = "rate limit reached (HTTP 429)"
-                elif response.status_code >= 500:
-                    last = f"server error (HTTP {response.status_code})"
-                elif not response.ok:
-                    raise ChatNoirError(f"ChatNoir answered HTTP {response.status_code}: {response.text[:300]}",
-                                        path=url)
-                else:
-                    return response
-            if attempt < self.spec.retries:
-                self.sleep(self._wait(attempt, response))
-        raise ChatNoirError(f"{last}; gave up after {self.spec.retries + 1} attempts "
-                            "(raise task2.chatnoir.retries or .timeout, or try later)", path=url)
+        attempts = self.spec.retries + 1
+        try:
+            response = self.http.request(method, url, timeout=self.spec.timeout, **kwargs)
+        except (requests.Timeout, requests.ConnectionError) as exc:
+            self.requests_sent += attempts
+            timed_out = isinstance(exc, requests.Timeout) or "timed out" in str(exc).lower()
+            last = f"no answer within {self.spec.timeout:g} s" if timed_out else f"connection failed ({type(exc).__name__})"
+            raise ChatNoirError(f"{last}; gave up after {attempts} attempts "
+                                "(raise task2.chatnoir.retries or .timeout, or try later)", path=url) from None
+        retries = getattr(response.raw, "retries", None)
+        self.requests_sent += 1 + (len(retries.history) if retries is not None else 0)
+        if response.status_code == 401:
+            raise ChatNoirError("ChatNoir rejected the API key (HTTP 401); check "
+                                f"${self.spec.api_key_env} or task2.chatnoir.api_key", path=url)
+        if response.status_code == 403:
+            raise ChatNoirError("ChatNoir refused access (HTTP 403: key without rights or address blocked)", path=url)
+        if response.status_code in RETRIED_STATUS:
+            last = "rate limit reached (HTTP 429)" if response.status_code == 429 else \
+                f"server error (HTTP {response.status_code})"
+            raise ChatNoirError(f"{last}; gave up after {attempts} attempts "
+                                "(raise task2.chatnoir.retries or .timeout, or try later)", path=url)
+        if not response.ok:
+            raise ChatNoirError(f"ChatNoir answered HTTP {response.status_code}: {response.text[:300]}", path=url)
+        return response
 
     # ------------------------------------------------------------------ API
     def search_page(self, query: str, start: int, size: int):
-        from chatnoir_api.v1.model import Request, SearchResponse
-
         request = Request(apikey=self.key, query=query, index={self.spec.index}, start=start, size=size,
                           explain=False, minimal=False, search_method=self.spec.search_method)
         response = self._request("POST", urljoin(self.spec.base_url, "api/v1/_search"),
@@ -143,8 +162,6 @@ class ChatNoirClient:
 
     def cache(self, hit: ChatNoirHit) -> bytes:
         """The page as ChatNoir's cache holds it (HTML, or plain text wrapped into HTML)."""
-        from chatnoir_api.model import index_id
-
         params = {"uuid": hit.uuid, "index": index_id(self.spec.index), "raw": "true"}
         if self.spec.fetch == "plain":
             params["plain"] = "true"
@@ -171,15 +188,10 @@ def fetch_corpus(topics, spec: Task2Spec, out_dir: Path, client: ChatNoirClient,
     """Search every topic, fetch every hit once, write ``out_dir`` as a ClueWeb12 corpus:
     ``ClueWeb12_chatnoir/topic-<n>.warc.gz`` plus ``chatnoir-ranking.tsv`` (topic, id, rank,
     score). Written in a temporary directory and renamed into place when complete."""
-    from indexing.clueweb import write_warc
-    from retrieval.tasks.task2.comparative import comparative_query
-
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise ToucheError("the output directory exists and is not empty; choose a new one", path=out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.tmp-"))
-    try:
+    with atomic_directory(out_dir) as tmp:
         fetched: set[str] = set()
         ranking_lines = []
         for topic in topics:
@@ -196,38 +208,5 @@ def fetch_corpus(topics, spec: Task2Spec, out_dir: Path, client: ChatNoirClient,
                 write_warc(tmp / "ClueWeb12_chatnoir" / f"topic-{topic.number}.warc.gz", pages)
             if progress:
                 progress(f"topic {topic.number}: {len(hits)} hits, {len(pages)} new pages")
-        (tmp / "chatnoir-ranking.tsv").write_text("".join(ranking_lines), encoding="utf-8")
-        if out_dir.exists():
-            out_dir.rmdir()
-        os.replace(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        write_text(tmp / "chatnoir-ranking.tsv", "".join(ranking_lines))
     return out_dir
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fetch each topic's ChatNoir hits as a ClueWeb12 corpus")
-    parser.add_argument("-c", "--config", required=True, help="Task 2 variant (its task2.chatnoir section, or defaults)")
-    parser.add_argument("-t", "--topics", required=True, help="topics XML")
-    parser.add_argument("-o", "--output", required=True, help="new directory for the fetched corpus")
-    args = parser.parse_args(argv)
-    from retrieval.formats.topics import read_topics
-    from touche.config import load_variant
-
-    try:
-        spec = load_variant(args.config).variant.task2 or Task2Spec()
-        chatnoir = spec.chatnoir or ChatNoirSpec()
-        client = ChatNoirClient(chatnoir)
-        out = fetch_corpus(read_topics(args.topics), spec, Path(args.output), client,
-                           progress=lambda line: print(line, flush=True))
-    except ToucheError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    print(f"wrote {out} ({client.requests_sent} requests); index and re-rank it with: "
-          f"touche run -c {args.config} -i {out} -t {args.topics} -o run.txt")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

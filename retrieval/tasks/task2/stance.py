@@ -18,7 +18,7 @@ passage without stance is nearly always one that does not compare the objects in
 (of the judged passages labelled NO, 80 % are judged non-relevant). So a passage is NO unless it
 names every object, has a sentence naming an object in comparative language, and a share of its
 words (``gate_min_prose``) lies in well-formed sentences: the re-ranking features of
-retrieval/tasks/task2/comparative.py.
+retrieval/tasks/task2/features.py.
 
 evidence = comparative_weight × mean pattern vote + sentiment_weight × mean sentiment vote
 (both in [-1, 1]); then |evidence| ≤ margin → NEUTRAL, else the favoured side. Without the gate
@@ -29,10 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from retrieval.tasks.task2.comparative import Comparison, ObjectMatcher, sentences, stem_of, text_features, words
-from touche.specs.task2 import StanceSpec
-
-LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")
+from retrieval.tasks.task2.features import ObjectMatcher, text_features
+from retrieval.tasks.task2.objects import Comparison
+from stemming.sentences import web_sentences as sentences
+from stemming.sentiment import compound
+from stemming.stems import porter as stem_of
+from stemming.words import technical_words as words
+from touche.specs.task2 import RerankSpec, StanceSpec
 
 # Comparative words in favour of what stands before them ("A is better than B").
 POSITIVE_CUES = frozenset("""
@@ -53,13 +56,6 @@ class StanceEvidence:
     sentiment: float  # mean sentiment vote, in [-1, 1]
     named: tuple[bool, bool]  # first / second object named anywhere
     compared: bool  # some sentence names both objects
-
-
-@lru_cache(maxsize=1)
-def _vader():
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
 
 
 @lru_cache(maxsize=1)
@@ -131,7 +127,7 @@ def evidence(text: str, comp: Comparison) -> StanceEvidence:
         if vote:
             pattern_votes.append(vote)
         elif bool(first) != bool(second):
-            polarity = _vader().polarity_scores(sentence)["compound"]
+            polarity = compound(sentence)
             if abs(polarity) >= 0.3:
                 sentiment_votes.append(polarity if first else -polarity)
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
@@ -140,8 +136,6 @@ def evidence(text: str, comp: Comparison) -> StanceEvidence:
 
 def takes_stance(text: str, comp: Comparison, spec: StanceSpec) -> bool:
     """The gate: every object named, comparative language about one, enough running prose."""
-    from touche.specs.task2 import RerankSpec
-
     features = text_features(text, ObjectMatcher(comp), RerankSpec())
     return (features["objects_all"] > 0 and features["comparative_objects"] > 0
             and features["prose"] >= spec.gate_min_prose)

@@ -1,0 +1,41 @@
+"""What every re-ranking stage is: a strict spec of its YAML parameters with an ``apply``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+from retrieval.formats.topics import Topic
+from retrieval.search import Ranking, Searcher
+from touche.specs import Strict
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage may use besides the ranking it re-ranks."""
+    variant_path: Path                    # relative files (other variants, models) resolve against its folder
+    topics: Mapping[str, Topic]           # by topic number
+    queries: Mapping[str, str]            # the first-stage query text of each topic
+    searcher: Searcher                    # raw records by id (searcher.raw), explain
+    top_k: int                            # the variant's retrieval.top_k
+    run_variant: Callable[[Path], Ranking]  # another variant's final ranking, run once per session
+    progress: bool = True
+
+
+class Stage(Strict):
+    """A re-ranking stage: subclasses declare ``name: Literal["…"]`` and their parameters (each
+    with a description: the config reference is generated from them) and implement ``apply``.
+    A stage returns a ranking in which scores stay consistent with the order."""
+
+    def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
+        raise NotImplementedError
+
+
+def place_below(hits: list[tuple[str, float]], floor: float) -> list[tuple[str, float]]:
+    """Scores for ``hits`` strictly below ``floor`` that keep their relative order: the tail a
+    stage did not re-rank goes after its re-ranked head."""
+    if not hits:
+        return []
+    best = max(s for _, s in hits)
+    scale = best if best > 0 else 1.0
+    return [(d, floor - 1e-6 - (1.0 - s / scale)) for d, s in hits]

@@ -1,0 +1,88 @@
+"""Task 2's handlers: comparative queries, the re-ranking formula, and the run rows.
+
+``DOCUMENTS_HANDLER`` (task2: ClueWeb12 documents, Q0 runs) and ``PASSAGES_HANDLER``
+(task2-stance: 2022 passages, stance in column 2, see stance.py).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from retrieval.encoders import dense
+from retrieval.search import Ranking, Searcher
+from retrieval.tasks import Rows, TaskContext, TaskHandler
+from retrieval.formats.runfile import RunFormat
+from retrieval.tasks.task1 import q0_rows
+from retrieval.tasks.task2.features import hit_features, raw_text, reorder
+from retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
+from retrieval.tasks.task2.stance import label_stance
+from stemming.words import has_technical_word
+from touche.errors import InputError, ToucheError
+from touche.specs.task2 import Task2Spec
+
+
+def _spec(ctx: TaskContext) -> Task2Spec:
+    return ctx.variant.task2 or Task2Spec()
+
+
+def comparative_queries(ctx: TaskContext) -> dict[str, str]:
+    spec = _spec(ctx)
+    out = {}
+    for topic in ctx.topics:
+        text = comparative_query(topic, spec.query, spec.objects)
+        if not has_technical_word(text):
+            raise InputError("the comparative query is empty (the title has no words)", path=str(ctx.topics_path),
+                             where=f"topic {topic.number}")
+        out[topic.number] = text
+    return out
+
+
+def _texts(searcher: Searcher, ranking: Ranking, depth: int) -> dict[str, str]:
+    ids = list(dict.fromkeys(d for hits in ranking.values() for d, _ in hits[:depth]))
+    return {d: raw_text(r) for d, r in searcher.raw(ids).items()}
+
+
+def task_rerank(ctx: TaskContext, ranking: Ranking) -> Ranking:
+    """The comparative re-ranking (the session applies it before any fusion stage)."""
+    spec = _spec(ctx).rerank
+    if not spec.enabled:
+        return ranking
+    return reorder(ranking, rerank_features(ctx, ranking), spec)
+
+
+def rerank_features(ctx: TaskContext, ranking: Ranking) -> dict[str, list[tuple[str, dict[str, float]]]]:
+    """Every formula feature of each topic's top ``depth`` hits; the dense one only when it weighs."""
+    spec = _spec(ctx)
+    comps = {t.number: comparison(t, spec.objects) for t in ctx.topics}
+    texts = _texts(ctx.searcher, ranking, spec.rerank.depth)
+    similarities = dense_scores(ctx, ranking, texts) if spec.rerank.weights.dense else None
+    return hit_features(ranking, comps, texts, spec.rerank, similarities)
+
+
+def dense_scores(ctx: TaskContext, ranking: Ranking, texts: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """The ``dense`` feature: cosine of each topic's title (and description) with its top hits."""
+    spec = _spec(ctx).rerank
+    try:
+        folder = dense.resolve_model(spec.dense.model, ctx.variant_dir)
+    except ToucheError as exc:
+        raise ToucheError(exc.message, path=ctx.variant_path, where="task2.rerank.dense.model") from None
+    enc = dense.encoder(folder, spec.dense.max_tokens)
+    queries = {t.number: t.title if spec.dense.query == "title" else f"{t.title} {t.description or ''}".strip()
+               for t in ctx.topics}
+    head = {qid: [d for d, _ in hits[: spec.depth]] for qid, hits in ranking.items()}
+    return dense.similarities(enc, queries, head, texts, batch_size=spec.dense.batch_size, progress=ctx.progress)
+
+
+def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
+    """Every retrieved passage labelled FIRST, SECOND, NEUTRAL or NO toward the first object."""
+    spec = _spec(ctx)
+    comps = {t.number: comparison(t, spec.objects) for t in ctx.topics}
+    texts = _texts(ctx.searcher, ranking, max((len(h) for h in ranking.values()), default=0))
+    rows: Rows = {}
+    for qid, hits in ranking.items():
+        comp = comps.get(qid, Comparison((), ()))
+        rows[qid] = [(d, s, label_stance(texts.get(d, ""), comp, spec.stance)) for d, s in hits]
+    return rows
+
+
+DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), q0_rows, comparative_queries, task_rerank)
+PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, comparative_queries, task_rerank)

@@ -1,0 +1,29 @@
+"""Pinned regressions (Anserini-style): every suite's demo figures — the statistics of every index
+it builds and every variant's scores — equal its configs/<task>/regression.yaml exactly.
+A change that moves one fails here until the pin is rewritten on purpose with
+``touche regressions --write``."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from retrieval.experiments.regressions import differences, measure, pinned, suites
+
+
+@pytest.mark.parametrize("suite", suites(), ids=lambda s: s.parent.name)
+def test_the_suite_gives_its_pinned_figures(suite, jvm_started, index_root):
+    figures = measure(suite, index_root)
+    assert figures["scores"], "the demo suite evaluated nothing"
+    assert differences(pinned(suite), figures) == []
+
+
+def test_a_moved_figure_is_reported_with_its_place():
+    """The comparison itself: one changed score and one changed statistic are both named."""
+    pins = {"indexes": {"1-bm25": {"documents": 320}}, "scores": {"3-lmd": {"relevance:touche.nDCG@5": 0.8504}}}
+    now = copy.deepcopy(pins)
+    now["scores"]["3-lmd"]["relevance:touche.nDCG@5"] = 0.55
+    now["indexes"]["1-bm25"]["documents"] = 319
+    assert differences(pins, now) == ["indexes.1-bm25.documents: pinned 320 → now 319",
+                                      "scores.3-lmd.relevance:touche.nDCG@5: pinned 0.8504 → now 0.55"]
+    assert differences(None, now) == ["no regression.yaml: run touche regressions --write"]

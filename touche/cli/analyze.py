@@ -1,0 +1,19 @@
+"""``touche analyze``: the tokens a variant's analyzer produces."""
+from __future__ import annotations
+
+from stemming.analyzers import tokens
+from touche.cli.common import add_command, overrides, variant_options
+from touche.config import load_variant
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "analyze", run, "show the tokens a variant's analyzer produces",
+                    'touche analyze -c configs/task1/2-krovetz-bm25.yaml "Should teachers get tenure?"')
+    variant_options(p)
+    p.add_argument("text")
+
+
+def run(args) -> int:
+    loaded = load_variant(args.config, overrides(args.set))
+    print(" ".join(f"[{t}]" for t in tokens(loaded.variant.analyzer, args.text)))
+    return 0

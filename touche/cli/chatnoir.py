@@ -1,0 +1,29 @@
+"""``touche chatnoir``: fetch each topic's ChatNoir hits as a small ClueWeb12 corpus (Task 2's first
+stage over all of ClueWeb12), to index and re-rank like any local corpus."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.formats.topics import read_topics
+from retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
+from touche.cli.common import add_command
+from touche.config import load_variant
+from touche.specs.task2 import ChatNoirSpec, Task2Spec
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "chatnoir", run, "fetch each topic's ChatNoir hits (all of ClueWeb12) as a small ClueWeb12 "
+                    "corpus to index and re-rank", "touche chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/")
+    p.add_argument("-c", "--config", required=True, help="Task 2 variant (its task2.chatnoir section, or defaults)")
+    p.add_argument("-t", "--topics", required=True, help="topics XML")
+    p.add_argument("-o", "--output", required=True, help="new directory for the fetched corpus")
+
+
+def run(args) -> int:
+    spec = load_variant(args.config).variant.task2 or Task2Spec()
+    client = ChatNoirClient(spec.chatnoir or ChatNoirSpec())
+    out = fetch_corpus(read_topics(args.topics), spec, Path(args.output), client,
+                       progress=lambda line: print(line, flush=True))
+    print(f"wrote {out} ({client.requests_sent} requests); index and re-rank it with: "
+          f"touche run -c {args.config} -i {out} -t {args.topics} -o run.txt")
+    return 0

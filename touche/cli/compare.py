@@ -1,0 +1,33 @@
+"""``touche compare``: two runs topic by topic, with a paired t-test and a randomization test."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
+from touche.atomic import write_text
+from touche.cli.common import add_command
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "compare", run, "compare two runs topic by topic: wins/losses, paired t-test, randomization test",
+                    "touche compare out/1-bm25.txt out/3-krovetz-lmdirichlet.txt demo/qrels-relevance.txt --plot cmp.png")
+    p.add_argument("run_a", help="run A (the baseline)")
+    p.add_argument("run_b", help="run B (compared with A: differences are B - A)")
+    p.add_argument("qrels", help="graded qrels file (relevance or quality)")
+    p.add_argument("--measure", default="touche.nDCG@5", help="touche.nDCG@k, touche2021.nDCG@k or trec.<measure>")
+    p.add_argument("-o", "--output", help="also write the Markdown report here")
+    p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences")
+    p.add_argument("--resamples", type=int, default=10000, help="randomization test resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=20220401, help="randomization test seed (fixed: same p every time)")
+
+
+def run(args) -> int:
+    cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed)
+    text = format_comparison(cmp)
+    print(text)
+    if args.output:
+        write_text(Path(args.output), text + "\n")
+        print(f"\nwrote {args.output}")
+    if args.plot:
+        print(f"wrote {plot_comparison(cmp, args.plot)}")
+    return 0

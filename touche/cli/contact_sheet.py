@@ -1,0 +1,26 @@
+"""``touche contact-sheet``: an image run as an HTML page of thumbnails with the text that earned them."""
+from __future__ import annotations
+
+from retrieval.experiments.contact_sheet import write_contact_sheet
+from touche.cli.common import add_command
+from touche.config import load_variant
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "contact-sheet", run, "an HTML page of an image run: per topic and stance the 10 images, "
+                    "their scores and the text that earned them",
+                    "touche contact-sheet out/run.txt demo/images out/run.html --topics demo/images/topics.xml")
+    p.add_argument("run", help="image run file (topic PRO|CON imageid rank score tag)")
+    p.add_argument("collection", help="the image collection (a directory holding images/ or I??/ folders)")
+    p.add_argument("out", help="HTML file to write")
+    p.add_argument("--topics", help="topics XML (default: <collection>/topics.xml if present)")
+    p.add_argument("-c", "--config", help="variant YAML whose image: settings explain the evidence")
+    p.add_argument("--topic", action="append", help="show only this topic (repeatable)")
+
+
+def run(args) -> int:
+    spec = load_variant(args.config).variant.image if args.config else None
+    path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,
+                               topics=args.topic)
+    print(f"wrote {path}")
+    return 0

@@ -1,0 +1,26 @@
+"""``touche evaluate``: Touché's nDCG@5 (unjudged dropped) and trec_eval-style measures."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.evaluation.measures import evaluate, format_table
+from touche.cli.common import add_command
+from touche.inputs import parse_named_qrels
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "evaluate", run, "score a run as Touché does (nDCG@5, unjudged dropped) and trec_eval-style",
+                    "touche evaluate out/run.txt relevance=demo/qrels-relevance.txt quality=demo/qrels-quality.txt")
+    p.add_argument("run", help="run file")
+    p.add_argument("qrels", nargs="+", metavar="[NAME=]QRELS", help="qrels files (relevance, quality, stance, image)")
+    p.add_argument("--also", action="append", metavar="RUN", help="more runs to compare in the same table")
+    p.add_argument("--measures", help="comma-separated, e.g. touche.nDCG@5,trec.P@10 (default: all that apply)")
+    p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
+
+
+def run(args) -> int:
+    runs = [args.run, *(args.also or [])]
+    qrels = parse_named_qrels(args.qrels)
+    measures = args.measures.split(",") if args.measures else None
+    print(format_table({Path(r).name: evaluate(r, qrels, measures, depth=args.depth) for r in runs}))
+    return 0

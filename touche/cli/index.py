@@ -1,0 +1,46 @@
+"""``touche index``: build (or reuse) the index a variant needs and print its statistics."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexing.builder import ensure_index
+from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.config import load_variant
+from touche.datasets import check_corpus_format
+from touche.errors import ToucheError
+from touche.paths import default_index_root
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "index", run, "build (or reuse) the index a variant needs",
+                    "touche index -c configs/task1/1-bm25.yaml -i demo/args.me")
+    variant_options(p)
+    p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
+    dataset_option(p)
+    p.add_argument("--index-root", help="where indexes are kept (default: $TOUCHE_INDEX_ROOT or ./indexes)")
+    p.add_argument("--shards", type=int, metavar="N",
+                   help="build the index as N shards in parallel processes, searched as one (docs/performance.md)")
+    p.add_argument("--shard", type=int, metavar="K",
+                   help="with --shards N: build only shard K (0-based), e.g. one per machine; a later "
+                        "'touche index --shards N' assembles the N shards")
+
+
+def run(args) -> int:
+    loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
+    if not args.input:
+        raise ToucheError("no corpus: pass -i CORPUS or --dataset ID")
+    check_corpus_format(Path(args.input), loaded.variant.corpus.format, config=loaded.path)
+    info = ensure_index(loaded.variant, args.input, args.index_root or default_index_root(),
+                        base_dir=loaded.path.parent, shards=args.shards, shard=args.shard)
+    stats = info.meta["stats"]
+    if args.shard is not None:  # one shard of several (docs/performance.md)
+        print(f"shard {args.shard} of {args.shards}: {info.path}")
+    elif info.meta.get("shards"):
+        print(f"shards: {len(info.meta['shards'])} (searched as one)")
+    print(f"index: {info.path}")
+    print(f"documents: {stats['documents']}")
+    for field, s in stats["fields"].items():
+        print(f"  {field}: {s['unique_terms']} unique terms, {s['total_terms']} tokens")
+    build = info.meta["build"]
+    print(f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records: {build['skipped_records']}")
+    return 0

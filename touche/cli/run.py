@@ -1,0 +1,41 @@
+"""``touche run``: one variant, one run file (evaluated when qrels are given)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.evaluation.measures import evaluate, format_table
+from retrieval.session import Session
+from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.config import load_variant
+from touche.errors import ToucheError
+from touche.inputs import parse_named_qrels
+from touche.paths import default_index_root
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "run", run, "run one variant and write its run file",
+                    "touche run -c configs/task1/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
+    variant_options(p)
+    p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
+    p.add_argument("-t", "--topics", help="topics XML file, or irds:<ir_datasets id>")
+    p.add_argument("-o", "--output", required=True, help="run file to write")
+    dataset_option(p)
+    p.add_argument("--qrels", action="append", metavar="[NAME=]PATH", help="evaluate against these qrels")
+    p.add_argument("--index-root")
+
+
+def run(args) -> int:
+    loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
+    if not (args.input and args.topics):
+        raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
+    session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
+    try:
+        result = session.run(loaded)
+        session.write(result, Path(args.output))
+    finally:
+        session.close()
+    print(f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
+          f"in {result.seconds:.1f} s")
+    if args.qrels:
+        print(format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
+    return 0

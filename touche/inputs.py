@@ -1,0 +1,132 @@
+"""Inputs resolved once: what a command or a suite is given becomes paths.
+
+A corpus, topics file or qrels file may be a path (relative to a variant or suite file when it
+comes from one) or ``irds:<id>`` (ir_datasets, see touche/datasets.py); a TIRA input directory
+holds the corpus files and ``topics.xml``, and what it holds says which task it is for. Every
+layer takes these resolved paths; nothing below resolves an input again.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from touche import datasets
+from touche.datasets import parse_ref
+from touche.errors import InputError, ToucheError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a run reads: the corpus (file or folder), the topics file and named qrels files."""
+    corpus: Path
+    topics: Path
+    qrels: dict[str, Path] = field(default_factory=dict)
+
+
+def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_format: str | None = None,
+                   config: Path | None = None, progress: bool = True) -> Path:
+    """A corpus input: ``irds:<id>`` → the dataset's corpus; a path → itself (relative to ``base_dir``)."""
+    ref = parse_ref(value)
+    path = datasets.corpus_path(ref, progress=progress) if ref else Path(base_dir or "", value)
+    if corpus_format:
+        datasets.check_corpus_format(path, corpus_format, config=config)
+    return path
+
+
+def resolve_topics(value: str | Path, *, base_dir: Path | None = None) -> Path:
+    ref = parse_ref(value)
+    return datasets.topics_path(ref) if ref else Path(base_dir or "", value)
+
+
+def expand_qrels(items: Iterable[str], *, required: bool = True, notes: list[str] | None = None) -> list[str]:
+    """``[NAME=]PATH`` items with ``irds:<id>`` expanded: ``irds:<id>`` → every qrels file of the
+    dataset (``relevance=…``, ``quality=…``), ``NAME=irds:<id>`` → that one."""
+    out: list[str] = []
+    for item in items:
+        name, _, value = str(item).rpartition("=")
+        ref = parse_ref(value)
+        if ref is None:
+            out.append(item)
+            continue
+        found = datasets.qrels_paths(ref, required=required, notes=notes)
+        if name:
+            if name not in datasets.dataset(ref).qrels:
+                raise InputError(f"{ref} has no '{name}' qrels (it has: {', '.join(datasets.dataset(ref).qrels)})")
+            if name in found:
+                out.append(f"{name}={found[name]}")
+        else:
+            out.extend(f"{n}={p}" for n, p in found.items())
+    return out
+
+
+def parse_named_qrels(items: Iterable[str]) -> dict[str, Path]:
+    """``[NAME=]PATH`` command-line items → {name: path}; an unnamed file is named by its stem."""
+    named: dict[str, Path] = {}
+    for item in items:
+        name, _, path = str(item).rpartition("=")
+        named[name or Path(path).stem] = Path(path)
+    return named
+
+
+def resolve_named_qrels(named: dict[str, str], *, base_dir: Path | None = None) -> dict[str, Path]:
+    """A ``name: path`` mapping (suite and sweep YAML) where a value may be ``irds:<id>``: that
+    dataset's qrels of the same name."""
+    out: dict[str, Path] = {}
+    for name, value in named.items():
+        ref = parse_ref(value)
+        if ref is None:
+            out[name] = Path(base_dir or "", value)
+            continue
+        d = datasets.dataset(ref)
+        if name not in d.qrels:
+            raise InputError(f"{ref} has no '{name}' qrels (it has: {', '.join(d.qrels)})")
+        out[name] = datasets.ensure_file(d.qrels[name])
+    return out
+
+
+def check_input_dir(input_dir: Path) -> tuple[Path, Path]:
+    """(corpus path, topics file) of a TIRA-style input directory, with a clear error if incomplete."""
+    if not input_dir.is_dir():
+        raise ToucheError("input directory not found", path=input_dir)
+    topics = input_dir / "topics.xml"
+    if not topics.is_file():
+        raise ToucheError("the input directory has no topics.xml (TIRA input: corpus files + topics.xml)", path=input_dir)
+    return input_dir, topics
+
+
+def resolve_input(value: str | Path) -> Inputs:
+    """A run-all input: ``irds:<id>`` → corpus, topics and the qrels that can be had; a TIRA input
+    directory (corpus files + topics.xml) → the directory and its topics.xml."""
+    ref = parse_ref(value)
+    if ref is None:
+        corpus, topics = check_input_dir(Path(value))
+        return Inputs(corpus, topics)
+    notes: list[str] = []
+    qrels = datasets.qrels_paths(ref, required=False, notes=notes)
+    for note in notes:
+        log.info("note: %s", note)
+    return Inputs(datasets.corpus_path(ref), datasets.topics_path(ref), qrels)
+
+
+# What each task's TIRA input directory holds (checked shallowly: corpora are large).
+_TASK_MARKERS: dict[str, tuple[str, ...]] = {
+    "image": ("images/I*", "I??/I*"),
+    "task2": ("ClueWeb12_*", "*.warc.gz", "*/*.warc.gz", "*/*/*.warc.gz"),
+    "task2-stance": ("*.jsonl", "*.jsonl.gz"),
+    "task1-pairs": ("*.csv",),
+}
+
+
+def detect_task(input_dir: Path) -> str:
+    """The task a TIRA input directory is for, from what it holds; args.me JSON (Task 1) when it
+    holds none of the others' files. An explicit --task, --suite or -c always wins over this."""
+    found = [task for task, patterns in _TASK_MARKERS.items()
+             if any(next(input_dir.glob(p), None) is not None for p in patterns)]
+    if len(found) > 1:
+        raise InputError(f"the input directory holds the files of two tasks ({' and '.join(found)}); "
+                         f"choose one with --task", path=input_dir)
+    return found[0] if found else "task1"
