@@ -11,14 +11,13 @@ from PIL import Image
 from scipy import stats
 
 from retrieval.evaluation.measures import evaluate
+from retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
 from retrieval.experiments.report import (
     Axis,
     PlotPoint,
     compare_runs,
     compare_scores,
     format_comparison,
-    paired_randomization_test,
-    per_topic_scores,
     plot_comparison,
     plot_sweep,
     sweep_layout,

@@ -231,7 +231,7 @@ def _lock_free(out: Path) -> bool:
     return True
 
 
-def test_torn_record_and_lost_run_file_are_rerun(finished, tmp_path: Path, monkeypatch) -> None:
+def test_torn_record_and_lost_run_file_are_rerun(finished, tmp_path: Path, monkeypatch, caplog) -> None:
     out = tmp_path / "out"
     shutil.copytree(finished["root"] / "out", out)
     path = write_sweep(tmp_path / "s.yaml", out)
@@ -242,11 +242,10 @@ def test_torn_record_and_lost_run_file_are_rerun(finished, tmp_path: Path, monke
     (out / lost["run"]).unlink()
     counting = CountingRuns(sweep_module._run_point)
     monkeypatch.setattr(sweep_module, "_run_point", counting)
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
+    with caplog.at_level("WARNING"):
         outcome = run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
     assert sorted(counting.keys) == sorted([torn_key, lost["key"]])
-    assert "not a complete result record" in err.getvalue()
+    assert "not a complete result record" in caplog.text
     assert len(outcome.records) == 8
     # the appended records start on a fresh line: every key is readable again
     assert set(read_records(out / RESULTS_FILE)) >= {torn_key, lost["key"]}

@@ -51,16 +51,8 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from retrieval.evaluation.measures import evaluate
-from retrieval.experiments.report import (
-    Axis,
-    PlotPoint,
-    describe_overrides,
-    format_value,
-    paired_randomization_test,
-    per_topic_scores,
-    plot_sweep,
-    split_measure,
-)
+from retrieval.evaluation.significance import paired_randomization_test, per_topic_scores, split_measure
+from retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
 from retrieval.formats.qrels import read_qrels
 from retrieval.session import Session
 from touche.atomic import write_text

@@ -1,0 +1,109 @@
+"""Per-topic scores and paired significance tests: what ``touche compare`` and sweep reports use to
+say whether a difference between two runs is more than chance."""
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from retrieval.evaluation.measures import touche_ndcg
+from retrieval.formats.qrels import QrelsKind, read_qrels
+from retrieval.formats.runfile import read_run
+from touche.errors import ToucheError
+
+# Differences smaller than this are ties: nDCG values of equal rankings can differ in the last
+# bits when computed from differently ordered sums.
+TIE_TOLERANCE = 1e-9
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 20220401  # fixed so that a report's p-value is the same on every rerun
+
+_TOUCHE_NDCG = re.compile(r"(touche|touche2021)\.nDCG@(\d+)")
+
+
+# ------------------------------------------------------------------ per-topic scores
+def split_measure(qualified: str) -> tuple[str | None, str]:
+    """``relevance:touche.nDCG@5`` → (``relevance``, ``touche.nDCG@5``); no prefix → (None, measure)."""
+    name, sep, measure = qualified.partition(":")
+    return (name, measure) if sep else (None, qualified)
+
+
+def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.PathLike[str],
+                     measure: str = "touche.nDCG@5") -> dict[str, float]:
+    """{topic: score} of one run, for the topics the measure averages over.
+
+    ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
+    the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
+    """
+
+    qrels = read_qrels(qrels_path)
+    if qrels.kind is not QrelsKind.GRADED:
+        raise ToucheError(f"per-topic scores need graded relevance/quality qrels; this file holds {qrels.kind.value} "
+                          "judgments (stance F1 and image precision are not per-topic measures here)", path=qrels_path)
+    rows = read_run(run_path)
+    if match := _TOUCHE_NDCG.fullmatch(measure):
+        order = "score" if match.group(1) == "touche2021" else "rank"
+        return dict(touche_ndcg(rows, qrels.judgments, int(match.group(2)), order).per_topic)  # type: ignore[arg-type]
+    if measure.startswith("trec."):
+        return _trec_per_topic(rows, qrels.judgments, measure[len("trec."):])  # type: ignore[arg-type]
+    raise ToucheError(f"no per-topic values for measure {measure!r}: use touche.nDCG@k, touche2021.nDCG@k or "
+                      "trec.<measure> (e.g. trec.P@10)")
+
+
+def _trec_per_topic(rows, judgments: Mapping[str, Mapping[str, int]], name: str) -> dict[str, float]:
+    import ir_measures
+    try:
+        parsed = ir_measures.parse_measure(name)
+    except (ValueError, NameError, SyntaxError, TypeError):
+        raise ToucheError(f"unknown trec_eval-style measure {name!r} "
+                          "(ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+    run: dict[str, dict[str, float]] = {}
+    for row in rows:
+        run.setdefault(row.qid, {})[row.docid] = row.score
+    qrels = {qid: {d: int(v) for d, v in docs.items()} for qid, docs in judgments.items() if qid in run}
+    if not qrels:
+        return {}
+    return {m.query_id: float(m.value) for m in ir_measures.iter_calc([parsed], qrels, run)}
+
+
+# ------------------------------------------------------------------ significance
+def paired_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """(t, two-sided p) of scipy's paired t-test; nan where undefined (n < 2, no variance)."""
+    if len(a) < 2:
+        return math.nan, math.nan
+    diffs = np.asarray(a, float) - np.asarray(b, float)
+    if np.allclose(diffs, diffs[0], rtol=0, atol=TIE_TOLERANCE):
+        return math.nan, math.nan  # constant differences: t is undefined (scipy would warn)
+    result = stats.ttest_rel(a, b)
+    return float(result.statistic), float(result.pvalue)
+
+
+def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
+                              seed: int = DEFAULT_SEED) -> float:
+    """Two-sided p of the paired randomization (sign-flip) test of the mean difference.
+
+    Under the null hypothesis the two systems are exchangeable on each topic, so each topic's
+    difference is equally likely to carry either sign. scipy's ``permutation_test`` with
+    ``permutation_type="samples"`` swaps within pairs, i.e. flips signs; it enumerates all
+    2^n flips exactly when that is at most ``resamples`` and samples otherwise (p counted as
+    (hits + 1) / (resamples + 1), never 0). A well-kept library instead of our own loop; the seed
+    is fixed so that a report gives the same p on every rerun. IR evaluation prefers this test
+    (Smucker et al., CIKM 2007) because per-topic nDCG is bounded and far from normal.
+    """
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    if len(x) == 0:
+        return math.nan
+    if np.all(np.abs(x - y) <= TIE_TOLERANCE):
+        return 1.0  # identical on every topic: every sign flip gives the same mean
+
+    def mean_difference(first, second, axis):
+        return np.mean(first - second, axis=axis)
+
+    result = stats.permutation_test((x, y), mean_difference, permutation_type="samples", vectorized=True,
+                                    n_resamples=resamples, alternative="two-sided", rng=seed)
+    return float(min(1.0, result.pvalue))
+
+

@@ -1,0 +1,110 @@
+"""The layers of docs/architecture.md, checked on the source: a lower layer never imports a
+higher one, there is no import cycle, and project imports sit at module top (a function-local
+import is allowed only in the few modules listed here, each to keep an optional dependency
+lazy)."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("touche", "stemming", "indexing", "retrieval")
+
+# Lower number = lower layer. touche.cli and touche.__main__ are the command-line wing on top.
+LAYERS = {"core": 0, "stemming": 1, "indexing": 2, "retrieval": 3, "wing": 4}
+
+
+def layer_of(module: str) -> str:
+    top = module.split(".")[0]
+    if module == "touche.__main__" or module == "touche.cli" or module.startswith("touche.cli."):
+        return "wing"
+    return "core" if top == "touche" else top
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (REPO / package).rglob("*.py"):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def project_imports(path: Path, known: dict[str, Path]):
+    """(imported module, line, function-local?) for every import of a project module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    local_nodes = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in PACKAGES:
+                # the longest known module prefix is the imported module
+                while name and name not in known:
+                    name = name.rpartition(".")[0]
+                if name:
+                    yield name, node.lineno, id(node) in local_nodes
+                    break
+
+
+@pytest.fixture(scope="module")
+def graph():
+    known = modules()
+    return known, {m: list(project_imports(p, known)) for m, p in known.items()}
+
+
+def test_no_lower_layer_imports_a_higher_one(graph):
+    known, edges = graph
+    upward = [f"{known[m].relative_to(REPO)}:{line} ({layer_of(m)}) imports {target} ({layer_of(target)})"
+              for m, imports in edges.items() for target, line, _ in imports
+              if LAYERS[layer_of(target)] > LAYERS[layer_of(m)]]
+    assert not upward, "upward imports:\n" + "\n".join(upward)
+
+
+def test_the_import_graph_has_no_cycle(graph):
+    _, edges = graph
+    adjacency = {m: {t for t, _, _ in imports if t != m} for m, imports in edges.items()}
+    # package __init__ modules are imported implicitly by their children: a child importing its
+    # parent package is not a cycle of the design, so only module-to-module edges count.
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node, stack):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(adjacency.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(adjacency):
+        if module not in state:
+            visit(module, [])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_project_imports_sit_at_module_top(graph):
+    known, edges = graph
+    local = [f"{known[m].relative_to(REPO)}:{line} imports {target} inside a function"
+             for m, imports in edges.items() for target, line, is_local in imports if is_local]
+    assert not local, "\n".join(local)
+
+
+def test_the_checker_sees_an_upward_import(tmp_path):
+    """The checks above are only as good as the parser: it must find an upward import."""
+    fake = tmp_path / "x.py"
+    fake.write_text("def f():\n    from retrieval.session import Session\n", encoding="utf-8")
+    found = list(project_imports(fake, {"retrieval.session": fake}))
+    assert found == [("retrieval.session", 2, True)]
+    assert LAYERS[layer_of("retrieval.session")] > LAYERS[layer_of("touche.config")]
