@@ -115,6 +115,9 @@ class Session:
             stage_ctx = StageContext(variant_path=loaded.path, topics={t.number: t for t in self.topics},
                                      queries=queries, searcher=searcher, top_k=variant.retrieval.top_k,
                                      run_variant=lambda path: self.run(load_variant(path)).ranking,
+                                     search=lambda texts: searcher.search(texts, variant.query.field_weights,
+                                                                          variant.retrieval.top_k,
+                                                                          variant.retrieval.threads),
                                      progress=self.progress)
             for stage in variant.rerank:
                 ranking = stage.apply(ranking, stage_ctx)

@@ -10,14 +10,22 @@ knows a stage by name.
 from __future__ import annotations
 
 from retrieval.stages.base import Stage, StageContext
+from retrieval.stages.dedup import NearDuplicates
+from retrieval.stages.dense import DenseSimilarity
 from retrieval.stages.fusion import ReciprocalRankFusion
 from retrieval.stages.quality import ArgumentQuality
+from retrieval.stages.quality_model import QualityModel
+from retrieval.stages.rm3 import RM3
 
 STAGES: dict[str, type[Stage]] = {
     cls.model_fields["name"].default: cls
     for cls in (
         ArgumentQuality,
         ReciprocalRankFusion,
+        NearDuplicates,
+        RM3,
+        QualityModel,
+        DenseSimilarity,
     )
 }
 

@@ -19,6 +19,7 @@ class StageContext:
     searcher: Searcher                    # raw records by id (searcher.raw), explain
     top_k: int                            # the variant's retrieval.top_k
     run_variant: Callable[[Path], Ranking]  # another variant's final ranking, run once per session
+    search: Callable[[Mapping[str, str]], Ranking]  # new queries through the variant's first stage (feedback)
     progress: bool = True
 
 
@@ -39,3 +40,19 @@ def place_below(hits: list[tuple[str, float]], floor: float) -> list[tuple[str, 
     best = max(s for _, s in hits)
     scale = best if best > 0 else 1.0
     return [(d, floor - 1e-6 - (1.0 - s / scale)) for d, s in hits]
+
+
+def add_to_head(ranking: Ranking, depth: int, values: Mapping[str, Mapping[str, float]], weight: float) -> Ranking:
+    """The top ``depth`` hits re-scored by retrieval score / best score + weight × value; the
+    rest keep their order below them. Ties break by docid."""
+    out: Ranking = {}
+    for qid, hits in ranking.items():
+        head, tail = hits[:depth], hits[depth:]
+        if not head:
+            out[qid] = list(tail)
+            continue
+        top = max(s for _, s in head) or 1.0
+        given = values.get(qid, {})
+        rescored = sorted(((d, s / top + weight * given.get(d, 0.0)) for d, s in head), key=lambda h: (-h[1], h[0]))
+        out[qid] = rescored + place_below(tail, rescored[-1][1])
+    return out

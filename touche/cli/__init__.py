@@ -17,11 +17,11 @@ import sys
 import traceback
 
 from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, index, regressions, run,
-                        run_all, sweep, validate)
+                        run_all, sweep, train_quality, validate)
 from touche.errors import ToucheError
 
 COMMANDS = (analyze, index, run, run_all, evaluate, datasets, contact_sheet, validate, sweep, compare, choose,
-            chatnoir, regressions)
+            chatnoir, regressions, train_quality)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,161 @@
+"""``quality_model``: argument quality learned from real labels (Webis-ArgQuality-20).
+
+Webis-ArgQuality-20 (Gienapp et al., ACL 2020) rates 1,610 args.me arguments for rhetorical,
+logical and dialectical quality; its "Combined Quality" is their mean (roughly z-scored). A
+ridge regression on cheap, explainable text features — length, sentence shape, discourse
+markers, first/second person, questions, shouting, links, vocabulary — predicts it. The model
+is a few dozen numbers in ``data/quality_model.json``, shipped with the package and reproduced
+by ``touche train-quality`` from the CSV (no download at run time, deterministic).
+
+The stage re-scores the top ``depth`` hits by retrieval score / best + ``weight`` × predicted
+quality of the argument (conclusion and premises).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from indexing.records import Argument
+from retrieval.search import Ranking
+from retrieval.stages.base import Stage, StageContext, add_to_head
+from stemming.stoplists import shipped
+from stemming.words import words as word_list
+from touche.atomic import write_text
+from touche.errors import InputError
+
+MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
+TARGET = "Combined Quality"
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_URL = re.compile(r"https?://|www\.", re.I)
+DISCOURSE = frozenset("""because therefore thus hence however although though since consequently moreover furthermore
+whereas nevertheless firstly secondly finally conclusion example instance evidence studies study research shows
+according percent""".split())
+PERSONAL = frozenset("i me my mine you your yours u ur lol".split())
+FEATURES = ("log_words", "log_sentence_words", "questions", "exclamations", "capitals", "digits", "links",
+            "discourse", "personal", "function_words", "distinct", "long_words", "conclusion_words", "paragraphs")
+
+
+def text_features(conclusion: str, premises: str) -> dict[str, float]:
+    """The model's features of one argument, each cheap to compute and bounded."""
+    tokens = word_list(premises)
+    n = max(len(tokens), 1)
+    sentences = [s for s in _SENTENCE.findall(premises) if s.strip()] or [premises]
+    letters = [c for c in premises if c.isalpha()]
+    stop = shipped("smart")
+    return {
+        "log_words": math.log1p(len(tokens)),
+        "log_sentence_words": math.log1p(len(tokens) / max(len(sentences), 1)),
+        "questions": premises.count("?") / max(len(sentences), 1),
+        "exclamations": min(1.0, premises.count("!") / max(len(sentences), 1)),
+        "capitals": sum(c.isupper() for c in letters) / max(len(letters), 1),
+        "digits": sum(t.isdigit() for t in tokens) / n,
+        "links": min(3.0, len(_URL.findall(premises))),
+        "discourse": sum(t in DISCOURSE for t in tokens) / n * 10,
+        "personal": sum(t in PERSONAL for t in tokens) / n * 10,
+        "function_words": sum(t in stop for t in tokens) / n,
+        "distinct": len(set(tokens)) / n,
+        "long_words": sum(len(t) >= 8 for t in tokens) / n,
+        "conclusion_words": math.log1p(len(word_list(conclusion))),
+        "paragraphs": math.log1p(premises.count("\n\n")),
+    }
+
+
+def _matrix(rows: list[dict[str, float]]) -> np.ndarray:
+    return np.array([[r[f] for f in FEATURES] for r in rows], dtype=float)
+
+
+def train(csv_path: Path, l2: float = 1.0) -> dict:
+    """Ridge regression on standardised features; returns the model (JSON-ready)."""
+    rows, targets = [], []
+    with open(csv_path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = {"Premise", TARGET} - set(reader.fieldnames or ())
+        if missing:
+            raise InputError(f"not the Webis-ArgQuality-20 CSV: no column {', '.join(sorted(missing))}", path=csv_path)
+        for number, record in enumerate(reader, start=2):
+            try:
+                target = float(record[TARGET])
+            except (TypeError, ValueError):
+                raise InputError(f"'{TARGET}' is not a number", path=csv_path, where=f"line {number}") from None
+            if math.isnan(target):
+                continue
+            rows.append(text_features("", record["Premise"] or ""))
+            targets.append(target)
+    x, y = _matrix(rows), np.array(targets)
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    std[std == 0] = 1.0
+    z = (x - mean) / std
+    z1 = np.hstack([z, np.ones((len(z), 1))])
+    penalty = l2 * np.eye(z1.shape[1])
+    penalty[-1, -1] = 0.0  # the intercept is not shrunk
+    coef = np.linalg.solve(z1.T @ z1 + penalty, z1.T @ y)
+    predicted = z1 @ coef
+    return {"source": Path(csv_path).name, "target": TARGET, "examples": len(y), "l2": l2,
+            "features": list(FEATURES), "mean": mean.round(8).tolist(), "std": std.round(8).tolist(),
+            "coef": coef[:-1].round(8).tolist(), "intercept": round(float(coef[-1]), 8),
+            "train_pearson": round(float(np.corrcoef(predicted, y)[0, 1]), 4),
+            "target_std": round(float(y.std()), 6)}
+
+
+def cross_validated_pearson(csv_path: Path, folds: int = 5, l2: float = 1.0) -> float:
+    """Pearson r of out-of-fold predictions (folds by row order): how well the model generalises."""
+    with open(csv_path, newline="", encoding="utf-8") as handle:
+        records = [r for r in csv.DictReader(handle) if r[TARGET] and not math.isnan(float(r[TARGET]))]
+    x = _matrix([text_features("", r["Premise"] or "") for r in records])
+    y = np.array([float(r[TARGET]) for r in records])
+    predicted = np.zeros_like(y)
+    for k in range(folds):
+        test = np.arange(len(y)) % folds == k
+        mean, std = x[~test].mean(axis=0), x[~test].std(axis=0)
+        std[std == 0] = 1.0
+        z = np.hstack([(x - mean) / std, np.ones((len(y), 1))])
+        penalty = l2 * np.eye(z.shape[1])
+        penalty[-1, -1] = 0.0
+        coef = np.linalg.solve(z[~test].T @ z[~test] + penalty, z[~test].T @ y[~test])
+        predicted[test] = z[test] @ coef
+    return float(np.corrcoef(predicted, y)[0, 1])
+
+
+def save(model: dict, path: Path = MODEL_FILE) -> Path:
+    return write_text(path, json.dumps(model, indent=1) + "\n")
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = MODEL_FILE) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def predict(model: dict, conclusion: str, premises: str) -> float:
+    """Predicted quality in units of the training target's standard deviation."""
+    values = text_features(conclusion, premises)
+    z = sum(c * (values[f] - m) / s for f, c, m, s in zip(model["features"], model["coef"], model["mean"], model["std"]))
+    return (z + model["intercept"]) / (model.get("target_std") or 1.0)
+
+
+class QualityModel(Stage):
+    """Adds the predicted argument quality (Webis-ArgQuality-20 ridge model) to the head's scores."""
+
+    name: Literal["quality_model"] = "quality_model"
+    depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
+    weight: float = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
+                                                          "added to the retrieval score / best score")
+
+    def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
+        model = load()
+        values: dict[str, dict[str, float]] = {}
+        for qid, hits in ranking.items():
+            raws = ctx.searcher.raw([d for d, _ in hits[: self.depth]])
+            values[qid] = {}
+            for docid, raw in raws.items():
+                if raw:
+                    argument = Argument.from_json(raw)
+                    values[qid][docid] = predict(model, argument.conclusion, argument.premises_text)
+        return add_to_head(ranking, self.depth, values, self.weight)
