@@ -26,7 +26,9 @@ from bench.measure import ROOT, Measured, StepFailed, directory_mib, log_interva
 from bench.synthetic import (ARGSME_SIZE, write_corpus, write_jsonl_collection, write_passages, write_topics,
                              write_topics_tsv)
 
-SUITE = ROOT / "configs" / "task1" / "suite.yaml"
+# The analyzer chains measured: the example variants (BM25, Krovetz + SMART, shingles, fusion);
+# the whole-submission row runs the shipped suite (configs/task1/suite.yaml) through run-all.
+SUITE = ROOT / "configs" / "task1" / "examples" / "suite.yaml"
 PASSAGE_VARIANT = ROOT / "bench" / "configs" / "passages-krovetz.yaml"
 FULL_PASSAGES = 200_000  # a quarter of the real collection keeps the full run under half an hour
 SMALL_DOCS, SMALL_PASSAGES = 2_000, 1_000

@@ -95,12 +95,12 @@ def test_overrides_set_dotted_keys(tmp_path):
 
 
 def test_index_key_shared_only_when_index_relevant_parts_agree():
-    bm25 = load_variant(CONFIGS / "2-krovetz-bm25.yaml").variant
-    lmd = load_variant(CONFIGS / "3-krovetz-lmdirichlet.yaml").variant
-    plain = load_variant(CONFIGS / "1-bm25.yaml").variant
+    bm25 = load_variant(CONFIGS / "examples" / "2-krovetz-bm25.yaml").variant
+    lmd = load_variant(CONFIGS / "examples" / "3-krovetz-lmdirichlet.yaml").variant
+    plain = load_variant(CONFIGS / "examples" / "1-bm25.yaml").variant
     assert bm25.index_key() == lmd.index_key()  # similarity is a search-time choice
     assert plain.index_key() != bm25.index_key()  # another analyzer, another index
-    more_threads = load_variant(CONFIGS / "2-krovetz-bm25.yaml", {"index.threads": "1"}).variant
+    more_threads = load_variant(CONFIGS / "examples" / "2-krovetz-bm25.yaml", {"index.threads": "1"}).variant
     assert more_threads.index_key() == bm25.index_key()  # threads do not change the index
 
 

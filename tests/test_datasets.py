@@ -422,7 +422,7 @@ def test_task1_run_all_from_an_id_equals_the_local_run(jvm_started, irds, tmp_pa
     place(d.topics, DEMO / "topics.xml")
     for name, f in d.qrels.items():
         place(f, DEMO / f"qrels-{name}.txt")
-    variant = REPO / "configs" / "task1" / "2-krovetz-bm25.yaml"
+    variant = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
     out = tmp_path / "out"
     assert main(["run-all", "--dataset", T1_2021, "-c", str(variant), "-o", str(out),
                  "--index-root", str(index_root)]) == 0
@@ -443,7 +443,7 @@ def test_task1_2020_with_the_official_topics_and_qrels(jvm_started, irds, tmp_pa
     place(d.qrels["relevance"], root / "qrels" / "task1-2020-relevance.qrels")
     ref = "irds:" + T1_2020
     run = tmp_path / "run.txt"
-    assert main(["run", "-c", str(REPO / "configs/task1/1-bm25.yaml"), "-i", ref, "-t", ref, "--qrels", ref,
+    assert main(["run", "-c", str(REPO / "configs/task1/examples/1-bm25.yaml"), "-i", ref, "-t", ref, "--qrels", ref,
                  "-o", str(run), "--index-root", str(index_root)]) == 0
     out = capsys.readouterr().out
     assert "relevance:touche.nDCG@5" in out
@@ -535,7 +535,7 @@ def test_fetch_command_resolves_everything(irds, capsys):
 
 def test_index_and_variant_corpus_path_take_an_id(jvm_started, irds, tmp_path, index_root, capsys):
     _place_task1_2021()
-    variant = str(REPO / "configs" / "task1" / "1-bm25.yaml")
+    variant = str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml")
     assert main(["index", "-c", variant, "--dataset", T1_2021, "--index-root", str(index_root)]) == 0
     assert "documents: 320" in capsys.readouterr().out
     # corpus.path in the variant (here through --set) wins over -i, and may be an id too

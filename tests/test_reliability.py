@@ -62,7 +62,7 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
     from bench.synthetic import write_corpus
     corpus = write_corpus(tmp_path / "corpus" / "args.json", n_docs=40_000, seed=3)
     root = tmp_path / "indexes"
-    touche = [sys.executable, "-m", "touche", "index", "-c", str(REPO / "configs" / "task1" / "1-bm25.yaml"),
+    touche = [sys.executable, "-m", "touche", "index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"),
               "-i", str(corpus.parent), "--index-root", str(root)]
     process = subprocess.Popen(touche, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=REPO)
     deadline = time.time() + 120

@@ -29,7 +29,7 @@ from touche.errors import ConfigError, ToucheError
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"
-BASE = REPO / "configs" / "task1" / "2-krovetz-bm25.yaml"
+BASE = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 MEASURE = "relevance:touche.nDCG@5"
 
 GRID = {"analyzer.stemmer": ["none", "krovetz"], "retrieval.similarity.k1": [0.9, 1.2],
@@ -358,14 +358,14 @@ def test_choice_without_extends_when_merging_cannot_express_it(tmp_path: Path) -
 
 
 def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) -> None:
-    base = REPO / "configs" / "task1" / "5-quality-fusion.yaml"
+    base = REPO / "configs" / "task1" / "examples" / "5-quality-fusion.yaml"
     record = Record(key="k", point=1, overrides={"retrieval.similarity.mu": 500}, measures={}, run="r", seconds=0)
     path = write_choice(Choice(record, "why"), 1, base, tmp_path / "deep" / "dir", "t-p1", "")
     assert yaml.safe_load(path.read_text())["extends"].endswith("5-quality-fusion.yaml")
     loaded = load_variant(path)
     fusion = loaded.variant.rerank[-1]
     assert [(path.parent / v).resolve() for v in fusion.variants] == \
-        [REPO / "configs" / "task1" / "2-krovetz-bm25.yaml", REPO / "configs" / "task1" / "4-krovetz-shingles.yaml"]
+        [REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml", REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"]
     assert loaded.variant.retrieval.similarity.mu == 500
     assert rebase_paths(load_variant(BASE).merged, BASE.parent, tmp_path) == {}  # nothing path-like to move
 

@@ -3,7 +3,7 @@
 A sweep file (YAML, strict: unknown keys are errors; paths relative to the sweep file, with
 ``${VAR}`` / ``${VAR:-default}`` expanded)::
 
-    base: ../task1/3-krovetz-lmdirichlet.yaml     # the variant every point starts from
+    base: ../task1/examples/3-krovetz-lmdirichlet.yaml  # the variant every point starts from
     grid:                                         # cartesian product over dotted config keys
       analyzer.stemmer: [none, krovetz]
       retrieval.similarity.mu: [500, 1000, 2000]
