@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 import ijson
 
-from indexing.records import Argument, Premise
-from indexing.records import json_type as _json_type
 from indexing.files import corpus_files
+from indexing.records import Argument, Premise, id_problem
+from indexing.records import json_type as _json_type
 from touche.errors import InputError
 
 __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "iter_with_progress",
@@ -137,6 +137,9 @@ def _to_argument(raw: Any) -> Argument:
         raise _BadRecord(f"'id' must be a non-empty string, found {_json_type(rid)}")
     if not rid.strip():
         raise _BadRecord("'id' is empty (expected a non-empty string)", rid)
+    problem = id_problem(rid)
+    if problem:
+        raise _BadRecord(problem, rid)
     conclusion = raw.get("conclusion")
     if not isinstance(conclusion, str):
         found = "it is missing" if "conclusion" not in raw else f"found {_json_type(conclusion)}"

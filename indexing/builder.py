@@ -66,8 +66,11 @@ def index_paths(path: Path, meta: dict | None = None) -> list[Path]:
     return [path / name for name in shards] if shards else [path]
 
 
-def index_dir(root: Path, variant: Variant, source: CorpusSource) -> Path:
-    key = hashlib.sha256((variant.index_key() + source.fingerprint()).encode()).hexdigest()[:12]
+def index_dir(root: Path, variant: Variant, source: CorpusSource, base_dir: Path | None = None) -> Path:
+    """The index's folder, keyed by what determines its contents: the analyzer and fields as
+    written, the contents of every file the analyzer reads, and the corpus files."""
+    files = analyzers.content_key(variant.analyzer, base_dir)
+    key = hashlib.sha256((variant.index_key() + source.fingerprint() + files).encode()).hexdigest()[:12]
     return root / f"{source.name}-{key}"
 
 
@@ -89,7 +92,7 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
     root = Path(root)
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
     check_fields(source, variant.index.fields)
-    target = index_dir(root, variant, source)
+    target = index_dir(root, variant, source, base_dir)
     if shard is not None:
         _check_shard_numbers(shards, shard)
     found = open_index(target)

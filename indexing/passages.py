@@ -21,6 +21,7 @@ from typing import Iterator
 from indexing.argsme import ReadReport, SkippedRecord
 from indexing.corpora import files_fingerprint
 from indexing.files import corpus_files
+from indexing.records import id_problem
 from touche.errors import InputError
 
 PASSAGE_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -66,6 +67,9 @@ def _to_passage(line: str) -> Passage:
     pid = data.get("id")
     if not isinstance(pid, str) or not pid.strip():
         raise ValueError(f"'id' must be a non-empty string, found {pid!r}; {_EXPECTED}")
+    problem = id_problem(pid)
+    if problem:
+        raise ValueError(problem)
     contents = data.get("contents")
     if not isinstance(contents, str):
         raise ValueError(f"'contents' must be a string, found {type(contents).__name__}; {_EXPECTED}")

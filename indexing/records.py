@@ -7,6 +7,7 @@ An ``Argument`` is one args.me argument: a conclusion, its premises and where it
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,3 +128,17 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+# Characters a document id cannot hold: whitespace splits the run-file line it will be written on,
+# control characters and line/paragraph separators break every reader after us (our searcher's
+# hit list too).
+_BAD_ID_CHARACTER = re.compile("[\\s\x00-\x1f\x7f\u2028\u2029\ufeff]")
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a document id (None when it can): the reason names the character."""
+    bad = _BAD_ID_CHARACTER.search(value)
+    if bad is None:
+        return None
+    return f"the id {value!r} contains U+{ord(bad.group()):04X}; ids are written into run files and must hold no whitespace or control characters"

@@ -6,6 +6,7 @@ which hold surface forms; shingles come last so they join stemmed words.
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +41,33 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
         raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
                           f"(none, lucene, snowball, smart, terrier) nor a file")
     return f"stop|ignoreCase=true|words={path.resolve()}|format=wordset"
+
+
+def files_read(spec: AnalyzerSpec, base_dir: Path | None = None) -> list[Path]:
+    """The files of ours the chain reads (a stoplist given as a path), resolved as the chain
+    resolves them: what an index must be keyed by, besides the spec as written."""
+    if spec.stoplist in ("none", "lucene") or spec.stoplist in NAMED_STOPLISTS:
+        return []
+    path = Path(spec.stoplist)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return [path.resolve()]
+
+
+def content_key(spec: AnalyzerSpec, base_dir: Path | None = None) -> str:
+    """Digest of the contents of every file the chain reads ("" when it reads none): two
+    variants whose stoplist.txt differ, or one whose file was edited, get different indexes."""
+    files = files_read(spec, base_dir)
+    if not files:
+        return ""
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            digest.update(path.read_bytes())
+        except OSError as exc:
+            raise ConfigError(f"analyzer.stoplist: cannot read '{spec.stoplist}' ({exc.strerror})", path=path) from None
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
 
 
 def filter_chain(spec: AnalyzerSpec, base_dir: Path | None = None) -> tuple[str, list[str]]:

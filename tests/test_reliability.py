@@ -78,3 +78,95 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert "documents: 40000" in rerun.stdout
     assert not list(root.glob(".argsme-*.tmp-*")), "the dead build's temporary directory was cleaned up"
+
+
+# ---------------------------------------------------------------- content-keyed indexes
+def test_an_index_is_keyed_by_the_contents_of_the_stoplist_it_read(jvm_started, fixture_corpus, tmp_path, index_root):
+    """Two variants with 'stoplist: stop.txt' in different folders (different lists) and one
+    whose list was edited get their own indexes; the same list in two places shares one."""
+    from indexing.builder import ensure_index
+    from touche.config import load_variant
+
+    def variant_in(folder, words):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "stop.txt").write_text("\n".join(words) + "\n")
+        path = folder / "v.yaml"
+        path.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+        return load_variant(path)
+
+    a = variant_in(tmp_path / "a", ["the", "of"])
+    b = variant_in(tmp_path / "b", ["the", "of", "uniforms"])
+    same_as_a = variant_in(tmp_path / "c", ["the", "of"])
+    built = {name: ensure_index(v.variant, fixture_corpus, index_root, base_dir=v.path.parent, progress=False)
+             for name, v in {"a": a, "b": b, "c": same_as_a}.items()}
+    assert built["a"].path != built["b"].path
+    assert built["a"].path == built["c"].path
+    terms = {name: info.meta["stats"]["fields"]["contents"]["total_terms"] for name, info in built.items()}
+    assert terms["b"] < terms["a"]  # "uniforms" really was stopped in b's index
+    (tmp_path / "a" / "stop.txt").write_text("the\nof\nuniforms\n")  # edited in place
+    edited = ensure_index(a.variant, fixture_corpus, index_root, base_dir=a.path.parent, progress=False)
+    assert edited.path != built["a"].path and edited.path == built["b"].path
+
+
+# ---------------------------------------------------------------- invalid runs are not scored
+def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
+    """It once scored 1.314: a score above 1 must be impossible, so an invalid run is refused."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n")
+    run = tmp_path / "run.txt"
+    once = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
+    run.write_text(once + once)
+    code, text = cli("evaluate", str(run), str(qrels))
+    assert code == 2 and "not a valid Q0 run" in text and "so not scored" in text and "Traceback" not in text
+    assert f"touche validate {run}" in text
+    run.write_text(once)
+    code, text = cli("evaluate", str(run), str(qrels), "--measures", "touche.nDCG@5")
+    assert code == 0 and "1.000" in text
+
+
+# ---------------------------------------------------------------- byte-order marks and control characters
+def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_path):
+    """A BOM once made the first row's topic '\\ufeff1': validate said valid, nDCG 0.869 not 1.000."""
+    from retrieval.evaluation.measures import evaluate
+    from retrieval.formats.runfile import RunFormat, read_run, validate_run
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_bytes("\ufeff1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n".encode("utf-8"))
+    qrels.write_bytes("\ufeff1 0 a 2\n1 0 b 1\n2 0 c 2\n".encode("utf-8"))
+    assert read_run(run)[0].qid == "1"
+    assert [p for p in validate_run(run, RunFormat.Q0) if p.is_error] == []
+    assert evaluate(run, qrels, ["touche.nDCG@5"])["touche.nDCG@5"] == 1.0
+
+
+def test_a_nul_or_line_separator_in_an_id_is_an_error_naming_the_line(tmp_path):
+    from retrieval.formats.runfile import RunFormat, validate_run
+
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a\x00b 1 2.0 t\n1 Q0 c\u2028d 2 1.0 t\n", encoding="utf-8")
+    errors = [p for p in validate_run(run, RunFormat.Q0) if p.is_error]
+    assert [p.line for p in errors] == [1, 2]
+    assert "U+0000" in errors[0].message  # (U+2028 splits the line's columns: a column-count error)
+
+
+# ---------------------------------------------------------------- ids that break formats
+def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_path):
+    """Ids with \\n, \\r or U+2028 once crashed the search; now the reader rejects them by record
+    and --skip-bad-records skips them."""
+    import json
+
+    import pytest
+
+    from indexing.argsme import read_arguments
+    from indexing.passages import PassageSource
+    from touche.errors import InputError
+
+    args = tmp_path / "args.json"
+    good = {"id": "S1-A1", "conclusion": "c", "premises": [{"text": "t", "stance": "PRO"}]}
+    args.write_text(json.dumps({"arguments": [good] + [dict(good, id=f"S1-A2{c}x") for c in ("\n", "\r", "\u2028")]}))
+    with pytest.raises(InputError, match=r"argument #2 .*U\+000A"):
+        list(read_arguments(args))
+    assert [a.id for a in read_arguments(args, skip_bad_records=True)] == ["S1-A1"]
+    passages = tmp_path / "p.jsonl"
+    passages.write_text(json.dumps({"id": "p1", "contents": "x"}) + "\n" + json.dumps({"id": "p\u20282", "contents": "y"}) + "\n")
+    with pytest.raises(InputError, match=r"line 2.*U\+2028"):
+        list(PassageSource(passages).records())

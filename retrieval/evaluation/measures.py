@@ -45,8 +45,8 @@ from retrieval.formats.qrels import (
     StanceQrels,
     read_qrels,
 )
-from retrieval.formats.runfile import RunFormat, RunRow, natural_key, read_run
-from touche.errors import ToucheError
+from retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, read_run, validate_run
+from touche.errors import InputError, ToucheError
 
 __all__ = [
     "NdcgResult",
@@ -300,6 +300,17 @@ def _named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
     return list(zip(short, paths))
 
 
+def refuse_invalid(run_path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> None:
+    """Raise InputError, naming the first errors, when the run file fails validation."""
+    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(run_path)
+    errors = [p for p in validate_run(run_path, fmt) if p.is_error]
+    if errors:
+        shown = "; ".join(f"line {p.line}: {p.message}" if p.line is not None else p.message for p in errors[:3])
+        raise InputError(f"not a valid {fmt.name} run ({len(errors)} error(s)), so not scored: {shown}"
+                         + ("; …" if len(errors) > 3 else "") + f" (touche validate {run_path} lists them all)",
+                         path=run_path)
+
+
 def evaluate(
     run_path: str | os.PathLike[str],
     qrels: QrelsArg,
@@ -321,8 +332,11 @@ def evaluate(
     * stance qrels: ``stance.F1_macro``, ``stance.N``;
     * image qrels: ``image.on_topic_P@10``, ``image.argumentative_P@10``, ``image.on_stance_P@10``.
 
-    A measure is computed for every qrels file whose kind it fits.
+    A measure is computed for every qrels file whose kind it fits. An invalid run (duplicate
+    documents, more than 1,000 per topic, increasing scores …) is refused, not scored: scoring a
+    run concatenated with itself once gave nDCG@5 above 1.
     """
+    refuse_invalid(run_path, fmt)
     rows = read_run(run_path, fmt)
     named = [(name, read_qrels(path)) for name, path in _named_qrels(qrels)]
     if measures is not None:

@@ -70,7 +70,7 @@ class Qrels:
 def _fields(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line number, four fields) of every non-blank line."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is not part of the first topic id
             for number, text in enumerate(handle, start=1):
                 fields = text.split()
                 if not fields:

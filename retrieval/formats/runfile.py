@@ -199,6 +199,11 @@ def _split_line(text: str) -> tuple[list[str], bool]:
     return parts[:5] + tag.split(), False
 
 
+# NUL and other control characters (and a stray byte-order mark) in an id break every tool that
+# reads the run after us.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029\ufeff]")
+
+
 def _parse_line(
     text: str, line: int, fmt: RunFormat | None
 ) -> tuple[RunRow | None, list[Problem]]:
@@ -209,6 +214,10 @@ def _parse_line(
         return None, [Problem(line, f"expected 6 columns `{expected}`, found {len(fields)}")]
     qid, column2, docid, rank_text, score_text, tag = fields
     problems: list[Problem] = []
+    for name, value in (("topic id", qid), ("document id", docid), ("tag", tag)):
+        bad = _CONTROL.search(value)
+        if bad:
+            problems.append(Problem(line, f"{name} {value!r} contains the control character U+{ord(bad.group()):04X}"))
     # More digits than int() converts (4300, CPython's limit) is no rank either.
     if not _INT.fullmatch(rank_text) or len(rank_text) > 4000:
         problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
@@ -241,7 +250,9 @@ def _parse_line(
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
-        with open(path, encoding="utf-8") as handle:
+        # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the first qid;
+        # read as plain UTF-8 it made the first row's topic unknown, silently.
+        with open(path, encoding="utf-8-sig") as handle:
             for number, text in enumerate(handle, start=1):
                 yield number, text
     except FileNotFoundError:
