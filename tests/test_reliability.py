@@ -170,3 +170,36 @@ def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_pat
     passages.write_text(json.dumps({"id": "p1", "contents": "x"}) + "\n" + json.dumps({"id": "p\u20282", "contents": "y"}) + "\n")
     with pytest.raises(InputError, match=r"line 2.*U\+2028"):
         list(PassageSource(passages).records())
+
+
+# ---------------------------------------------------------------- config and CLI edges
+def test_a_key_given_twice_in_a_yaml_file_is_an_error_naming_both_lines(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: first\ntag: second\n")
+    code, text = cli("analyze", "-c", str(variant), "x")
+    assert code == 2 and "line 3" in text and "the key 'tag' is given twice in one mapping (first on line 2)" in text
+
+
+def test_true_is_not_a_number(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nretrieval: {{top_k: true}}\n")
+    code, text = cli("analyze", "-c", str(variant), "x")
+    assert code == 2 and "top_k: expected a number, not true" in text and "Traceback" not in text
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 12)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\ntag: x\nquery:\n  field_weights: *a11\n")
+    started = time.perf_counter()
+    code, text = cli("analyze", "-c", str(bomb), "x")
+    assert code == 2 and "refused as an alias bomb" in text
+    assert time.perf_counter() - started < 10
+
+
+def test_invalid_yaml_in_set_is_a_located_error():
+    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "base.yaml"), "--set",
+                     "retrieval.similarity={name: bm25, k1: [1", "x")
+    assert code == 2 and "--set retrieval.similarity=" in text and "not valid YAML" in text
+    assert "Traceback" not in text

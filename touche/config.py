@@ -247,6 +247,44 @@ def _merge(base: dict, override: dict) -> dict:
     return out
 
 
+MAX_ALIASES = 100  # a config needs a few; billion-laughs documents need thousands
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """yaml.safe_load, stricter: a key given twice in one mapping is an error (PyYAML keeps the
+    last silently), and a document with more than MAX_ALIASES aliases is refused before it is
+    built (an alias bomb under a validated key grew to gigabytes in error-message building)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"more than {MAX_ALIASES} aliases (*name): refused as an alias bomb", mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key '{key}' is given twice in one mapping (first on line {seen[key] + 1})",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str):
+    """Parse YAML text the strict way (see _StrictLoader)."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 def read_yaml(path: Path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
@@ -256,7 +294,7 @@ def read_yaml(path: Path) -> dict:
         reason = f"not UTF-8 text ({exc.reason})" if isinstance(exc, UnicodeDecodeError) else str(exc)
         raise ConfigError(f"cannot read the YAML file: {reason}", path=path) from None
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
@@ -292,8 +330,12 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     """Set dotted keys (``retrieval.similarity.k1: 1.2``); values are YAML-parsed strings or objects."""
     out = copy.deepcopy(data)
     for dotted, value in overrides.items():
-        if isinstance(value, str):
-            value = yaml.safe_load(value) if value != "" else ""
+        if isinstance(value, str) and value != "":
+            try:
+                value = load_yaml(value)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"the value of {dotted} is not valid YAML: {getattr(exc, 'problem', exc)}",
+                                  where=f"--set {dotted}={value}") from None
         node = out
         parts = dotted.split(".")
         for part in parts[:-1]:
@@ -328,10 +370,15 @@ def _describe(exc: ValidationError, root: type[BaseModel] | None = None) -> str:
         elif kind == "missing":
             lines.append(f"missing required key '{loc}'")
         elif "input" in err and not isinstance(err["input"], dict):
-            lines.append(f"{loc or 'config'}: {err['msg']} (got {err['input']!r})")
+            lines.append(f"{loc or 'config'}: {_message(err)} (got {err['input']!r})")
         else:
-            lines.append(f"{loc or 'config'}: {err['msg']}")
+            lines.append(f"{loc or 'config'}: {_message(err)}")
     return "; ".join(lines)
+
+
+def _message(err: dict) -> str:
+    """pydantic's message without its "Value error, " prefix (our validators' own words)."""
+    return err["msg"].removeprefix("Value error, ")
 
 
 def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:

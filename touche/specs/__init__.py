@@ -2,8 +2,25 @@
 
 Each is a strict pydantic model like the rest of the schema: unknown keys are errors.
 """
-from pydantic import BaseModel, ConfigDict
+import typing
+
+from pydantic import BaseModel, ConfigDict, model_validator
 
 
 class Strict(BaseModel):
+    """Unknown keys are errors; so is true/false where a number is expected (pydantic's lax mode
+    would read ``top_k: true`` as 1)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_for_numbers(cls, data):
+        if isinstance(data, dict):
+            for name, value in data.items():
+                field = cls.model_fields.get(name) if isinstance(value, bool) else None
+                if field is not None:
+                    kinds = set(typing.get_args(field.annotation)) | {field.annotation}
+                    if (int in kinds or float in kinds) and bool not in kinds:
+                        raise ValueError(f"{name}: expected a number, not {str(value).lower()}")
+        return data
