@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 
 from test_pipeline import REPO, SUITE, cli
@@ -203,3 +204,48 @@ def test_invalid_yaml_in_set_is_a_located_error():
                      "retrieval.similarity={name: bm25, k1: [1", "x")
     assert code == 2 and "--set retrieval.similarity=" in text and "not valid YAML" in text
     assert "Traceback" not in text
+
+
+def test_topic_numbers_must_be_whole_numbers_and_distinct_as_numbers(tmp_path):
+    import pytest
+
+    from retrieval.formats.topics import read_topics
+    from touche.errors import InputError
+
+    for number, message in [("abc", "'abc' is not a positive whole number"), ("-5", "'-5' is not a positive"),
+                            ("1.5", "'1.5' is not a positive")]:
+        topics = tmp_path / f"t{number}.xml"
+        topics.write_text(f"<topics><topic><number>{number}</number><title>T?</title></topic></topics>")
+        with pytest.raises(InputError, match=message):
+            read_topics(topics)
+    twins = tmp_path / "twins.xml"
+    twins.write_text("<topics>\n<topic><number>1</number><title>A?</title></topic>\n"
+                     "<topic><number>01</number><title>B?</title></topic>\n</topics>")
+    with pytest.raises(InputError, match="topic number 01 is topic 1 again"):
+        read_topics(twins)
+
+
+def test_the_contact_sheet_refuses_image_ids_that_leave_the_collection(tmp_path):
+    run = tmp_path / "run.txt"
+    lines = [f"1 {stance} I{k:015x}a {r} {10 - r} t" for stance, base in (("PRO", 0), ("CON", 10))
+             for r, k in enumerate(range(base, base + 10), 1)]
+    lines[0] = "1 PRO ../../../etc 1 10 t"
+    run.write_text("\n".join(lines) + "\n")
+    code, text = cli("contact-sheet", str(run), str(REPO / "demo" / "images"), str(tmp_path / "sheet.html"))
+    assert code == 2 and "image id '../../../etc' is not a name of the collection's image folders" in text
+    assert not (tmp_path / "sheet.html").exists()
+
+
+def test_a_qrels_path_holding_an_equals_sign_is_a_path(tmp_path):
+    from touche.inputs import parse_named_qrels
+
+    assert parse_named_qrels(["runs/a=b/q.txt", "quality=runs/a=b/q2.txt", "relevance=x.txt"]) == {
+        "q": Path("runs/a=b/q.txt"), "quality": Path("runs/a=b/q2.txt"),
+        "relevance": Path("x.txt")}
+    folder = tmp_path / "a=b"
+    folder.mkdir()
+    (folder / "qrels.txt").write_text("1 0 a 2\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 1.0 t\n")
+    code, text = cli("evaluate", str(run), str(folder / "qrels.txt"), "--measures", "touche.nDCG@5")
+    assert code == 0 and "1.000" in text

@@ -8,6 +8,7 @@ layer takes these resolved paths; nothing below resolves an input again.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -47,7 +48,7 @@ def expand_qrels(items: Iterable[str], *, required: bool = True, notes: list[str
     dataset (``relevance=…``, ``quality=…``), ``NAME=irds:<id>`` → that one."""
     out: list[str] = []
     for item in items:
-        name, _, value = str(item).rpartition("=")
+        name, value = split_named(item)
         ref = parse_ref(value)
         if ref is None:
             out.append(item)
@@ -63,11 +64,22 @@ def expand_qrels(items: Iterable[str], *, required: bool = True, notes: list[str
     return out
 
 
+_QRELS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def split_named(item: str) -> tuple[str, str]:
+    """``NAME=PATH`` → (NAME, PATH); a path that merely holds '=' (``runs/a=b/q.txt``) has no name."""
+    name, sep, path = str(item).partition("=")
+    if sep and _QRELS_NAME.fullmatch(name):
+        return name, path
+    return "", str(item)
+
+
 def parse_named_qrels(items: Iterable[str]) -> dict[str, Path]:
     """``[NAME=]PATH`` command-line items → {name: path}; an unnamed file is named by its stem."""
     named: dict[str, Path] = {}
     for item in items:
-        name, _, path = str(item).rpartition("=")
+        name, path = split_named(item)
         named[name or Path(path).stem] = Path(path)
     return named
 

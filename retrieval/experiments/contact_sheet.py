@@ -203,6 +203,9 @@ def _find_topics(collection_path: Path, topics_path: Path | None) -> dict[str, T
     return {}
 
 
+_SAFE_IMAGE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
 def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.PathLike, out_html: str | os.PathLike,
                         *, topics_path: str | os.PathLike | None = None, spec: ImageSpec | None = None,
                         topics: list[str] | None = None) -> Path:
@@ -220,6 +223,10 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
     if not rows:
         raise InputError("no image rows to show" + (" for the requested topics" if topics is not None else ""),
                          path=run_path)
+    for row in rows:  # an id is a folder name of the collection: '../x' would embed files from outside it
+        if not _SAFE_IMAGE_ID.fullmatch(row.docid):
+            raise InputError(f"image id {row.docid!r} is not a name of the collection's image folders "
+                             "(letters, digits, '-', '_'); refused", path=run_path, where=f"topic {row.qid}")
     images = _Images(Path(collection_path))
     text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
                                 spec or ImageSpec(), f"Contact sheet · {run_path.name}")

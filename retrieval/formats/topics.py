@@ -30,6 +30,9 @@ class Topic:
     objects: tuple[str, ...] = ()
 
 
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
 def _text(element: etree._Element | None) -> str:
     """All text inside the element (nested markup included), whitespace collapsed."""
     if element is None:
@@ -87,6 +90,13 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
         if not number:
             raise InputError("the topic has no <number>" if number_el is None else "the topic's <number> is empty",
                              path=p, where=where)
+        if not _NUMBER.fullmatch(number):
+            raise InputError(f"topic number {number!r} is not a positive whole number (Touché numbers topics 1, 2, …)",
+                             path=p, where=where)
+        if number not in first_line and str(int(number)) in first_line:
+            twin = str(int(number))
+            raise InputError(f"topic number {number} is topic {twin} again (first at line {first_line[twin]}); "
+                             "run files and qrels would not tell them apart", path=p, where=where)
         where = f"line {element.sourceline}, topic {number}"
         title_el = _single(element, "title", p, where)
         if title_el is None:
@@ -97,7 +107,7 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
         if number in first_line:
             raise InputError(f"duplicate topic number {number} (first at line {first_line[number]})",
                              path=p, where=where)
-        first_line[number] = element.sourceline
+        first_line[number] = first_line[str(int(number))] = element.sourceline
         objects_el = _single(element, "objects", p, where)
         objects = tuple(o for o in (" ".join(part.split()) for part in _text(objects_el).split(",")) if o)
         topics.append(Topic(
