@@ -5,6 +5,7 @@ returns: search, re-ranking and fusion compose like PyTerrier's transformers.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -16,6 +17,13 @@ from touche.errors import ToucheError
 
 Ranking = dict[str, list[tuple[str, float]]]
 _RECORD_SEPARATOR = "\x1e"  # BatchSearcher.RECORD_SEPARATOR
+# Lucene refuses a query of more than IndexSearcher.maxClauseCount (1,024 by default) term clauses
+# with TooManyClauses, which once ended a whole run. The cap is raised to MAX_CLAUSES (a clause
+# per distinct term and field), and a longer query is cut to its first MAX_QUERY_WORDS distinct
+# words, with a warning naming the topic: the other topics are never lost.
+MAX_CLAUSES = 1 << 16
+MAX_QUERY_WORDS = 4_000
+log = logging.getLogger(__name__)
 
 
 class Searcher:
@@ -29,6 +37,7 @@ class Searcher:
         # A sharded index directory stands for its shards: all are searched as one.
         paths = [d for p in paths for d in lucene_dirs(Path(p))]
         self.analyzer_spec = analyzer
+        jvm.autoclass("org.apache.lucene.search.IndexSearcher").setMaxClauseCount(MAX_CLAUSES)
         self._java = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzers.build(analyzer, base_dir))
 
     def set_similarity(self, similarity: BM25 | LMDirichlet) -> None:
@@ -41,7 +50,8 @@ class Searcher:
                threads: int = 2) -> Ranking:
         qids = list(queries)
         fields, weights = list(field_weights), [float(w) for w in field_weights.values()]
-        results = self._java.search([queries[q] for q in qids], fields, weights, int(k), int(threads))
+        texts = [_bounded(qid, queries[qid], len(fields)) for qid in qids]
+        results = self._java.search(texts, fields, weights, int(k), int(threads))
         return {qid: _parse_hits(text) for qid, text in zip(qids, results)}
 
     def explain(self, query: str, field_weights: Mapping[str, float], docid: str) -> str | None:
@@ -65,6 +75,26 @@ class Searcher:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _bounded(qid: str, text: str, n_fields: int) -> str:
+    """The query, cut to at most MAX_QUERY_WORDS distinct words (and MAX_CLAUSES over all fields)."""
+    words = text.split()
+    limit = min(MAX_QUERY_WORDS, MAX_CLAUSES // max(n_fields, 1))
+    distinct = dict.fromkeys(w.lower() for w in words)
+    if len(distinct) <= limit:
+        return text
+    kept, seen = [], set()
+    for word in words:
+        key = word.lower()
+        if key not in seen:
+            if len(seen) == limit:
+                continue
+            seen.add(key)
+        kept.append(word)
+    log.warning("warning: topic %s: the query has %d distinct words; searched with its first %d", qid,
+                len(distinct), limit)
+    return " ".join(kept)
 
 
 def _parse_hits(text: str) -> list[tuple[str, float]]:

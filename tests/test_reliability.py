@@ -249,3 +249,17 @@ def test_a_qrels_path_holding_an_equals_sign_is_a_path(tmp_path):
     run.write_text("1 Q0 a 1 1.0 t\n")
     code, text = cli("evaluate", str(run), str(folder / "qrels.txt"), "--measures", "touche.nDCG@5")
     assert code == 0 and "1.000" in text
+
+
+def test_a_query_of_thousands_of_terms_loses_no_topic(jvm_started, fixture_corpus, tmp_path, index_root, caplog):
+    """More than 1,024 distinct terms raised Lucene's TooManyClauses and ended the whole run."""
+    long_title = "uniforms " + " ".join(f"word{i}" for i in range(6000))  # 6,001 distinct terms
+    topics = tmp_path / "topics.xml"
+    topics.write_text("<topics><topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>"
+                      f"<topic><number>2</number><title>{long_title}</title></topic></topics>")
+    run = tmp_path / "run.txt"
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(fixture_corpus),
+                     "-t", str(topics), "-o", str(run), "--index-root", str(index_root))
+    assert code == 0, text
+    assert {line.split()[0] for line in run.read_text().splitlines()} == {"1", "2"}
+    assert "topic 2: the query has 6001 distinct words; searched with its first 4000" in text
