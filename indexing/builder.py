@@ -274,6 +274,20 @@ def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | 
     return IndexInfo(target, meta)
 
 
+def _write_failure(exc: BaseException) -> str | None:
+    """What went wrong when Lucene could not write (a Java IOException, e.g. a full disk), in a
+    user's words; None for anything else (bad input keeps its own located error)."""
+    if type(exc).__name__ != "JavaException":
+        return None
+    message = f"{getattr(exc, 'innermessage', '') or ''} {exc}"
+    if "No space left on device" in message:
+        return "no space left on device"
+    if getattr(exc, "classname", "") in ("java.io.IOException", "java.nio.file.FileSystemException",
+                                         "java.nio.file.AccessDeniedException"):
+        return f"the disk refused a write ({getattr(exc, 'innermessage', '') or exc})"
+    return None
+
+
 def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSpec, target: Path, *,
                 base_dir: Path | None = None, progress: bool = True, extra_meta: dict | None = None) -> IndexInfo:
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
@@ -294,12 +308,15 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
                 count += len(ids)
                 bar.update(len(ids))
         indexer.finish(spec.optimize)
-    except BaseException:
+    except BaseException as exc:
         try:
             indexer.close()
         except Exception:  # noqa: BLE001 — the error that stopped the build is the one to report
             pass
         shutil.rmtree(tmp, ignore_errors=True)
+        failure = _write_failure(exc)
+        if failure:
+            raise ToucheError(f"{failure} while writing the index; the partial index was removed", path=target) from None
         raise
     seconds = time.perf_counter() - started
     if source.report.skipped:

@@ -263,3 +263,69 @@ def test_a_query_of_thousands_of_terms_loses_no_topic(jvm_started, fixture_corpu
     assert code == 0, text
     assert {line.split()[0] for line in run.read_text().splitlines()} == {"1", "2"}
     assert "topic 2: the query has 6001 distinct words; searched with its first 4000" in text
+
+
+def test_a_full_disk_while_indexing_is_a_located_error_and_leaves_no_partial_index(jvm_started, fixture_corpus,
+                                                                                   tmp_path, monkeypatch):
+    """It ended in exit 4 with a 113-line Java trace."""
+    import jnius
+
+    import indexing.builder as builder
+
+    def full(*args, **kwargs):
+        raise jnius.JavaException("JVM exception occurred: No space left on device", "java.io.IOException",
+                                  "No space left on device", [])
+
+    monkeypatch.setattr(builder, "_hand_over", full)
+    root = tmp_path / "indexes"
+    code, text = cli("index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus), "--index-root", str(root))
+    assert code == 2 and "no space left on device while writing the index" in text and "Traceback" not in text
+    assert str(root) in text
+    assert [p.name for p in root.iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_temporaries_left_by_a_killed_writer_are_removed_by_the_next_write(tmp_path):
+    """kill -9 during run writing left full-size hidden temporaries that no later run removed."""
+    from touche.atomic import write_text
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process id that no longer runs
+    target = tmp_path / "run.txt"
+    stale = tmp_path / f".run.txt.{gone.pid}.0123abcd.tmp"
+    stale.write_bytes(b"x" * 1000)
+    mine_running = tmp_path / f".run.txt.{1}.0123abcd.tmp"  # pid 1 runs: a live writer's file stays
+    mine_running.write_bytes(b"y")
+    other = tmp_path / ".other.txt.123.0123abcd.tmp"  # another file's temporary: not ours to judge
+    other.write_bytes(b"z")
+    write_text(target, "1 Q0 a 1 1.0 t\n")
+    assert not stale.exists() and mine_running.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other.txt.123.0123abcd.tmp", mine_running.name, "run.txt"])
+
+
+def test_ctrl_c_while_indexing_says_what_stopped_and_leaves_no_partial_index(tmp_path):
+    """The JVM used to take SIGINT: exit 130 with no word, and the partial index stayed."""
+    import json
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    arguments = [{"id": f"S{i:07d}-A1", "conclusion": f"claim {i}",
+                  "premises": [{"text": f"premise number {i} about uniforms and energy " * 20, "stance": "PRO"}]}
+                 for i in range(80_000)]
+    (corpus / "args.json").write_text(json.dumps({"arguments": arguments}))
+    root = tmp_path / "indexes"
+    process = subprocess.Popen([sys.executable, "-m", "touche", "index", "-c",
+                                str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(corpus),
+                                "--index-root", str(root)], stderr=subprocess.PIPE, text=True, cwd=REPO)
+    seen = ""
+    while "indexing" not in seen:  # the JVM is up and documents are being indexed
+        char = process.stderr.read(1)
+        if not char:
+            break
+        seen += char
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    err = seen + process.stderr.read()
+    assert process.wait(timeout=60) == 130
+    assert "interrupted: touche index stopped" in err and "Traceback" not in err
+    assert [p.name for p in root.iterdir() if not p.name.endswith(".lock")] == []

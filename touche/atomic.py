@@ -2,13 +2,14 @@
 
 A reader (TIRA, a sweep resuming, a second process) sees the old file or the new one, never
 half of one. Temporary names share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run
-can recognise and remove the leftovers of a killed one (``stale_temporaries``). Files get the
+removes the leftovers of a killed one (``remove_stale_temporaries``, before every write). Files get the
 permissions ``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run
 written inside a Docker container must stay readable to the host's user.
 """
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import uuid
@@ -21,6 +22,33 @@ TEMP_SUFFIX = ".tmp"
 def temporary_name(path: Path) -> Path:
     """A unique hidden sibling of ``path`` in our naming pattern."""
     return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
+
+
+def remove_stale_temporaries(path: Path) -> int:
+    """Remove the temporaries of ``path`` that a killed process left (kill -9, a power cut): ours
+    by name, and their writer's process gone. Returns how many were removed."""
+    removed = 0
+    for candidate in path.parent.glob(f".{glob.escape(path.name)}.*{TEMP_SUFFIX}"):
+        pid_text = candidate.name[len(path.name) + 2:].split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            if candidate.is_dir() and not candidate.is_symlink():
+                shutil.rmtree(candidate)
+            else:
+                candidate.unlink()
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def is_temporary_of(candidate: Path, path: Path) -> bool:
@@ -41,6 +69,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         raise ValueError(f"atomic_open writes files: mode 'w' or 'wb', not {mode!r}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     temporary = temporary_name(path)
     # os.open with 0o666 lets the umask decide the final permissions, as open() does.
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -90,6 +119,7 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     folder is removed."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(target)
     temporary = temporary_name(target)
     temporary.mkdir()
     try:

@@ -134,8 +134,11 @@ def start(heap: str | None = None) -> None:
     os.environ["JAVA_HOME"] = str(home)
     jar = build_helpers() if helpers_stale() else HELPER_JAR
     import jnius_config
+    # -Xrs: the JVM leaves SIGINT/SIGTERM to Python. Otherwise its handler ends the process at
+    # once on Ctrl-C (exit 130, no message, a partial index or run left behind) before Python's
+    # KeyboardInterrupt can clean up and say what was interrupted.
     jnius_config.add_options(f"-Xmx{heap or DEFAULT_HEAP}", "-Xss8m", "-Djava.awt.headless=true",
-                             "-XX:+UseParallelGC")
+                             "-XX:+UseParallelGC", "-Xrs")
     jnius_config.set_classpath(str(jar), str(anserini_jar()))
     import jnius  # noqa: F401  (starts the JVM)
     _started = True

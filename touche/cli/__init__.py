@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: nothing half-written was left in place (runs and indexes are moved in only when "
-              "complete); rerun the same command to continue", file=sys.stderr)
+        print(f"interrupted: touche {args.command} stopped; nothing half-written was left in place (runs and "
+              "indexes are moved in only when complete); rerun the same command to continue", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of ours: say so, with the traceback to report
         traceback.print_exc()
