@@ -54,6 +54,8 @@ class FakeChatNoir(BaseHTTPRequestHandler):
                 threading.Event().wait(0.6)  # longer than the client's timeout
             elif kind in (429, 500, 503):
                 return self._json(kind, {"error": {"code": kind}})
+            elif kind == "echo":  # a misbehaving server that repeats the request, key and all
+                return self._json(400, {"error": {"code": 400, "request": request}})
         if request["apikey"] != GOOD_KEY:
             return self._json(401, {"error": {"code": 401, "message": "Invalid API key"}})
         ids = sorted(PAGES)
@@ -133,12 +135,41 @@ def test_timeouts_are_retried_then_reported(server):
         client.search("laptop", size=1)
 
 
-def test_api_key_comes_from_the_environment_never_a_default(monkeypatch):
+def test_api_key_comes_from_one_variable_or_its_file_never_a_default(monkeypatch, tmp_path):
     monkeypatch.delenv("CHATNOIR_API_KEY", raising=False)
+    monkeypatch.delenv("CHATNOIR_API_KEY_FILE", raising=False)
     with pytest.raises(ConfigError, match="CHATNOIR_API_KEY"):
-        api_key(ChatNoirSpec())
-    monkeypatch.setenv("MY_KEY", " abc ")
-    assert api_key(ChatNoirSpec(api_key_env="MY_KEY")) == "abc"
+        api_key()
+    secret = tmp_path / "key"
+    secret.write_text("from-file\n")
+    monkeypatch.setenv("CHATNOIR_API_KEY_FILE", str(secret))
+    assert api_key() == "from-file"
+    monkeypatch.setenv("CHATNOIR_API_KEY", " abc ")
+    assert api_key() == "abc"
+
+
+@pytest.mark.parametrize("url, message", [
+    ("http://chatnoir.eu/", "must use https"),
+    ("https://evil.example.org/", "not in allowed_hosts"),
+])
+def test_the_key_goes_only_to_allowed_hosts_over_https(url, message):
+    with pytest.raises(ValueError, match=message):
+        ChatNoirSpec(base_url=url)
+    assert ChatNoirSpec(base_url="https://chatnoir.eu").base_url == "https://chatnoir.eu/"
+    assert ChatNoirSpec(base_url="https://mirror.example.org/", allowed_hosts=("mirror.example.org",))
+
+
+def test_the_config_holds_no_key_setting():
+    with pytest.raises(ValueError, match="api_key"):
+        ChatNoirSpec(api_key="secret")
+
+
+def test_a_reply_that_echoes_the_key_is_masked(server):
+    server.failures = ["echo"]
+    client = ChatNoirClient(_spec(server), GOOD_KEY)
+    with pytest.raises(ChatNoirError) as error:
+        client.search("laptop", size=1)
+    assert GOOD_KEY not in str(error.value) and "***" in str(error.value)
 
 
 def test_fetch_corpus_writes_a_clueweb_corpus_our_reader_indexes(server, tmp_path):

@@ -8,9 +8,11 @@ ClueWeb12 (``chatnoir``).
 """
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from touche.specs import Strict
 
@@ -118,8 +120,9 @@ class ChatNoirSpec(Strict):
     size: int = Field(100, ge=1, le=1000, description="hits fetched per topic")
     page_size: int = Field(100, ge=1, le=1000, description="hits per API request")
     search_method: Literal["default", "bm25"] = Field("default", description="ChatNoir's ranking (BM25F + quality) or plain BM25")
-    api_key: str | None = Field(None, description="API key; prefer api_key_env and never commit a key")
-    api_key_env: str = Field("CHATNOIR_API_KEY", description="environment variable holding the API key")
+    allowed_hosts: tuple[str, ...] = Field(("chatnoir.eu", "www.chatnoir.eu"), min_length=1,
+                                           description="hosts the API key may be sent to (over https; plain http "
+                                                       "only to this machine, for tests)")
     timeout: float = Field(30.0, gt=0, le=600, description="seconds per HTTP request")
     retries: int = Field(5, ge=0, le=20, description="retries of timeouts, 429 and 5xx answers")
     backoff: float = Field(1.0, ge=0, le=600, description="seconds before the first retry; doubled each time")
@@ -132,6 +135,18 @@ class ChatNoirSpec(Strict):
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {value!r}")
         return value if value.endswith("/") else value + "/"
+
+    @model_validator(mode="after")
+    def _key_goes_only_to_allowed_https_hosts(self):
+        url = urlsplit(self.base_url)
+        host = url.hostname or ""
+        loopback = host in ("127.0.0.1", "::1", "localhost")
+        if not loopback and host not in self.allowed_hosts:
+            raise ValueError(f"base_url host {host!r} is not in allowed_hosts {list(self.allowed_hosts)}: "
+                             "the API key is sent only to allowed hosts")
+        if url.scheme != "https" and not loopback:
+            raise ValueError(f"base_url must use https (the API key travels with every request), got {self.base_url!r}")
+        return self
 
 
 class Task2Spec(Strict):

@@ -15,8 +15,10 @@ server, and its back-off turns negative below one second. Retries are urllib3's 
 (timeouts, dropped connections, 429 and 5xx, ``Retry-After`` honoured) mounted on a requests
 session, with the back-off of the config; a test server on loopback speaks ChatNoir's format.
 
-The API key comes from ``task2.chatnoir.api_key`` or, preferably, the environment variable named
-by ``task2.chatnoir.api_key_env`` (``CHATNOIR_API_KEY``); it is never written anywhere.
+The API key comes from one place: the environment variable ``CHATNOIR_API_KEY``, or the file
+named by ``CHATNOIR_API_KEY_FILE`` (a secret mounted into a container). It goes only to
+``base_url`` over https, whose host must be in ``allowed_hosts``, and it is masked (``***``) in
+every message, also when a reply echoes it. It is never written anywhere.
 """
 from __future__ import annotations
 
@@ -57,11 +59,22 @@ class ChatNoirHit:
     url: str
 
 
-def api_key(spec: ChatNoirSpec) -> str:
-    key = spec.api_key or os.environ.get(spec.api_key_env, "")
+KEY_VARIABLE = "CHATNOIR_API_KEY"
+KEY_FILE_VARIABLE = "CHATNOIR_API_KEY_FILE"
+
+
+def api_key() -> str:
+    """The key from $CHATNOIR_API_KEY, else from the file named by $CHATNOIR_API_KEY_FILE."""
+    key = os.environ.get(KEY_VARIABLE, "")
+    if not key.strip() and os.environ.get(KEY_FILE_VARIABLE):
+        path = Path(os.environ[KEY_FILE_VARIABLE])
+        try:
+            key = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read the ChatNoir API key file ({exc.strerror})", path=path) from None
     if not key.strip():
-        raise ConfigError(f"no ChatNoir API key: set the environment variable {spec.api_key_env} "
-                          "(or task2.chatnoir.api_key in a config you do not commit)")
+        raise ConfigError(f"no ChatNoir API key: set the environment variable {KEY_VARIABLE} "
+                          f"(or {KEY_FILE_VARIABLE} to a file holding it)")
     return key.strip()
 
 
@@ -92,7 +105,7 @@ class ChatNoirClient:
     def __init__(self, spec: ChatNoirSpec, key: str | None = None, *, sleep: Callable[[float], None] = time.sleep,
                  session: requests.Session | None = None):
         self.spec = spec
-        self.key = key if key is not None else api_key(spec)
+        self.key = key if key is not None else api_key()
         retry = _Retry(total=spec.retries, connect=spec.retries, read=spec.retries, status=spec.retries,
                        other=0, allowed_methods=None, status_forcelist=RETRIED_STATUS, raise_on_status=False,
                        respect_retry_after_header=False)  # our sleep() honours Retry-After, capped
@@ -102,6 +115,10 @@ class ChatNoirClient:
         self.http.mount("http://", adapter)
         self.http.mount("https://", adapter)
         self.requests_sent = 0
+
+    def mask(self, text: str) -> str:
+        """``text`` with the API key replaced by ***: replies and errors may echo it."""
+        return text.replace(self.key, "***") if self.key else text
 
     # ------------------------------------------------------------------ transport
     def _request(self, method: str, url: str, **kwargs) -> requests.Response:
@@ -117,8 +134,7 @@ class ChatNoirClient:
         retries = getattr(response.raw, "retries", None)
         self.requests_sent += 1 + (len(retries.history) if retries is not None else 0)
         if response.status_code == 401:
-            raise ChatNoirError("ChatNoir rejected the API key (HTTP 401); check "
-                                f"${self.spec.api_key_env} or task2.chatnoir.api_key", path=url)
+            raise ChatNoirError(f"ChatNoir rejected the API key (HTTP 401); check ${KEY_VARIABLE}", path=url)
         if response.status_code == 403:
             raise ChatNoirError("ChatNoir refused access (HTTP 403: key without rights or address blocked)", path=url)
         if response.status_code in RETRIED_STATUS:
@@ -127,7 +143,8 @@ class ChatNoirClient:
             raise ChatNoirError(f"{last}; gave up after {attempts} attempts "
                                 "(raise task2.chatnoir.retries or .timeout, or try later)", path=url)
         if not response.ok:
-            raise ChatNoirError(f"ChatNoir answered HTTP {response.status_code}: {response.text[:300]}", path=url)
+            raise ChatNoirError(f"ChatNoir answered HTTP {response.status_code}: {self.mask(response.text[:300])}",
+                                path=url)
         return response
 
     # ------------------------------------------------------------------ API
@@ -140,7 +157,7 @@ class ChatNoirClient:
         try:
             return SearchResponse.model_validate_json(response.text)
         except ValueError as exc:
-            raise ChatNoirError(f"unexpected search response (not ChatNoir's format): {str(exc)[:300]}",
+            raise ChatNoirError(f"unexpected search response (not ChatNoir's format): {self.mask(str(exc)[:300])}",
                                 path=response.url) from None
 
     def search(self, query: str, size: int | None = None) -> list[ChatNoirHit]:
