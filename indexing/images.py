@@ -152,8 +152,14 @@ def _read_rankings(path: Path) -> tuple[CrawlRanking, ...]:
             continue
         try:
             data = json.loads(line)
+        except json.JSONDecodeError as exc:  # its own "line 1 … (char n)" would count within this line only
+            raise InputError(f'not valid JSON ({exc.msg} at column {exc.colno}); expected a JSON object with '
+                             '"topic", "query", "rank"', path=path, where=f"line {number}") from None
+        except RecursionError:
+            raise InputError("not valid JSON (nested too deeply)", path=path, where=f"line {number}") from None
+        try:
             rankings.append(CrawlRanking(str(data["topic"]), str(data.get("query", "")), int(data.get("rank", 0))))
-        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:  # rank inf, deep nesting
+        except (ValueError, KeyError, TypeError, OverflowError, AttributeError) as exc:  # rank inf, not an object
             raise InputError(f'expected a JSON object with "topic", "query", "rank" ({exc.__class__.__name__}: {exc})',
                              path=path, where=f"line {number}") from None
     return tuple(rankings)

@@ -40,7 +40,11 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
     if not path.is_file():
         raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
                           f"(none, lucene, snowball, smart, terrier) nor a file")
-    return f"stop|ignoreCase=true|words={path.resolve()}|format=wordset"
+    resolved = str(path.resolve())
+    if any(c in resolved for c in "|=,"):  # the separators of the filter spec handed to Lucene
+        raise ConfigError(f"analyzer.stoplist: the path {resolved!r} holds '|', '=' or ',', which Lucene's "
+                          "analyzer factory cannot read in a file name; move or rename the file")
+    return f"stop|ignoreCase=true|words={resolved}|format=wordset"
 
 
 def files_read(spec: AnalyzerSpec, base_dir: Path | None = None) -> list[Path]:
@@ -103,7 +107,8 @@ def _build_cached(tokenizer: str, filters: tuple[str, ...]):
     return analyzers.build(str(STOPLIST_DIR), tokenizer, list(filters))
 
 
-def tokens(spec: AnalyzerSpec, text: str, field: str = "contents") -> list[str]:
-    """The exact tokens the chain produces for ``text`` (what the index and the query see)."""
+def tokens(spec: AnalyzerSpec, text: str, field: str = "contents", base_dir: Path | None = None) -> list[str]:
+    """The exact tokens the chain produces for ``text`` (what the index and the query see);
+    ``base_dir``: the variant file's folder, against which a relative stoplist path resolves."""
     analyzers = jvm.autoclass("touche.lucene.Analyzers")
-    return list(analyzers.tokens(build(spec), field, text))
+    return list(analyzers.tokens(build(spec, base_dir), field, text))

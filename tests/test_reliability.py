@@ -1,4 +1,5 @@
-"""Nothing half-done passes for done: concurrent writers, full disks, killed indexing, no network."""
+"""The toolkit's promises, one test each (docs/reliability.md lists them): outputs whole or absent,
+results that are what they look like, bad input as located errors, nothing leaving the machine."""
 from __future__ import annotations
 
 import errno
@@ -329,3 +330,85 @@ def test_ctrl_c_while_indexing_says_what_stopped_and_leaves_no_partial_index(tmp
     assert process.wait(timeout=60) == 130
     assert "interrupted: touche index stopped" in err and "Traceback" not in err
     assert [p.name for p in root.iterdir() if not p.name.endswith(".lock")] == []
+
+
+# ---------------------------------------------------------------- sweeps keyed by what they read
+def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its_qrels_change(jvm_started, tmp_path,
+                                                                                             monkeypatch):
+    """A finished sweep said '0 run now, 12 found finished' after its corpus and qrels changed."""
+    import json
+    import shutil
+
+    import retrieval.experiments.sweep as sweep_module
+    from test_sweep import CountingRuns, write_sweep
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(REPO / "demo" / "args.me", corpus)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((REPO / "demo" / "qrels-relevance.txt").read_text())
+    path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.k1": [0.9, 1.2]},
+                       corpus=str(corpus), qrels={"relevance": str(qrels)}, measure="relevance:touche.nDCG@5")
+    first = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert first.computed == 2
+    counting = CountingRuns(sweep_module._run_point)
+    monkeypatch.setattr(sweep_module, "_run_point", counting)
+    # the qrels change: nothing is searched again, but every point is scored anew
+    qrels.write_text("\n".join(line for line in qrels.read_text().splitlines() if not line.startswith("1 ")) + "\n")
+    rescored = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert counting.keys == [] and rescored.computed == 0
+    before = {r.point: r.measures["relevance:touche.nDCG@5"] for r in first.records}
+    after = {r.point: r.measures["relevance:touche.nDCG@5"] for r in rescored.records}
+    assert before != after
+    # the corpus changes: both points run again
+    demo = json.loads((corpus / "args-demo.json").read_text())
+    demo["arguments"] = demo["arguments"][:-10]
+    (corpus / "args-demo.json").write_text(json.dumps(demo))
+    again = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert again.computed == 2 and len(counting.keys) == 2
+
+
+def test_analyze_resolves_a_relative_stoplist_as_runs_do(tmp_path, monkeypatch):
+    """`touche analyze` read a relative stoplist from the working directory, `run` from the
+    variant's folder: one rule now, the variant's folder."""
+    folder = tmp_path / "variants"
+    folder.mkdir()
+    (folder / "stop.txt").write_text("uniforms\n")
+    variant = folder / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+    monkeypatch.chdir(tmp_path)  # no stop.txt here
+    code, text = cli("analyze", "-c", str(variant), "school uniforms")
+    assert code == 0 and text.strip().splitlines()[-1] == "[school]"
+
+
+def test_a_stoplist_path_with_a_separator_lucene_cannot_read_is_a_located_error(tmp_path):
+    folder = tmp_path / "a|b"
+    folder.mkdir()
+    (folder / "stop.txt").write_text("the\n")
+    variant = folder / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+    code, text = cli("analyze", "-c", str(variant), "the school")
+    assert code == 2 and "holds '|', '=' or ','" in text and "Traceback" not in text
+
+
+def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_corpus, monkeypatch):
+    import indexing.builder as builder
+
+    monkeypatch.setattr(builder, "build_index", lambda *a, **k: (_ for _ in ()).throw(AssertionError("indexed")))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(fixture_corpus),
+                     "-t", str(fixture_corpus / "topics.xml"), "-o", str(blocker / "run.txt"),
+                     "--index-root", str(tmp_path / "idx"))
+    assert code == 2 and "cannot create the output folder" in text and "indexed" not in text
+
+
+def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
+    import pytest
+
+    from indexing.images import _read_rankings
+    from touche.errors import InputError
+
+    rankings = tmp_path / "rankings.jsonl"
+    rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
+    with pytest.raises(InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"):
+        _read_rankings(rankings)

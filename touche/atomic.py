@@ -16,7 +16,22 @@ import uuid
 from pathlib import Path
 from typing import IO, Callable, Iterator
 
+from touche.errors import ToucheError
+
 TEMP_SUFFIX = ".tmp"
+
+
+def check_writable(path: Path) -> None:
+    """A located error now, not after the work, when ``path`` could not be written."""
+    path = Path(path)
+    if path.is_dir():
+        raise ToucheError("is a directory; give the run file's name", path=path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToucheError(f"cannot create the output folder ({exc.strerror})", path=path.parent) from None
+    if not os.access(path.parent, os.W_OK):
+        raise ToucheError("the output folder is not writable", path=path.parent)
 
 
 def temporary_name(path: Path) -> Path:

@@ -55,6 +55,7 @@ from retrieval.evaluation.significance import paired_randomization_test, per_top
 from retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
 from retrieval.formats.qrels import read_qrels
 from retrieval.session import Session
+from stemming.analyzers import content_key
 from touche.atomic import write_text
 from touche.config import LoadedVariant, _describe, load_variant, read_yaml
 from touche.errors import ConfigError, InputError, ToucheError
@@ -217,12 +218,34 @@ def expand_points(spec: SweepSpec) -> list[Point]:
     return points
 
 
+def data_fingerprint(path: Path) -> str:
+    """What a point reads, by content where it is small (topics, qrels: their bytes) and by name,
+    size and modification time where it is large (a corpus: every file under it)."""
+    path = Path(path)
+    h = hashlib.sha256()
+    if path.is_file() and path.stat().st_size <= 50 * 2**20:
+        h.update(path.read_bytes())
+    else:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for f in files:
+            st = f.stat()
+            h.update(f"{f.relative_to(path) if path.is_dir() else f.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
 def point_key(point: Point, loaded: LoadedVariant, corpus: Path, topics: Path) -> str:
-    """What decides a point's run: its overrides, the variant they produce, the data."""
+    """What decides a point's run: its overrides, the variant they produce (and the contents of
+    the files its analyzer reads), the corpus and topics it reads."""
     variant = loaded.variant.model_dump(mode="json", exclude={"tag", "description"})
-    payload = {"format": 1, "overrides": point.overrides, "variant": variant,
-               "corpus": str(corpus), "topics": str(topics)}
+    payload = {"format": 2, "overrides": point.overrides, "variant": variant,
+               "analyzer_files": content_key(loaded.variant.analyzer, loaded.path.parent),
+               "corpus": str(corpus), "topics": str(topics),
+               "data": [data_fingerprint(corpus), data_fingerprint(topics)]}
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
+
+
+def qrels_fingerprint(qrels: dict[str, Path]) -> str:
+    return hashlib.sha256("".join(f"{n}\0{data_fingerprint(q)}\n" for n, q in sorted(qrels.items())).encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- a loaded sweep
@@ -308,6 +331,7 @@ class Record:
     seconds: float
     index: str = ""
     per_topic: dict[str, dict[str, float]] = field(default_factory=dict)  # measure → topic → value
+    qrels: str = ""  # fingerprint of the qrels the measures were computed with
 
     def to_json(self) -> str:
         data = {**self.__dict__, "measures": {k: _json_number(v) for k, v in self.measures.items()}}
@@ -481,7 +505,7 @@ def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: 
     measures = evaluate(sweep.output / run_rel, sweep.qrels, sweep.measures)
     return Record(key=key, point=point.number, overrides=point.overrides, measures=measures, run=run_rel,
                   seconds=round(time.perf_counter() - started, 3), index=result.index.path.name,
-                  per_topic=_main_per_topic(sweep, sweep.output / run_rel))
+                  per_topic=_main_per_topic(sweep, sweep.output / run_rel), qrels=qrels_fingerprint(sweep.qrels))
 
 
 def _main_per_topic(sweep: Sweep, run: Path) -> dict[str, dict[str, float]]:
@@ -506,10 +530,13 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
         if expected is None:
             expected = set(evaluate(run, sweep.qrels, sweep.measures))
             per_topic_possible = bool(_main_per_topic(sweep, run))
-        if expected <= set(record.measures) and (sweep.spec.measure in record.per_topic or not per_topic_possible):
+        same_qrels = record.qrels == qrels_fingerprint(sweep.qrels)
+        if same_qrels and expected <= set(record.measures) and (sweep.spec.measure in record.per_topic
+                                                                 or not per_topic_possible):
             continue
         record.measures = evaluate(run, sweep.qrels, sweep.measures)
         record.per_topic = _main_per_topic(sweep, run)
+        record.qrels = qrels_fingerprint(sweep.qrels)
         append_record(sweep.output / RESULTS_FILE, record)
 
 

@@ -8,12 +8,13 @@ from touche.config import load_variant
 
 def add_parser(sub) -> None:
     p = add_command(sub, "analyze", run, "show the tokens a variant's analyzer produces",
-                    'touche analyze -c configs/task1/2-krovetz-bm25.yaml "Should teachers get tenure?"')
+                    'touche analyze -c configs/task1/examples/2-krovetz-bm25.yaml "Should teachers get tenure?"')
     variant_options(p)
     p.add_argument("text")
 
 
 def run(args) -> int:
     loaded = load_variant(args.config, overrides(args.set))
-    print(" ".join(f"[{t}]" for t in tokens(loaded.variant.analyzer, args.text)))
+    # a relative stoplist resolves against the variant's folder, as in every run
+    print(" ".join(f"[{t}]" for t in tokens(loaded.variant.analyzer, args.text, base_dir=loaded.path.parent)))
     return 0

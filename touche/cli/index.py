@@ -13,7 +13,7 @@ from touche.paths import default_index_root
 
 def add_parser(sub) -> None:
     p = add_command(sub, "index", run, "build (or reuse) the index a variant needs",
-                    "touche index -c configs/task1/1-bm25.yaml -i demo/args.me")
+                    "touche index -c configs/task1/examples/1-bm25.yaml -i demo/args.me")
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     dataset_option(p)

@@ -7,6 +7,7 @@ from retrieval.evaluation.measures import evaluate, format_table
 from retrieval.session import Session
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
 from touche.config import load_variant
+from touche.atomic import check_writable
 from touche.errors import ToucheError
 from touche.inputs import parse_named_qrels
 from touche.paths import default_index_root
@@ -14,7 +15,7 @@ from touche.paths import default_index_root
 
 def add_parser(sub) -> None:
     p = add_command(sub, "run", run, "run one variant and write its run file",
-                    "touche run -c configs/task1/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
+                    "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     p.add_argument("-t", "--topics", help="topics XML file, or irds:<ir_datasets id>")
@@ -28,6 +29,7 @@ def run(args) -> int:
     loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
     if not (args.input and args.topics):
         raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
+    check_writable(Path(args.output))  # before minutes of indexing and search, not after
     session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
     try:
         result = session.run(loaded)
