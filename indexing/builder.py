@@ -97,6 +97,7 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
         _check_shard_numbers(shards, shard)
     found = open_index(target)
     if found is not None and shard is None:
+        _check_layout(found, shards)
         return found
     root.mkdir(parents=True, exist_ok=True)
     lock_path = shard_dir(target, shard, shards) if shard is not None else target
@@ -272,6 +273,18 @@ def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | 
     os.replace(tmp, target)
     shutil.rmtree(shards_home(target), ignore_errors=True)  # only lock files are left there
     return IndexInfo(target, meta)
+
+
+def _check_layout(found: IndexInfo, shards: int | None) -> None:
+    """An explicit --shards N that the finished index does not have is an error, not a silent
+    reuse of another layout (the scores would be the same; the user asked for something else)."""
+    if shards is None:
+        return
+    have = len(found.meta.get("shards") or []) or 1
+    if have != shards:
+        layout = f"{have} shards" if have > 1 else "one unsharded index"
+        raise ToucheError(f"this index already exists as {layout}, not {shards}; it gives the same scores: drop "
+                          f"--shards to reuse it, or remove the folder to rebuild it as {shards}", path=found.path)
 
 
 def _write_failure(exc: BaseException) -> str | None:

@@ -18,7 +18,7 @@ from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from retrieval.session import Session, VariantResult
 from touche.atomic import copy_file, write_text
 from touche.config import load_suite, load_variant
-from touche.errors import ToucheError
+from touche.errors import ConfigError, ToucheError
 from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
 from touche.paths import default_index_root
 
@@ -49,10 +49,26 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
             qrels = resolve_named_qrels(suite.qrels, base_dir=base)
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
     primary = only_config if only_config else base / suite.primary
+    check_variants(variant_paths, overrides)  # all of them, before the first index is built
     _prepare_output(output_dir)
     with _output_lock(output_dir):
         return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
                              overrides, progress)
+
+
+def check_variants(paths: list[Path], overrides: dict | None) -> None:
+    """Load every variant with the overrides now: a --set that does not fit the third variant
+    once failed after two runs were written, and blamed that variant's file."""
+    for path in paths:
+        try:
+            load_variant(path, overrides)
+        except ConfigError as exc:
+            if not overrides:
+                raise
+            given = ", ".join(f"{key}={value}" for key, value in overrides.items()
+                              if key != "corpus.skip_bad_records")
+            raise ConfigError(f"the override --set {given} does not fit this variant: {exc.message}",
+                              path=exc.path, where=exc.where) from None
 
 
 @contextlib.contextmanager

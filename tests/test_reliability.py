@@ -412,3 +412,28 @@ def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
     rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
     with pytest.raises(InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"):
         _read_rankings(rankings)
+
+
+# ---------------------------------------------------------------- run-all
+def test_run_all_checks_every_variant_with_its_overrides_before_running_any(tmp_path):
+    """A --set that fits two variants but not the third wrote two runs, then failed blaming the YAML."""
+    code, text = cli("run-all", "-o", str(tmp_path / "out"), "--suite",
+                     str(REPO / "configs" / "task1" / "examples" / "suite.yaml"), "--set", "retrieval.similarity.k1=1.5")
+    assert code == 2 and "the override --set retrieval.similarity.k1=1.5 does not fit this variant" in text
+    assert "3-krovetz-lmdirichlet.yaml" in text
+    assert not list((tmp_path / "out").glob("*.txt"))
+
+
+def test_run_files_are_readable_by_everyone_the_umask_allows(jvm_started, fixture_corpus, tmp_path, index_root):
+    """mkstemp made run.txt 0600: unreadable to the host's user after a Docker run."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"), "--index-root",
+                         str(index_root), "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"))
+    finally:
+        os.umask(old)
+    assert code == 0, text
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "out").iterdir()} == {
+        "1-bm25.txt": "0o644", "run.txt": "0o644"}

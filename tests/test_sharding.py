@@ -70,9 +70,15 @@ def test_parallel_shards_search_as_the_single_index(jvm_started, corpus, tmp_pat
         ranking = expected["3"]
         assert ranking[0][1] == ranking[1][1] and ranking[0][0] < ranking[1][0]  # a tie, broken by id
         assert two.raw([ranking[0][0]])[ranking[0][0]] == one.raw([ranking[0][0]])[ranking[0][0]]
-    # a finished sharded index is reused by any later call, sharded or not
+    # a finished sharded index is reused by a later call that asks for no layout, or for its own
     again = ensure_index(variant, corpus, tmp_path / "sharded", progress=False)
     assert again.meta["build"]["created"] == sharded.meta["build"]["created"]
+    assert ensure_index(variant, corpus, tmp_path / "sharded", progress=False, shards=2).path == sharded.path
+    # … but another explicit layout is an error, not a silent reuse (--shards 3 returned the 2 shards)
+    with pytest.raises(ToucheError, match="already exists as 2 shards, not 3"):
+        ensure_index(variant, corpus, tmp_path / "sharded", progress=False, shards=3)
+    with pytest.raises(ToucheError, match="already exists as one unsharded index, not 2"):
+        ensure_index(variant, corpus, tmp_path / "single", progress=False, shards=2)
 
 
 def test_shard_by_shard_then_assemble(jvm_started, corpus, tmp_path):
