@@ -117,3 +117,13 @@ def test_exit_codes_of_failures(raised, code, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert {2: "error: x.txt: bad", 3: "error: no java", 4: "internal error: RuntimeError: bug",
             130: "interrupted"}[code] in err
+
+
+def test_validate_summarises_by_default_and_lists_with_verbose(tmp_path, capsys):
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"{q} Q0 d{q}{i} {i} 1.0 t\n" for q in (1, 2, 3) for i in (1, 2)))  # a tie per topic
+    assert cli.main(["validate", str(run), "--format", "q0"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out == [f"{run}: valid as Q0 run, 3 warning(s) (3 × tied score(s)); --verbose lists every one"]
+    assert cli.main(["validate", str(run), "--format", "q0", "--verbose"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 3 + 1

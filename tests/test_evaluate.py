@@ -453,3 +453,17 @@ def test_qrels_errors_name_file_and_line(tmp_path: Path, reader, text: str | Non
         reader(path)
     assert str(caught.value).startswith(f"{path}")
     assert message in str(caught.value)
+
+
+def test_ir_measures_names_and_swapped_arguments(tmp_path):
+    from touche.errors import InputError
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n1 0 c 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 x 1 3.0 t\n1 Q0 a 2 2.0 t\n1 Q0 c 3 1.0 t\n")  # x is unjudged
+    scores = evaluate(run, qrels, ["nDCG@5", "P@10", "touche.nDCG@5"])
+    assert set(scores) == {"trec.nDCG@5", "trec.P@10", "touche.nDCG@5"}
+    assert scores["touche.nDCG@5"] > scores["trec.nDCG@5"]  # Touché drops the unjudged x; trec_eval counts it 0
+    with pytest.raises(InputError, match="looks like a qrels file .* give the run first"):
+        evaluate(qrels, run)

@@ -199,3 +199,18 @@ def test_a_tira_folder_of_several_argsme_files_is_read_whole(jvm_started, tmp_pa
     found = {r.docid for r in read_run(tmp_path / "out" / "run.txt")}
     for k, portal in enumerate(portals):  # each file contributes retrieved arguments
         assert found & {a["id"] for a in arguments[k::len(portals)]}, portal
+
+
+def test_run_all_says_which_task_it_detected_and_refuses_a_folder_of_two_tasks(tmp_path):
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "topics.xml").write_text("<topics><topic><number>1</number><title>A?</title></topic></topics>")
+    (both / "passages.jsonl").write_text("")
+    (both / "args.csv").write_text("")
+    code, text = cli("run-all", "-i", str(both), "-o", str(tmp_path / "out"))
+    assert code == 2 and "holds the files of two tasks (task2-stance and task1-pairs)" in text
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "topics.xml").write_text("<topics><topic><number>1</number><title>A?</title></topic></topics>")
+    code, text = cli("run-all", "-i", str(empty), "-o", str(tmp_path / "out2"))
+    assert "task: task1 (detected from what" in text

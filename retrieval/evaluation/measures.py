@@ -255,6 +255,35 @@ def _default_measures(kind: QrelsKind, depth: int) -> list[str]:
     return [f"image.{aspect}_P@10" for aspect in ("on_topic", "argumentative", "on_stance")]
 
 
+_PREFIXES = ("touche.", "touche2021.", "trec.", "stance.", "image.")
+
+
+def ir_measures_name(measure: str) -> str:
+    """A measure as ir_measures users write it (``nDCG@5``, ``P@10``, ``AP``) is ir_measures' /
+    trec_eval's measure (unjudged documents count as 0): ``trec.nDCG@5``. Touché's own nDCG@5
+    (unjudged dropped) is ``touche.nDCG@5``; prefixed names pass unchanged."""
+    return measure if measure.startswith(_PREFIXES) else f"trec.{measure}"
+
+
+def _first_columns(path: Path) -> int | None:
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            for line in handle:
+                if line.strip():
+                    return len(line.split())
+    except OSError:
+        return None
+    return None
+
+
+def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
+    """RUN and QRELS given the wrong way round: say so, instead of a column-count error."""
+    qrels_paths = [path for _, path in _named_qrels(qrels)]
+    if _first_columns(Path(run_path)) == 4 and any(_first_columns(q) == 6 for q in qrels_paths):
+        raise InputError("this looks like a qrels file (4 columns) and the qrels like a run (6 columns): "
+                         "give the run first, then the qrels (touche evaluate RUN QRELS)", path=run_path)
+
+
 def _applies(measure: str, kind: QrelsKind) -> bool:
     if kind is QrelsKind.GRADED:
         return bool(_TOUCHE_NDCG.fullmatch(measure)) or measure.startswith("trec.")
@@ -336,10 +365,12 @@ def evaluate(
     documents, more than 1,000 per topic, increasing scores …) is refused, not scored: scoring a
     run concatenated with itself once gave nDCG@5 above 1.
     """
+    _refuse_swapped(run_path, qrels)
     refuse_invalid(run_path, fmt)
     rows = read_run(run_path, fmt)
     named = [(name, read_qrels(path)) for name, path in _named_qrels(qrels)]
     if measures is not None:
+        measures = [ir_measures_name(m) for m in measures]
         unknown = [m for m in measures if not any(_applies(m, q.kind) for _, q in named)]
         if unknown:
             raise ToucheError(

@@ -74,6 +74,7 @@ def apply_to_args(args) -> None:
             args.task = dataset(ref).task
         elif local and not getattr(args, "suite", None) and Path(local).is_dir():
             args.task = detect_task(Path(local))  # a TIRA input directory says what it is for
+            log.info("task: %s (detected from what %s holds; --task chooses another)", args.task, local)
         else:
             args.task = "task1"
     if command != "run-all" and parse_ref(getattr(args, "input", None)):

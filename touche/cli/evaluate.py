@@ -14,7 +14,10 @@ def add_parser(sub) -> None:
     p.add_argument("run", help="run file")
     p.add_argument("qrels", nargs="+", metavar="[NAME=]QRELS", help="qrels files (relevance, quality, stance, image)")
     p.add_argument("--also", action="append", metavar="RUN", help="more runs to compare in the same table")
-    p.add_argument("--measures", help="comma-separated, e.g. touche.nDCG@5,trec.P@10 (default: all that apply)")
+    p.add_argument("--measures", help="comma-separated, e.g. touche.nDCG@5,nDCG@5,P@10 (default: all that apply). "
+                                      "touche.nDCG@k is the Touché 2022 evaluator's (cut by rank, unjudged dropped); "
+                                      "touche2021.nDCG@k orders by score as the 2021 leaderboard did; a name "
+                                      "without prefix is ir_measures' (unjudged count as 0), as trec.<name>")
     p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
 
 

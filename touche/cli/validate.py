@@ -1,8 +1,13 @@
 """``touche validate``: check run files line by line against a Touché run format."""
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from retrieval.formats.runfile import RunFormat, detect_format, validate_run
 from touche.cli.common import add_command
+
+SHOWN_ERRORS = 3
 
 
 def add_parser(sub) -> None:
@@ -10,6 +15,8 @@ def add_parser(sub) -> None:
                     "touche validate runs/bm25.txt --format q0")
     p.add_argument("runs", nargs="+")
     p.add_argument("--format", help="q0 | pairs | stance | image (default: detected)")
+    p.add_argument("--verbose", action="store_true", help="every problem, one 'file:line: severity: message' line each "
+                                                          "(default: a summary per file and its first errors)")
 
 
 def run(args) -> int:
@@ -17,11 +24,24 @@ def run(args) -> int:
     for path in args.runs:
         fmt = RunFormat.parse(args.format) if args.format else detect_format(path)
         problems = validate_run(path, fmt)
-        for p in problems:  # compiler-style "file:line: severity: message", one per line
+        errors = [p for p in problems if p.is_error]
+        warnings = [p for p in problems if not p.is_error]
+        shown = problems if args.verbose else errors[:SHOWN_ERRORS]
+        for p in shown:  # compiler-style "file:line: severity: message", one per line
             print(f"{path}:{p.line if p.line is not None else ''}: {p.severity.value}: {p.message}")
-        errors = sum(p.is_error for p in problems)
-        warnings = len(problems) - errors
-        verdict = "valid" if not errors else f"{errors} error(s)"
-        print(f"{path}: {verdict} as {fmt.name} run" + (f", {warnings} warning(s)" if warnings else ""))
+        verdict = "valid" if not errors else f"{len(errors)} error(s)"
+        summary = f"{path}: {verdict} as {fmt.name} run"
+        if warnings:
+            kinds = Counter(_kind(p.message) for p in warnings)
+            summary += f", {len(warnings)} warning(s) (" + "; ".join(f"{n} × {k}" for k, n in kinds.most_common(3)) + ")"
+        if not args.verbose and (len(errors) > SHOWN_ERRORS or warnings):
+            summary += "; --verbose lists every one"
+        print(summary)
         status = status or (1 if errors else 0)
     return status
+
+
+def _kind(message: str) -> str:
+    """A warning's kind: its message without the topic, numbers and the explanation after ';'."""
+    message = re.sub(r"^topic \S+: ", "", message).split(";", 1)[0].split(",", 1)[0]
+    return " ".join(w for w in message.split() if not any(c.isdigit() for c in w))
