@@ -9,6 +9,21 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _model_cache(tmp_path_factory):
+    """Unpacked models and cached encodings of this session in a folder of its own: a test never
+    reads a vector an earlier session (or code) encoded."""
+    import os
+    folder = tmp_path_factory.mktemp("models")
+    previous = os.environ.get("TOUCHE_MODEL_CACHE")
+    os.environ["TOUCHE_MODEL_CACHE"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("TOUCHE_MODEL_CACHE", None)
+    else:
+        os.environ["TOUCHE_MODEL_CACHE"] = previous
+
+
 # Five tiny arguments whose statistics the tests compute by hand.
 FIXTURE_ARGUMENTS = [
     ("Sa0000001-A00000001", "School uniforms should be mandatory",

