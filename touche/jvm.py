@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from touche.atomic import atomic_open
+from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.errors import EnvironmentProblem
 from touche.paths import PROJECT_ROOT
 
@@ -103,11 +103,16 @@ def build_helpers(force: bool = False) -> Path:
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise EnvironmentProblem("compiling the Lucene helpers failed:\n" + result.stderr.strip())
-    with atomic_open(HELPER_JAR, "wb") as handle:  # jar writes the archive to stdout
-        result = subprocess.run([jar_tool, "cf", "-", "-C", str(classes), "."], stdout=handle, stderr=subprocess.PIPE,
-                                text=False)
+    # The jar tool writes a file of its own: a temporary of our naming, renamed into place when whole.
+    remove_stale_temporaries(HELPER_JAR)
+    tmp = temporary_name(HELPER_JAR)
+    try:
+        result = subprocess.run([jar_tool, "cf", str(tmp), "-C", str(classes), "."], capture_output=True, text=True)
         if result.returncode != 0:
-            raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.decode(errors="replace").strip())
+            raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
+        os.replace(tmp, HELPER_JAR)
+    finally:
+        tmp.unlink(missing_ok=True)
     return HELPER_JAR
 
 
