@@ -45,3 +45,17 @@ def test_helpers_are_rebuilt_when_a_source_is_newer(tmp_path, monkeypatch):
     assert not jvm.helpers_stale()
     os.utime(jar, (newest - 10, newest - 10))
     assert jvm.helpers_stale()
+
+
+def test_the_helpers_compile_and_pack_into_a_whole_jar(tmp_path, monkeypatch):
+    """What a fresh clone's set-up does (a set-up that had built the jar once never re-ran it)."""
+    import zipfile
+
+    jar = tmp_path / "build" / "touche-lucene.jar"
+    jar.parent.mkdir()
+    monkeypatch.setattr(jvm, "HELPER_JAR", jar)
+    assert jvm.build_helpers(force=True) == jar
+    with zipfile.ZipFile(jar) as packed:
+        names = set(packed.namelist())
+    assert {"touche/lucene/BatchIndexer.class", "touche/lucene/BatchSearcher.class"} <= names
+    assert sorted(p.name for p in jar.parent.iterdir()) == ["classes", "touche-lucene.jar"]  # no temporary left
