@@ -103,13 +103,13 @@ def test_splitter_needs_no_nltk_download(monkeypatch):
     """The shipped parameters load from the repository: nltk's data path is never consulted."""
     import nltk.data
 
-    from stemming import sentences as sentence_split
+    from stemming import sentences
 
     def no_data(*args, **kwargs):
         raise LookupError("nltk data must not be needed")
     monkeypatch.setattr(nltk.data, "find", no_data)
     monkeypatch.setattr(nltk.data, "load", no_data)
-    splitter = sentence_split.SentenceSplitter(sentence_split.load_parameters())
+    splitter = sentences.SentenceSplitter(sentences.load_parameters())
     assert splitter.split("Mr. Jones agreed. Others did not.") == ["Mr. Jones agreed.", "Others did not."]
 
 
