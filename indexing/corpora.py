@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Iterator, Protocol
 
 from indexing.argsme import ReadReport, argsme_files, read_arguments
+from indexing.beir import corpus_file as beir_corpus_file
+from indexing.beir import read_corpus as read_beir_corpus
 from indexing.records import Argument
 from touche import registry
 from touche.errors import ConfigError
@@ -56,16 +58,21 @@ class ArgsMeSource:
     fields: tuple[str, ...] = ("contents", "conclusion", "premises", "title")
 
     def __post_init__(self):
-        self.files = argsme_files(self.path)
+        # args.me as BEIR distributes it (corpus.jsonl), or the args.me JSON files
+        beir = beir_corpus_file(self.path)
+        self.beir = beir is not None
+        self.files = [beir] if beir is not None else argsme_files(self.path)
 
     def fingerprint(self) -> str:
         return files_fingerprint(self.files)
 
     def describe(self) -> dict:
-        return {"format": "argsme", "path": str(Path(self.path).resolve()),
+        return {"format": "argsme" + ("-beir" if self.beir else ""), "path": str(Path(self.path).resolve()),
                 "files": [f.name for f in self.files], "fingerprint": self.fingerprint()}
 
     def records(self, part: tuple[int, int] | None = None) -> Iterator[Argument]:
+        if self.beir:
+            return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records, report=self.report, part=part)
         return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part)
 
     def documents(self, fields: list[str], part: tuple[int, int] | None = None

@@ -100,11 +100,21 @@ def resolve_named_qrels(named: dict[str, str], *, base_dir: Path | None = None) 
     return out
 
 
+BEIR_FILES = ("corpus.jsonl", "queries.jsonl")  # args.me as BEIR lays it out (indexing/beir.py)
+
+
+def is_beir_folder(path: Path) -> bool:
+    return Path(path).is_dir() and all((Path(path) / name).is_file() for name in BEIR_FILES)
+
+
 def check_input_dir(input_dir: Path) -> tuple[Path, Path]:
-    """(corpus path, topics file) of a TIRA-style input directory, with a clear error if incomplete."""
+    """(corpus path, topics file) of a TIRA-style input directory (or a BEIR folder: its
+    queries.jsonl are the topics), with a clear error if incomplete."""
     if not input_dir.is_dir():
         raise ToucheError("input directory not found", path=input_dir)
     topics = input_dir / "topics.xml"
+    if not topics.is_file() and is_beir_folder(input_dir):
+        return input_dir, input_dir / "queries.jsonl"
     if not topics.is_file():
         raise ToucheError("the input directory has no topics.xml (TIRA input: corpus files + topics.xml)", path=input_dir)
     return input_dir, topics
@@ -116,6 +126,9 @@ def resolve_input(value: str | Path) -> Inputs:
     ref = parse_ref(value)
     if ref is None:
         corpus, topics = check_input_dir(Path(value))
+        beir_qrels = Path(value) / "qrels" / "test.tsv"
+        if is_beir_folder(Path(value)) and beir_qrels.is_file():
+            return Inputs(corpus, topics, {"relevance": beir_qrels})
         return Inputs(corpus, topics)
     notes: list[str] = []
     qrels = datasets.qrels_paths(ref, required=False, notes=notes)
@@ -136,6 +149,8 @@ _TASK_MARKERS: dict[str, tuple[str, ...]] = {
 def detect_task(input_dir: Path) -> str:
     """The task a TIRA input directory is for, from what it holds; args.me JSON (Task 1) when it
     holds none of the others' files. An explicit --task, --suite or -c always wins over this."""
+    if is_beir_folder(input_dir):  # its corpus.jsonl is args.me, not Task 2 passages
+        return "task1"
     found = [task for task, patterns in _TASK_MARKERS.items()
              if any(next(input_dir.glob(p), None) is not None for p in patterns)]
     if len(found) > 1:

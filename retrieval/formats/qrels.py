@@ -67,14 +67,24 @@ class Qrels:
         return set(self.judgments)
 
 
+BEIR_HEADER = ["query-id", "corpus-id", "score"]
+
+
 def _fields(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """(line number, four fields) of every non-blank line."""
+    """(line number, four fields) of every non-blank line. BEIR's qrels (``qrels/test.tsv``: a
+    ``query-id corpus-id score`` header, then three columns) are read as ``qid 0 docid label``."""
+    beir = False
     try:
         with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is not part of the first topic id
             for number, text in enumerate(handle, start=1):
                 fields = text.split()
                 if not fields:
                     continue
+                if number == 1 and fields == BEIR_HEADER:
+                    beir = True
+                    continue
+                if beir and len(fields) == 3:
+                    fields = [fields[0], "0", fields[1], fields[2]]
                 if len(fields) != 4:
                     raise InputError(
                         f"expected 4 columns `qid 0 docid label`, found {len(fields)}",

@@ -9,6 +9,7 @@ children ``<topic>``. Text is whitespace-collapsed. Errors name the file and the
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -50,10 +51,12 @@ def _single(topic: etree._Element, tag: str, path: Path, where: str) -> etree._E
 
 def read_topics(path: str | os.PathLike) -> list[Topic]:
     """The topics of a Touché topics XML file (or of ``topics.xml`` in a TIRA input directory),
-    in file order."""
+    or of BEIR's ``queries.jsonl``, in file order."""
     p = Path(path)
     if p.is_dir():
         p = p / "topics.xml"
+    if p.suffix == ".jsonl":
+        return read_beir_queries(p)
     try:
         data = p.read_bytes()
     except FileNotFoundError:
@@ -119,4 +122,38 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
         ))
     if not topics:
         raise InputError("no <topic> elements in <topics>", path=p, where=f"line {root.sourceline}")
+    return topics
+
+
+def read_beir_queries(path: Path) -> list[Topic]:
+    """BEIR's ``queries.jsonl`` (``{"_id", "text", "metadata": {"description", "narrative"}}`` a
+    line) as topics, under the same rules as topics.xml: whole, distinct topic numbers."""
+    topics: list[Topic] = []
+    seen: dict[str, int] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except FileNotFoundError:
+        raise InputError("no such queries file", path=path) from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno}); expected "
+                             '{"_id", "text", "metadata"}', path=path, where=where) from None
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not data["text"].strip():
+            raise InputError('expected a JSON object with a non-empty "text"', path=path, where=where)
+        qid = str(data.get("_id", "")).strip()
+        if not _NUMBER.fullmatch(qid):
+            raise InputError(f"query id {qid!r} is not a positive whole number", path=path, where=where)
+        if str(int(qid)) in seen:
+            raise InputError(f"query {qid} again (first at line {seen[str(int(qid))]})", path=path, where=where)
+        seen[str(int(qid))] = number
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        topics.append(Topic(qid, " ".join(data["text"].split()), str(meta.get("description", "")),
+                            str(meta.get("narrative", ""))))
+    if not topics:
+        raise InputError("no queries in the file", path=path)
     return topics

@@ -1,0 +1,69 @@
+"""args.me as BEIR distributes it (corpus.jsonl, queries.jsonl, qrels/test.tsv) is a Task 1 input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from test_pipeline import REPO, cli
+
+DEMO = REPO / "demo"
+
+
+@pytest.fixture()
+def beir_folder(tmp_path) -> Path:
+    """Our demo collection written in the BEIR layout (title = conclusion, text = premises)."""
+    from retrieval.formats.topics import read_topics
+
+    folder = tmp_path / "webis-touche2020"
+    (folder / "qrels").mkdir(parents=True)
+    arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as out:
+        for a in arguments:
+            text = " ".join(p["text"] for p in a["premises"])
+            out.write(json.dumps({"_id": a["id"], "title": a["conclusion"], "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w", encoding="utf-8") as out:
+        for t in read_topics(DEMO / "topics.xml"):
+            out.write(json.dumps({"_id": t.number, "text": t.title,
+                                  "metadata": {"description": t.description, "narrative": t.narrative}}) + "\n")
+    rows = [line.split() for line in (DEMO / "qrels-relevance.txt").read_text().splitlines() if line.strip()]
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n"
+                                               + "".join(f"{q}\t{d}\t{label}\n" for q, _, d, label in rows))
+    return folder
+
+
+def test_a_beir_folder_is_task1_with_its_queries_and_qrels(beir_folder, tmp_path, jvm_started, index_root):
+    from touche.inputs import detect_task
+
+    assert detect_task(beir_folder) == "task1"  # not Task 2's passage JSONL
+    code, text = cli("run-all", "-i", str(beir_folder), "-o", str(tmp_path / "out"), "--index-root", str(index_root),
+                     "-c", str(REPO / "configs" / "task1" / "1-lmd2000-length.yaml"))
+    assert code == 0, text
+    assert "task: task1 (detected" in text
+    run = (tmp_path / "out" / "run.txt").read_text().splitlines()
+    assert {line.split()[0] for line in run} == {"1", "2", "3", "4", "5", "6"}
+    table = (tmp_path / "out" / "evaluation.md").read_text()  # BEIR's qrels/test.tsv scored it
+    value = float(table.splitlines()[2].split("|")[2])
+    assert value > 0.5
+
+
+def test_beir_qrels_and_queries_are_read_as_ours(beir_folder):
+    from retrieval.formats.qrels import read_graded_qrels
+    from retrieval.formats.topics import read_topics
+
+    ours = read_graded_qrels(DEMO / "qrels-relevance.txt")
+    assert read_graded_qrels(beir_folder / "qrels" / "test.tsv") == ours
+    assert [(t.number, t.title) for t in read_topics(beir_folder / "queries.jsonl")] == \
+           [(t.number, t.title) for t in read_topics(DEMO / "topics.xml")]
+
+
+def test_a_bad_beir_line_is_named(beir_folder):
+    from indexing.beir import read_corpus
+    from touche.errors import InputError
+
+    with open(beir_folder / "corpus.jsonl", "a", encoding="utf-8") as out:
+        out.write('{"_id": "x y", "title": "t", "text": "u"}\n')
+    with pytest.raises(InputError, match=r"corpus.jsonl, line 321: the id 'x y' contains U\+0020"):
+        list(read_corpus(beir_folder / "corpus.jsonl"))
+    assert len(list(read_corpus(beir_folder / "corpus.jsonl", skip_bad_records=True))) == 320
