@@ -32,6 +32,7 @@ from tqdm import tqdm
 from indexing.corpora import CorpusSource, check_fields, open_corpus
 from stemming import analyzers
 from touche import jvm
+from touche.atomic import process_alive
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import ToucheError
 
@@ -356,18 +357,8 @@ def _remove_stale_temporaries(target: Path) -> None:
     """Temporaries of interrupted builds (their process is gone) are removed before a rebuild."""
     for stale in target.parent.glob(f".{target.name}.tmp-*"):
         pid = stale.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(stale, ignore_errors=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _SEPARATOR = "\x1f"  # BatchIndexer.SEPARATOR

@@ -45,7 +45,7 @@ def remove_stale_temporaries(path: Path) -> int:
     removed = 0
     for candidate in path.parent.glob(f".{glob.escape(path.name)}.*{TEMP_SUFFIX}"):
         pid_text = candidate.name[len(path.name) + 2:].split(".", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or process_alive(int(pid_text)):
             continue
         with contextlib.suppress(OSError):
             if candidate.is_dir() and not candidate.is_symlink():
@@ -56,7 +56,8 @@ def remove_stale_temporaries(path: Path) -> int:
     return removed
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs (a writer whose temporaries must stay)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
