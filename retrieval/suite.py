@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from filelock import FileLock, Timeout
 from retrieval.evaluation.measures import evaluate, format_table
 from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from retrieval.session import Session, VariantResult
-from touche.atomic import copy_file, write_text
+from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, ToucheError
 from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
@@ -50,7 +49,7 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
     primary = only_config if only_config else base / suite.primary
     check_variants(variant_paths, overrides)  # all of them, before the first index is built
-    _prepare_output(output_dir)
+    prepare_output_directory(output_dir)
     with _output_lock(output_dir):
         return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
                              overrides, progress)
@@ -129,14 +128,3 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
         text = format_table(scores)
         write_text(output_dir / "evaluation.md", text + "\n")
     return SuiteOutcome(results, output_dir / "run.txt", scores, text)
-
-
-def _prepare_output(output_dir: Path) -> None:
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=output_dir) from None
-    if not os.access(output_dir, os.W_OK):
-        raise ToucheError("the output directory is not writable", path=output_dir)
-
-

@@ -399,7 +399,7 @@ def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_cor
     code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(fixture_corpus),
                      "-t", str(fixture_corpus / "topics.xml"), "-o", str(blocker / "run.txt"),
                      "--index-root", str(tmp_path / "idx"))
-    assert code == 2 and "cannot create the output folder" in text and "indexed" not in text
+    assert code == 2 and "cannot create the output directory" in text and "indexed" not in text
 
 
 def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):

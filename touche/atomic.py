@@ -21,17 +21,23 @@ from touche.errors import ToucheError
 TEMP_SUFFIX = ".tmp"
 
 
+def prepare_output_directory(directory: Path) -> None:
+    """Create ``directory`` if need be; a located error now, not after the work, when it cannot
+    be created or written."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=directory) from None
+    if not os.access(directory, os.W_OK):
+        raise ToucheError("the output directory is not writable", path=directory)
+
+
 def check_writable(path: Path) -> None:
-    """A located error now, not after the work, when ``path`` could not be written."""
+    """A located error now, not after the work, when the file ``path`` could not be written."""
     path = Path(path)
     if path.is_dir():
         raise ToucheError("is a directory; give the run file's name", path=path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToucheError(f"cannot create the output folder ({exc.strerror})", path=path.parent) from None
-    if not os.access(path.parent, os.W_OK):
-        raise ToucheError("the output folder is not writable", path=path.parent)
+    prepare_output_directory(path.parent)
 
 
 def temporary_name(path: Path) -> Path:
