@@ -46,7 +46,6 @@ class Session:
     _searchers: dict[tuple, Searcher] = field(default_factory=dict, init=False)
     _results: dict[tuple, VariantResult] = field(default_factory=dict, init=False)
     _corpora: dict[tuple, Path] = field(default_factory=dict, init=False)
-    _indexes: dict[tuple, IndexInfo] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
         self.topics_path = resolve_topics(self.topics_path)
@@ -74,11 +73,13 @@ class Session:
     def task_context(self, loaded: LoadedVariant) -> TaskContext:
         """The variant's index (built or found) and searcher, in the narrow context its task
         handler gets."""
+        return self._context(loaded)[0]
+
+    def _context(self, loaded: LoadedVariant) -> tuple[TaskContext, IndexInfo]:
         jvm.start()
         variant = loaded.variant
         corpus = self.corpus(loaded)
         index = ensure_index(variant, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
-        self._indexes[str(loaded.path), repr(loaded.merged)] = index
         searcher = self.searcher(index, loaded)
         searcher.set_similarity(variant.retrieval.similarity)
 
@@ -87,9 +88,10 @@ class Session:
             info = ensure_index(other, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
             return self.searcher(info, loaded, analyzer_of=other)
 
-        return TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=tuple(self.topics),
-                           topics_path=Path(self.topics_path), searcher=searcher, open_index=open_index,
-                           progress=self.progress)
+        ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=tuple(self.topics),
+                          topics_path=Path(self.topics_path), searcher=searcher, open_index=open_index,
+                          progress=self.progress)
+        return ctx, index
 
     def run(self, loaded: LoadedVariant) -> VariantResult:
         key = (str(loaded.path), repr(loaded.merged))
@@ -102,28 +104,29 @@ class Session:
         if variant.corpus.format not in task.corpus_formats:
             raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
                               f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
-        ctx = self.task_context(loaded)
-        searcher = ctx.searcher
+        ctx, index = self._context(loaded)
+
+        def first_stage(texts: dict[str, str]) -> Ranking:
+            """The variant's first stage: the queries (or a feedback stage's new ones) searched."""
+            return ctx.searcher.search(texts, variant.query.field_weights, variant.retrieval.top_k,
+                                       variant.retrieval.threads)
+
         if task.queries is not None:
             queries = task.queries(ctx)
         else:
             queries = {t.number: query_text(t, variant.query, str(self.topics_path)) for t in self.topics}
-        ranking = searcher.search(queries, variant.query.field_weights, variant.retrieval.top_k, variant.retrieval.threads)
+        ranking = first_stage(queries)
         if task.rerank is not None:
             ranking = task.rerank(ctx, ranking)
         if variant.rerank:
             stage_ctx = StageContext(variant_path=loaded.path, topics={t.number: t for t in self.topics},
-                                     queries=queries, searcher=searcher, top_k=variant.retrieval.top_k,
+                                     queries=queries, searcher=ctx.searcher, top_k=variant.retrieval.top_k,
                                      run_variant=lambda path: self.run(load_variant(path)).ranking,
-                                     search=lambda texts: searcher.search(texts, variant.query.field_weights,
-                                                                          variant.retrieval.top_k,
-                                                                          variant.retrieval.threads),
-                                     progress=self.progress)
+                                     search=first_stage, progress=self.progress)
             for stage in variant.rerank:
                 ranking = stage.apply(ranking, stage_ctx)
         rows = task.rows(ctx, ranking)
-        result = VariantResult(loaded, ranking, rows, self._indexes[str(loaded.path), repr(loaded.merged)],
-                               time.perf_counter() - started)
+        result = VariantResult(loaded, ranking, rows, index, time.perf_counter() - started)
         self._results[key] = result
         return result
 
