@@ -25,6 +25,17 @@ _TOKENIZERS = {"standard": "standard", "classic": "classic", "whitespace": "whit
 _STEMMERS = {"krovetz": "kStem", "porter": "porterStem"}
 
 
+def stoplist_path(stoplist: str, base_dir: Path | None = None) -> Path | None:
+    """The file a stoplist given as a path names (relative to the variant's folder), or None for
+    none and the named lists."""
+    if stoplist in ("none", "lucene") or stoplist in NAMED_STOPLISTS:
+        return None
+    path = Path(stoplist)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return path
+
+
 def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
     """The Lucene stop-filter spec for a stoplist name or file, or None for no stopping."""
     if stoplist == "none":
@@ -34,9 +45,7 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
     if stoplist in NAMED_STOPLISTS:
         resource, fmt = NAMED_STOPLISTS[stoplist]
         return f"stop|ignoreCase=true|words={resource}|format={fmt}"
-    path = Path(stoplist)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
+    path = stoplist_path(stoplist, base_dir)
     if not path.is_file():
         raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
                           f"(none, lucene, snowball, smart, terrier) nor a file")
@@ -50,12 +59,8 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
 def files_read(spec: AnalyzerSpec, base_dir: Path | None = None) -> list[Path]:
     """The files of ours the chain reads (a stoplist given as a path), resolved as the chain
     resolves them: what an index must be keyed by, besides the spec as written."""
-    if spec.stoplist in ("none", "lucene") or spec.stoplist in NAMED_STOPLISTS:
-        return []
-    path = Path(spec.stoplist)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    return [path.resolve()]
+    path = stoplist_path(spec.stoplist, base_dir)
+    return [] if path is None else [path.resolve()]
 
 
 def content_key(spec: AnalyzerSpec, base_dir: Path | None = None) -> str:
