@@ -72,8 +72,8 @@ def _matrix(rows: list[dict[str, float]]) -> np.ndarray:
     return np.array([[r[f] for f in FEATURES] for r in rows], dtype=float)
 
 
-def train(csv_path: Path, l2: float = 1.0) -> dict:
-    """Ridge regression on standardised features; returns the model (JSON-ready)."""
+def _labelled(csv_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(features, Combined Quality) of every rated argument of the CSV."""
     rows, targets = [], []
     with open(csv_path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -89,15 +89,28 @@ def train(csv_path: Path, l2: float = 1.0) -> dict:
                 continue
             rows.append(text_features("", record["Premise"] or ""))
             targets.append(target)
-    x, y = _matrix(rows), np.array(targets)
+    return _matrix(rows), np.array(targets)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ridge regression on standardised features: (mean, std, coefficients with the intercept last)."""
     mean, std = x.mean(axis=0), x.std(axis=0)
     std[std == 0] = 1.0
-    z = (x - mean) / std
-    z1 = np.hstack([z, np.ones((len(z), 1))])
+    z1 = np.hstack([(x - mean) / std, np.ones((len(x), 1))])
     penalty = l2 * np.eye(z1.shape[1])
     penalty[-1, -1] = 0.0  # the intercept is not shrunk
-    coef = np.linalg.solve(z1.T @ z1 + penalty, z1.T @ y)
-    predicted = z1 @ coef
+    return mean, std, np.linalg.solve(z1.T @ z1 + penalty, z1.T @ y)
+
+
+def _apply(x: np.ndarray, mean: np.ndarray, std: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    return np.hstack([(x - mean) / std, np.ones((len(x), 1))]) @ coef
+
+
+def train(csv_path: Path, l2: float = 1.0) -> dict:
+    """Ridge regression on standardised features; returns the model (JSON-ready)."""
+    x, y = _labelled(csv_path)
+    mean, std, coef = _fit(x, y, l2)
+    predicted = _apply(x, mean, std, coef)
     return {"source": Path(csv_path).name, "target": TARGET, "examples": len(y), "l2": l2,
             "features": list(FEATURES), "mean": mean.round(8).tolist(), "std": std.round(8).tolist(),
             "coef": coef[:-1].round(8).tolist(), "intercept": round(float(coef[-1]), 8),
@@ -107,20 +120,11 @@ def train(csv_path: Path, l2: float = 1.0) -> dict:
 
 def cross_validated_pearson(csv_path: Path, folds: int = 5, l2: float = 1.0) -> float:
     """Pearson r of out-of-fold predictions (folds by row order): how well the model generalises."""
-    with open(csv_path, newline="", encoding="utf-8") as handle:
-        records = [r for r in csv.DictReader(handle) if r[TARGET] and not math.isnan(float(r[TARGET]))]
-    x = _matrix([text_features("", r["Premise"] or "") for r in records])
-    y = np.array([float(r[TARGET]) for r in records])
+    x, y = _labelled(csv_path)
     predicted = np.zeros_like(y)
     for k in range(folds):
         test = np.arange(len(y)) % folds == k
-        mean, std = x[~test].mean(axis=0), x[~test].std(axis=0)
-        std[std == 0] = 1.0
-        z = np.hstack([(x - mean) / std, np.ones((len(y), 1))])
-        penalty = l2 * np.eye(z.shape[1])
-        penalty[-1, -1] = 0.0
-        coef = np.linalg.solve(z[~test].T @ z[~test] + penalty, z[~test].T @ y[~test])
-        predicted[test] = z[test] @ coef
+        predicted[test] = _apply(x[test], *_fit(x[~test], y[~test], l2))
     return float(np.corrcoef(predicted, y)[0, 1])
 
 
