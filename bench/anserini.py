@@ -45,7 +45,7 @@ def search_command(index_dir: Path, topics_tsv: Path, run: Path, options: list[s
 
 def analyzer_options(spec: AnalyzerSpec, base_dir: Path) -> tuple[list[str], str]:
     """(SearchCollection's analyzer options, a note where they differ from our chain)."""
-    from stemming.analyzers import NAMED_STOPLISTS, STOPLIST_DIR
+    from touche.stemming.analyzers import NAMED_STOPLISTS, STOPLIST_DIR
     options = ["-stemmer", spec.stemmer]
     notes = []
     if spec.stoplist == "none":

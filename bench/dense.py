@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=32)
     args = parser.parse_args(argv)
-    from retrieval.encoders import dense
+    from touche.retrieval.encoders import dense
     from touche.errors import ToucheError
 
     started = time.perf_counter()

@@ -110,10 +110,10 @@ def main() -> None:
 
     from touche import jvm
     jvm.start(args.heap)
-    from indexing.builder import ensure_index
-    from retrieval.tasks.task1_pairs import ArgumentStore, PairBuilder, search_sentences, sentence_variant
-    from retrieval.session import Session
-    from retrieval.query import query_text
+    from touche.indexing.builder import ensure_index
+    from touche.retrieval.tasks.task1_pairs import ArgumentStore, PairBuilder, search_sentences, sentence_variant
+    from touche.retrieval.session import Session
+    from touche.retrieval.query import query_text
     from touche.config import load_suite, load_variant
     from touche.specs.pairs import PairsSpec
 

@@ -84,7 +84,7 @@ class Bench:
 
 # ---------------------------------------------------------------- data
 def prepare(bench: Bench) -> dict:
-    from indexing.corpora import open_corpus
+    from touche.indexing.corpora import open_corpus
     argsme_dir = bench.data / f"argsme-synthetic-{bench.docs}"
     corpus = argsme_dir / "args-synthetic.json"
     if not corpus.is_file():
@@ -195,8 +195,8 @@ def bm25s_row(bench: Bench, data: dict, floor_dps: float, floor_cpu: float) -> l
 
 def run_files(bench: Bench, data: dict) -> None:
     """Our five runs in one session (as run-all does) vs SearchCollection on the same indexes."""
-    from retrieval.query import query_text
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.query import query_text
+    from touche.retrieval.formats.topics import read_topics
     variants = suite_variants()
     m = bench.step("runs ours", python_command(
         "bench.worker", "runs", "--corpus", str(data["argsme_dir"]), "--topics", str(data["topics"]),

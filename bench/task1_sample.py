@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from retrieval.evaluation.measures import touche_ndcg
-from retrieval.formats.qrels import read_graded_qrels
-from retrieval.formats.runfile import RunRow, read_run
-from retrieval.session import Session
+from touche.retrieval.evaluation.measures import touche_ndcg
+from touche.retrieval.formats.qrels import read_graded_qrels
+from touche.retrieval.formats.runfile import RunRow, read_run
+from touche.retrieval.session import Session
 from touche import jvm
 from touche.config import load_suite, load_variant
 from touche.paths import CONFIGS, shared_touche_dir

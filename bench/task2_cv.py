@@ -52,12 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from retrieval.tasks.task2.features import reorder
-    from retrieval.tasks.task2.handlers import rerank_features
-    from retrieval.evaluation.measures import touche_ndcg
-    from retrieval.session import Session
-    from retrieval.formats.qrels import read_graded_qrels
-    from retrieval.formats.runfile import RunRow
+    from touche.retrieval.tasks.task2.features import reorder
+    from touche.retrieval.tasks.task2.handlers import rerank_features
+    from touche.retrieval.evaluation.measures import touche_ndcg
+    from touche.retrieval.session import Session
+    from touche.retrieval.formats.qrels import read_graded_qrels
+    from touche.retrieval.formats.runfile import RunRow
     from touche import jvm
     from touche.config import load_variant
     from touche.specs.task2 import FeatureWeights

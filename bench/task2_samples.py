@@ -32,7 +32,7 @@ def shared_dir(given: str | None) -> Path:
 
 
 def _rows(result):
-    from retrieval.formats.runfile import RunRow
+    from touche.retrieval.formats.runfile import RunRow
 
     return [RunRow(qid, column2, docid, rank, score, "bench")
             for qid, hits in result.rows.items()
@@ -40,7 +40,7 @@ def _rows(result):
 
 
 def run_suite_on(suite: Path, corpus: Path, topics: Path, index_root: Path, overrides: dict) -> dict:
-    from retrieval.session import Session
+    from touche.retrieval.session import Session
     from touche.config import load_suite, load_variant
 
     suite_file, spec = load_suite(suite)
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from retrieval.evaluation.measures import stance_f1, touche_ndcg
-    from retrieval.formats.qrels import read_graded_qrels, read_stance_qrels
+    from touche.retrieval.evaluation.measures import stance_f1, touche_ndcg
+    from touche.retrieval.formats.qrels import read_graded_qrels, read_stance_qrels
     from touche import jvm
 
     overrides = dict(item.split("=", 1) for item in args.set)

@@ -36,7 +36,7 @@ def _variant(args):
 
 def step_index(args) -> dict:
     jvm_seconds = _jvm_seconds(args.heap)
-    from indexing.builder import ensure_index
+    from touche.indexing.builder import ensure_index
     from bench.measure import directory_mib
     loaded = _variant(args)
     started = time.perf_counter()
@@ -53,7 +53,7 @@ def step_index(args) -> dict:
 
 def step_runs(args) -> dict:
     jvm_seconds = _jvm_seconds(args.heap)
-    from retrieval.session import Session
+    from touche.retrieval.session import Session
     from touche.config import load_variant
     session = Session(Path(args.corpus), Path(args.topics), Path(args.index_root), progress=False)
     out = Path(args.out)
@@ -79,8 +79,8 @@ def step_bm25s(args) -> dict:
     """The alternative a Python user would pick: bm25s (sparse matrices, numpy), with a Snowball
     stemmer from PyStemmer when installed and bm25s' English stoplist."""
     import bm25s
-    from indexing.corpora import open_corpus
-    from retrieval.formats.topics import read_topics
+    from touche.indexing.corpora import open_corpus
+    from touche.retrieval.formats.topics import read_topics
     try:
         import Stemmer
         stemmer = Stemmer.Stemmer("english")
@@ -133,9 +133,9 @@ def step_compare(args) -> dict:
 
 def compare_indexes(loaded, topics: Path, indexes: list[Path]) -> dict:
     """Do two indexes (e.g. sharded and single) give the same run for a variant's queries?"""
-    from retrieval.query import query_text
-    from retrieval.search import Searcher
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.query import query_text
+    from touche.retrieval.search import Searcher
+    from touche.retrieval.formats.topics import read_topics
     v = loaded.variant
     queries = {t.number: query_text(t, v.query) for t in read_topics(topics)}
     rankings = []

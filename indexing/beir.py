@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from indexing.argsme import ReadReport, SkippedRecord
-from indexing.records import Argument, Premise, id_problem
+from touche.indexing.argsme import ReadReport, SkippedRecord
+from touche.indexing.records import Argument, Premise, id_problem
 from touche.errors import InputError
 
 CORPUS_FILE = "corpus.jsonl"

@@ -29,8 +29,8 @@ from typing import Iterable, Iterator
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from indexing.corpora import CorpusSource, check_fields, open_corpus
-from stemming import analyzers
+from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
+from touche.stemming import analyzers
 from touche import jvm
 from touche.atomic import process_alive
 from touche.config import AnalyzerSpec, IndexSpec, Variant

@@ -31,9 +31,9 @@ from typing import Iterator
 from fastwarc.stream_io import GzipWriter
 from fastwarc.warc import WarcRecord, WarcRecordType
 
-from indexing.argsme import ReadReport, SkippedRecord
-from indexing.corpora import files_fingerprint
-from indexing.files import corpus_files
+from touche.indexing.argsme import ReadReport, SkippedRecord
+from touche.indexing.corpora import files_fingerprint
+from touche.indexing.files import corpus_files
 from touche.atomic import atomic_open
 from touche.errors import InputError
 

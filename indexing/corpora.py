@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from indexing.argsme import ReadReport, argsme_files, read_arguments
-from indexing.beir import corpus_file as beir_corpus_file
-from indexing.beir import read_corpus as read_beir_corpus
-from indexing.records import Argument
+from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
+from touche.indexing.beir import corpus_file as beir_corpus_file
+from touche.indexing.beir import read_corpus as read_beir_corpus
+from touche.indexing.records import Argument
 from touche import registry
 from touche.errors import ConfigError
 
@@ -88,11 +88,11 @@ class ArgsMeSource:
 
 # corpus.format → "module:class", imported on first use (a family's dependencies load only when used).
 SOURCES = {
-    "argsme": "indexing.corpora:ArgsMeSource",
-    "argsme-sentences": "indexing.sentences:SentenceSource",
-    "clueweb12": "indexing.clueweb:ClueWebSource",
-    "passages": "indexing.passages:PassageSource",
-    "images": "indexing.images:ImageSource",
+    "argsme": "touche.indexing.corpora:ArgsMeSource",
+    "argsme-sentences": "touche.indexing.sentences:SentenceSource",
+    "clueweb12": "touche.indexing.clueweb:ClueWebSource",
+    "passages": "touche.indexing.passages:PassageSource",
+    "images": "touche.indexing.images:ImageSource",
 }
 
 

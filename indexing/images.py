@@ -33,8 +33,8 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree, html
 
-from indexing import ocr
-from indexing.argsme import ReadReport
+from touche.indexing import ocr
+from touche.indexing.argsme import ReadReport
 from touche.errors import InputError
 
 __all__ = ["ImageRecord", "ImagePage", "CrawlRanking", "ImageSource", "collection_root",

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from indexing.argsme import ReadReport, SkippedRecord
-from indexing.corpora import files_fingerprint
-from indexing.files import corpus_files
-from indexing.records import id_problem
+from touche.indexing.argsme import ReadReport, SkippedRecord
+from touche.indexing.corpora import files_fingerprint
+from touche.indexing.files import corpus_files
+from touche.indexing.records import id_problem
 from touche.errors import InputError
 
 PASSAGE_SUFFIXES = (".jsonl", ".jsonl.gz")

@@ -1,4 +1,4 @@
-"""``python -m indexing.punkt train ARGS.ME … -o stemming/punkt/english``: learn the Punkt
+"""``python -m touche.indexing.punkt train ARGS.ME … -o stemming/punkt/english``: learn the Punkt
 parameters that stemming/sentences.py ships, from args.me JSON or plain-text files; ``split``
 prints a text's sentences. It lives in indexing/ because it reads corpora; the splitter itself
 (stemming/) reads no corpus.
@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from indexing.argsme import read_arguments
-from stemming.sentences import PUNKT_DIR, save_parameters, split_sentences, train_parameters
+from touche.indexing.argsme import read_arguments
+from touche.stemming.sentences import PUNKT_DIR, save_parameters, split_sentences, train_parameters
 
 
 def _training_texts(paths: list[Path]) -> Iterator[str]:

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
-from indexing.corpora import argument_fields, files_fingerprint
-from indexing.records import Argument, Premise
-from stemming.sentences import default_splitter, model_fingerprint
+from touche.indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
+from touche.indexing.corpora import argument_fields, files_fingerprint
+from touche.indexing.records import Argument, Premise
+from touche.stemming.sentences import default_splitter, model_fingerprint
 from touche.atomic import atomic_open
 from touche.errors import ConfigError, InputError
 

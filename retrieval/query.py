@@ -5,8 +5,8 @@ without one (and for shingles, which would otherwise join "should" to the first 
 """
 from __future__ import annotations
 
-from retrieval.formats.topics import Topic
-from stemming.words import has_query_word, query_words
+from touche.retrieval.formats.topics import Topic
+from touche.stemming.words import has_query_word, query_words
 from touche.config import QuerySpec
 from touche.errors import InputError
 

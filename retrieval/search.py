@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from indexing.builder import index_paths as lucene_dirs
-from stemming import analyzers
+from touche.indexing.builder import index_paths as lucene_dirs
+from touche.stemming import analyzers
 from touche import jvm
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import ToucheError

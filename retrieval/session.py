@@ -12,13 +12,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexing.builder import IndexInfo, ensure_index
-from retrieval.formats.runfile import write_run
-from retrieval.formats.topics import Topic, read_topics
-from retrieval.query import query_text
-from retrieval.search import Ranking, Searcher
-from retrieval.stages import StageContext
-from retrieval.tasks import Rows, TaskContext, handler
+from touche.indexing.builder import IndexInfo, ensure_index
+from touche.retrieval.formats.runfile import write_run
+from touche.retrieval.formats.topics import Topic, read_topics
+from touche.retrieval.query import query_text
+from touche.retrieval.search import Ranking, Searcher
+from touche.retrieval.stages import StageContext
+from touche.retrieval.tasks import Rows, TaskContext, handler
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
 from touche.errors import ToucheError

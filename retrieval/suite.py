@@ -12,9 +12,9 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from retrieval.evaluation.measures import evaluate, format_table
-from retrieval.formats.qrels import QrelsKind, detect_qrels_kind
-from retrieval.session import Session, VariantResult
+from touche.retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
+from touche.retrieval.session import Session, VariantResult
 from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, ToucheError

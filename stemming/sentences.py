@@ -20,7 +20,7 @@ Why this design (the alternatives were checked):
   and united with a hand-written list of English abbreviations (``ABBREVIATIONS`` below): Punkt
   learns abbreviations only from large corpora, the orthographic context (is "the" usually
   lower-case? then "etc. The" is a sentence break) already from a small one. Regenerate with
-  ``python -m indexing.punkt train demo/args.me -o stemming/punkt/english``; train on a
+  ``python -m touche.indexing.punkt train demo/args.me -o stemming/punkt/english``; train on a
   bigger corpus of your own (the args.me JSON) the same way for better statistics. Nothing is
   downloaded, at install or run time.
 

@@ -133,7 +133,7 @@ def argsme_files(draw) -> bytes:
 @FAST
 @given(data=argsme_files(), skip=st.booleans())
 def test_argsme_reader(data, skip):
-    from indexing.argsme import read_arguments
+    from touche.indexing.argsme import read_arguments
 
     with workdir() as tmp:
         path = tmp / "args-me.json"
@@ -160,7 +160,7 @@ def passage_lines(draw) -> bytes:
 @FAST
 @given(data=passage_lines(), compress=st.sampled_from(["plain", "gzip", "cut-gzip"]), skip=st.booleans())
 def test_passage_source(data, compress, skip):
-    from indexing.passages import PassageSource
+    from touche.indexing.passages import PassageSource
 
     with workdir() as tmp:
         path = tmp / ("passages.jsonl" if compress == "plain" else "passages.jsonl.gz")
@@ -180,7 +180,7 @@ html_bodies = st.one_of(texts.map(utf8), raw_bytes, st.just(b"<html><head><title
 
 @st.composite
 def warc_files(draw) -> bytes:
-    from indexing.clueweb import warc_record
+    from touche.indexing.clueweb import warc_record
 
     parts: list[bytes] = []
     for _ in range(draw(st.integers(0, 4))):
@@ -213,7 +213,7 @@ def warc_files(draw) -> bytes:
 # found by hypothesis: an empty gzip member, then one whose deflate data is corrupt (zlib.error)
 @example(data=b'\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03eO\xdbj\xc30\x0c}\x0f\xe4\x1f\xfc\x03^\xe4\xac\x99;\xf7\x02#\x1d\xacl\xb0\x112\n{sb\xe5\x02\xad\x13\x1c\x05\xba\xbf\x9fS\x12\x06\x1b\xd2\x83.\xe7\x1c\x1d\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x0bw\x0cr\xd67\xd43\xe0\xe5\n\x07\xb2tC*\x0bR\xad\x14\x8aR\x8b\x0b\xf2\xf3\x8aSy\xb9\x9c\xf3\xf3JR\xf3Jt}R\xf3\xd2K2\xac\x14\x80\xea \x10\x00\xa9\xe1\x1b\xd98\x00\x00\x00', skip=False)
 def test_clueweb_source(data, skip):
-    from indexing.clueweb import ClueWebSource
+    from touche.indexing.clueweb import ClueWebSource
 
     with workdir() as tmp:
         path = tmp / "0000tw-00.warc.gz"
@@ -253,7 +253,7 @@ def sentence_csvs(draw) -> bytes:
 @FAST
 @given(data=sentence_csvs(), skip=st.booleans(), level=st.sampled_from([["sentence"], ["contents", "title"]]))
 def test_sentence_source(data, skip, level):
-    from indexing.sentences import SentenceSource
+    from touche.indexing.sentences import SentenceSource
 
     with workdir() as tmp:
         path = tmp / "sentences.csv"
@@ -310,7 +310,7 @@ IMAGE_FIELDS = ["page_title", "near_text", "alt_text", "queries", "url_text", "p
 @SLOW
 @given(data=st.data(), skip=st.booleans())
 def test_image_source(data, skip):
-    from indexing.images import ImageSource
+    from touche.indexing.images import ImageSource
 
     with workdir() as tmp:
         data.draw(image_collections(tmp))
@@ -345,7 +345,7 @@ def topics_files(draw) -> bytes:
 @FAST
 @given(data=topics_files())
 def test_topics_reader(data):
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.topics import read_topics
 
     with workdir() as tmp:
         path = tmp / "topics.xml"
@@ -372,7 +372,7 @@ qrels_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_
 @given(lines=st.lists(qrels_lines, max_size=6), kind=st.sampled_from([None, "graded", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes))
 def test_qrels_reader(lines, kind, tail):
-    from retrieval.formats.qrels import read_graded_qrels, read_qrels
+    from touche.retrieval.formats.qrels import read_graded_qrels, read_qrels
 
     with workdir() as tmp:
         path = tmp / "qrels.txt"
@@ -398,7 +398,7 @@ run_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_no
 @given(lines=st.lists(run_lines, max_size=8), fmt=st.sampled_from([None, "q0", "pairs", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes), topics=st.one_of(st.none(), st.lists(texts, max_size=3)))
 def test_run_reader_and_validator(lines, fmt, tail, topics):
-    from retrieval.formats.runfile import check_run, detect_format, read_run, validate_run
+    from touche.retrieval.formats.runfile import check_run, detect_format, read_run, validate_run
 
     with workdir() as tmp:
         path = tmp / "run.txt"

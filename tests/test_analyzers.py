@@ -35,20 +35,20 @@ CHAINS = {
 
 @pytest.mark.parametrize("name", CHAINS)
 def test_chain_tokens(jvm_started, name):
-    from stemming.analyzers import tokens
+    from touche.stemming.analyzers import tokens
     spec, expected = CHAINS[name]
     assert tokens(spec, SENTENCE) == expected
 
 
 def test_shingles_keep_unigrams_interleaves(jvm_started):
-    from stemming.analyzers import tokens
+    from touche.stemming.analyzers import tokens
     spec = AnalyzerSpec(stemmer="krovetz", shingles=ShingleSpec(min_size=2, max_size=3))
     assert tokens(spec, "school uniforms help") == [
         "school", "school uniform", "school uniform help", "uniform", "uniform help", "help"]
 
 
 def test_custom_stoplist_file(jvm_started, tmp_path):
-    from stemming.analyzers import build, tokens
+    from touche.stemming.analyzers import build, tokens
     stop = tmp_path / "mine.txt"
     stop.write_text("# our own list\nteachers\nschools\n")
     spec = AnalyzerSpec(stoplist=str(stop))
@@ -59,7 +59,7 @@ def test_custom_stoplist_file(jvm_started, tmp_path):
 
 
 def test_stoplist_sizes():
-    from stemming.analyzers import STOPLIST_DIR
+    from touche.stemming.analyzers import STOPLIST_DIR
     def words(name):
         return [w for w in (STOPLIST_DIR / name).read_text().split("\n") if w.strip() and not w.startswith("#")]
     assert len(words("smart.txt")) == 571

@@ -10,26 +10,36 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("touche", "stemming", "indexing", "retrieval")
+# The layer folders sit at the repository's top level and install inside the touche namespace
+# (pyproject's package-dir: touche.indexing <- indexing/): the module name a folder gets.
+FOLDERS = {"touche": "touche", "stemming": "touche.stemming", "indexing": "touche.indexing",
+           "retrieval": "touche.retrieval"}
+LAYER_FOLDERS = ("stemming", "indexing", "retrieval")
 
 # Lower number = lower layer. touche.cli and touche.__main__ are the command-line wing on top.
 LAYERS = {"core": 0, "stemming": 1, "indexing": 2, "retrieval": 3, "wing": 4}
 
 
+WING = ("touche.__main__", "touche.cli", "touche.api")
+
+
 def layer_of(module: str) -> str:
-    top = module.split(".")[0]
-    if module == "touche.__main__" or module == "touche.cli" or module.startswith("touche.cli."):
+    parts = module.split(".")
+    if any(module == w or module.startswith(w + ".") for w in WING):
         return "wing"
-    return "core" if top == "touche" else top
+    if len(parts) > 1 and parts[0] == "touche" and parts[1] in LAYER_FOLDERS:
+        return parts[1]
+    return "core"
 
 
 def modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
-        for path in (REPO / package).rglob("*.py"):
-            parts = path.relative_to(REPO).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            found[name] = path
+    for folder, package in FOLDERS.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = path.relative_to(REPO / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
     return found
 
 
@@ -46,7 +56,7 @@ def project_imports(path: Path, known: dict[str, Path]):
         else:
             continue
         for name in names:
-            if name.split(".")[0] in PACKAGES:
+            if name.split(".")[0] in FOLDERS:
                 # the longest known module prefix is the imported module
                 while name and name not in known:
                     name = name.rpartition(".")[0]
@@ -104,7 +114,22 @@ def test_project_imports_sit_at_module_top(graph):
 def test_the_checker_sees_an_upward_import(tmp_path):
     """The checks above are only as good as the parser: it must find an upward import."""
     fake = tmp_path / "x.py"
-    fake.write_text("def f():\n    from retrieval.session import Session\n", encoding="utf-8")
-    found = list(project_imports(fake, {"retrieval.session": fake}))
-    assert found == [("retrieval.session", 2, True)]
-    assert LAYERS[layer_of("retrieval.session")] > LAYERS[layer_of("touche.config")]
+    fake.write_text("def f():\n    from touche.retrieval.session import Session\n", encoding="utf-8")
+    found = list(project_imports(fake, {"touche.retrieval.session": fake}))
+    assert found == [("touche.retrieval.session", 2, True)]
+    assert LAYERS[layer_of("touche.retrieval.session")] > LAYERS[layer_of("touche.config")]
+    assert layer_of("touche.api") == "wing" and layer_of("touche.indexing.corpora") == "indexing"
+
+
+def test_nothing_imports_a_layer_by_its_bare_folder_name():
+    """`import indexing` would load a second copy of the module (or PyPI's unrelated `indexing`
+    distribution in an installed product): every project import goes through `touche.`."""
+    bare = []
+    for path in [p for folder in (*FOLDERS, "tests", "bench", "demo") for p in (REPO / folder).rglob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            bare += [f"{path.relative_to(REPO)}:{node.lineno} imports {n}" for n in names
+                     if n.split(".")[0] in LAYER_FOLDERS]
+    assert not bare, "\n".join(bare)

@@ -14,7 +14,7 @@ DEMO = REPO / "demo"
 @pytest.fixture()
 def beir_folder(tmp_path) -> Path:
     """Our demo collection written in the BEIR layout (title = conclusion, text = premises)."""
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.topics import read_topics
 
     folder = tmp_path / "webis-touche2020"
     (folder / "qrels").mkdir(parents=True)
@@ -49,8 +49,8 @@ def test_a_beir_folder_is_task1_with_its_queries_and_qrels(beir_folder, tmp_path
 
 
 def test_beir_qrels_and_queries_are_read_as_ours(beir_folder):
-    from retrieval.formats.qrels import read_graded_qrels
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.qrels import read_graded_qrels
+    from touche.retrieval.formats.topics import read_topics
 
     ours = read_graded_qrels(DEMO / "qrels-relevance.txt")
     assert read_graded_qrels(beir_folder / "qrels" / "test.tsv") == ours
@@ -59,7 +59,7 @@ def test_beir_qrels_and_queries_are_read_as_ours(beir_folder):
 
 
 def test_a_bad_beir_line_is_named(beir_folder):
-    from indexing.beir import read_corpus
+    from touche.indexing.beir import read_corpus
     from touche.errors import InputError
 
     with open(beir_folder / "corpus.jsonl", "a", encoding="utf-8") as out:

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from retrieval.tasks.task2.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
-from retrieval.formats.topics import Topic
+from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
+from touche.retrieval.formats.topics import Topic
 from touche.errors import ConfigError
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
@@ -173,7 +173,7 @@ def test_a_reply_that_echoes_the_key_is_masked(server):
 
 
 def test_fetch_corpus_writes_a_clueweb_corpus_our_reader_indexes(server, tmp_path):
-    from indexing.clueweb import ClueWebSource
+    from touche.indexing.clueweb import ClueWebSource
 
     client = ChatNoirClient(_spec(server), GOOD_KEY)
     topics = [Topic("2", "Which is better, a laptop or a desktop?"), Topic("3", "Laptop or notebook?")]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
+from touche.retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
 from touche.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent

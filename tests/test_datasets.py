@@ -233,7 +233,7 @@ def test_ir_datasets_itself_offline_gives_the_placement_hint(tmp_path):
 
 # ---------------------------------------------------------------- corpus adapters
 def test_argsme_is_a_folder_of_exactly_its_five_files(irds):
-    from indexing.corpora import ArgsMeSource
+    from touche.indexing.corpora import ArgsMeSource
     placed = place_argsme(DEMO / "args.me" / "args-demo.json")
     # ir_datasets keeps the 2022 CSV in the same folder under a .json name: it must not be read
     (irds / "argsme/2020-04-01/processed.json").write_text("id,conclusion\n")
@@ -260,7 +260,7 @@ def test_argsme_links_follow_a_moved_cache(irds, tmp_path, monkeypatch):
 
 
 def test_processed_csv_is_linked_under_a_csv_name(irds):
-    from indexing.sentences import sentence_corpus_files
+    from touche.indexing.sentences import sentence_corpus_files
     place(ds.ARGSME_PROCESSED.files[0], DEMO / "pairs" / "args-sentences-demo.csv")
     corpus = ds.corpus_path(T1_2022, fetcher=never_fetch)
     kind, files = sentence_corpus_files(corpus)
@@ -276,7 +276,7 @@ def _zip_folder(folder: Path, target: Path) -> Path:
 
 
 def test_image_zip_is_extracted_once_and_resumes(irds):
-    from indexing.images import image_dirs, collection_root
+    from touche.indexing.images import image_dirs, collection_root
     source = DEMO / "images" / "images"
     archive = _zip_folder(source, ds.cached_path(ds.IMAGES_2022.files[0]))
     count = sum(1 for p in source.rglob("*") if p.is_file())
@@ -307,7 +307,7 @@ def test_a_broken_image_zip_is_reported(irds):
 
 
 def test_clueweb_folder_is_read_where_it_is_linked(irds):
-    from indexing.clueweb import clueweb_files
+    from touche.indexing.clueweb import clueweb_files
     root = require_shared()
     place(ds.CLUEWEB12.files[0], root / "corpora" / "clueweb12-sample", link=True)
     corpus = ds.corpus_path(T2_2020, fetcher=never_fetch)
@@ -386,8 +386,8 @@ def _default_variant(task: str) -> Path:
 
 
 def _require_task(task: str) -> None:
-    from retrieval.tasks import TASKS
-    from indexing.corpora import SOURCES
+    from touche.retrieval.tasks import TASKS
+    from touche.indexing.corpora import SOURCES
     module = TASKS[task].split(":")[0]
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"the {task} handler ({module.replace('.', '/')}.py) is not written yet")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval.encoders import dense
+from touche.retrieval.encoders import dense
 from touche.errors import ToucheError
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "laptop", "desktop", "is", "better", "than", "a", "the",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.evaluation.measures import (
+from touche.retrieval.evaluation.measures import (
     evaluate,
     format_table,
     image_precision,
@@ -16,7 +16,7 @@ from retrieval.evaluation.measures import (
     touche_ndcg,
     trec_measures,
 )
-from retrieval.formats.qrels import (
+from touche.retrieval.formats.qrels import (
     QrelsKind,
     detect_qrels_kind,
     read_graded_qrels,
@@ -24,7 +24,7 @@ from retrieval.formats.qrels import (
     read_qrels,
     read_stance_qrels,
 )
-from retrieval.formats.runfile import RunRow, read_run
+from touche.retrieval.formats.runfile import RunRow, read_run
 from shared import has_shared, parse_leaderboard, require_shared, shared_dir
 from touche.errors import InputError, ToucheError
 

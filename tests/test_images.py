@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from lxml import html
 
-from indexing import images as reader
-from indexing import ocr
-from retrieval.tasks.image import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
+from touche.indexing import images as reader
+from touche.indexing import ocr
+from touche.retrieval.tasks.image import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
                               stance_score, topic_rows)
-from retrieval.formats.runfile import RunFormat, read_run, validate_run
-from retrieval.formats.topics import Topic
+from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.topics import Topic
 from touche.errors import InputError, ToucheError
 from touche.specs.image import ImageSpec, StanceSpec
 
@@ -289,7 +289,7 @@ def test_image_spec_rejects_unknown_fields_and_keys():
 # ---------------------------------------------------------------------------- end to end (JVM)
 @pytest.fixture(scope="module")
 def demo_runs(jvm_started, tmp_path_factory, index_root):
-    from retrieval.session import Session
+    from touche.retrieval.session import Session
     from touche.config import load_variant
     out = tmp_path_factory.mktemp("image-runs")
     session = Session(DEMO, DEMO / "topics.xml", index_root, progress=False)
@@ -316,7 +316,7 @@ def test_demo_variants_write_valid_runs_ten_per_stance_without_duplicates(demo_r
 
 
 def test_demo_runs_find_the_arguing_images(demo_runs):
-    from retrieval.evaluation.measures import evaluate
+    from touche.retrieval.evaluation.measures import evaluate
     best = {}
     for name in VARIANTS:
         scores = evaluate(demo_runs / f"{name}.txt", DEMO / "qrels.txt")
@@ -328,7 +328,7 @@ def test_demo_runs_find_the_arguing_images(demo_runs):
 
 
 def test_tira_layout_run_all(jvm_started, tmp_path, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     tira = tmp_path / "input"
     shutil.copytree(DEMO / "images", tira / "images")
     shutil.copy(DEMO / "topics.xml", tira / "topics.xml")
@@ -343,7 +343,7 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     collection where the hits are too few). OCR is left out of the fields here to keep the test
     fast; the OCR path is tested on the demo collection."""
     shared = require_shared()
-    from retrieval.session import Session
+    from touche.retrieval.session import Session
     from touche.config import load_variant
     fields = ["page_title", "near_text", "alt_text", "queries", "url_text", "page_text"]
     loaded = load_variant(SUITE.parent / "2-fields-cues.yaml", {
@@ -354,8 +354,8 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     finally:
         session.close()
     assert [p for p in validate_run(run, RunFormat.IMAGE, topics=[str(t) for t in range(1, 51)]) if p.is_error] == []
-    from retrieval.evaluation.measures import image_precision
-    from retrieval.formats.qrels import read_qrels
+    from touche.retrieval.evaluation.measures import image_precision
+    from touche.retrieval.formats.qrels import read_qrels
     precision = image_precision(read_run(run), read_qrels(shared / "qrels" / "image-2022.qrels").judgments,
                                 topics=["34", "48"])
     assert precision.on_topic >= 0.4 and precision.on_stance >= 0.2, precision

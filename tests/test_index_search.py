@@ -17,15 +17,15 @@ FIELDS = ["contents", "conclusion", "premises"]
 
 @pytest.fixture(scope="module")
 def built(jvm_started, fixture_corpus, index_root):
-    from indexing.builder import ensure_index
+    from touche.indexing.builder import ensure_index
     variant = Variant(tag="t", index={"fields": FIELDS})
     return variant, ensure_index(variant, fixture_corpus, index_root, progress=False)
 
 
 def analyzed_contents(variant):
-    from indexing.argsme import read_arguments
-    from indexing.corpora import argument_fields
-    from stemming.analyzers import tokens
+    from touche.indexing.argsme import read_arguments
+    from touche.indexing.corpora import argument_fields
+    from touche.stemming.analyzers import tokens
     return lambda path: {a.id: tokens(variant.analyzer, argument_fields(a)["contents"]) for a in read_arguments([path])}
 
 
@@ -49,7 +49,7 @@ def test_index_statistics(built, docs):
 
 
 def test_index_is_reused_not_rebuilt(built, fixture_corpus, index_root):
-    from indexing.builder import ensure_index
+    from touche.indexing.builder import ensure_index
     variant, info = built
     again = ensure_index(variant.model_copy(update={"retrieval": variant.retrieval}), fixture_corpus, index_root,
                          progress=False)
@@ -96,8 +96,8 @@ def lmd_by_hand(query_terms, doc_id, docs, mu):
 
 @pytest.mark.parametrize("similarity", [BM25(k1=0.9, b=0.4), BM25(k1=1.2, b=0.75), LMDirichlet(mu=10)])
 def test_exact_scores(built, docs, similarity):
-    from retrieval.search import Searcher
-    from stemming.analyzers import tokens
+    from touche.retrieval.search import Searcher
+    from touche.stemming.analyzers import tokens
     variant, info = built
     query = "school uniforms for schools"
     terms = tokens(variant.analyzer, query)
@@ -117,7 +117,7 @@ def test_exact_scores(built, docs, similarity):
 
 
 def test_field_weights_add_boosted_field_scores(built):
-    from retrieval.search import Searcher
+    from touche.retrieval.search import Searcher
     variant, info = built
     with Searcher(info.path, variant.analyzer) as searcher:
         contents = dict(searcher.search({"1": "nuclear energy"}, {"contents": 1.0})["1"])
@@ -131,8 +131,8 @@ def test_field_weights_add_boosted_field_scores(built):
 
 
 def test_raw_record_is_stored(built):
-    from indexing.records import Argument
-    from retrieval.search import Searcher
+    from touche.indexing.records import Argument
+    from touche.retrieval.search import Searcher
     variant, info = built
     with Searcher(info.path, variant.analyzer) as searcher:
         raw = searcher.raw(["Sa0000002-A00000002", "no-such-id"])
@@ -144,8 +144,8 @@ def test_raw_record_is_stored(built):
 def test_sharded_search_equals_single_index(jvm_started, tmp_path, built, docs):
     """Two shards searched as one give the single index's scores (same collection statistics)."""
     from conftest import FIXTURE_ARGUMENTS, write_argsme
-    from indexing.builder import ensure_index
-    from retrieval.search import Searcher
+    from touche.indexing.builder import ensure_index
+    from touche.retrieval.search import Searcher
     variant, info = built
     write_argsme(tmp_path / "s1" / "a.json", FIXTURE_ARGUMENTS[:2])
     write_argsme(tmp_path / "s2" / "a.json", FIXTURE_ARGUMENTS[2:])

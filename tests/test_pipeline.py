@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
@@ -19,7 +19,7 @@ PRIMARY = Path(_SUITE["primary"]).stem
 
 @pytest.fixture(scope="module")
 def demo_output(jvm_started, tmp_path_factory, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     out = tmp_path_factory.mktemp("demo-out")
     assert run_suite(SUITE, None, out, index_root=index_root, progress=False).run_txt.is_file()
     return out
@@ -37,7 +37,7 @@ def test_demo_suite_writes_five_valid_runs_and_a_table(demo_output):
 
 
 def test_demo_variants_rank_differently_and_sensibly(demo_output):
-    from retrieval.evaluation.measures import evaluate
+    from touche.retrieval.evaluation.measures import evaluate
     scores = {name: evaluate(demo_output / f"{name}.txt", {"relevance": REPO / "demo" / "qrels-relevance.txt"},
                                  ["touche.nDCG@5"])["relevance:touche.nDCG@5"] for name in VARIANTS}
     assert len({round(s, 4) for s in scores.values()}) == 5, scores
@@ -47,7 +47,7 @@ def test_demo_variants_rank_differently_and_sensibly(demo_output):
 
 
 def test_rerun_is_idempotent_and_reuses_indexes(demo_output, tmp_path, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     before = sorted(p.name for p in index_root.iterdir())
     assert run_suite(SUITE, None, tmp_path, index_root=index_root, progress=False).run_txt.is_file()
     assert sorted(p.name for p in index_root.iterdir()) == before
@@ -56,7 +56,7 @@ def test_rerun_is_idempotent_and_reuses_indexes(demo_output, tmp_path, index_roo
 
 
 def test_tira_input_directory(jvm_started, fixture_corpus, tmp_path, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     out = tmp_path / "tira-out"
     run_suite(SUITE, fixture_corpus, out, index_root=index_root, progress=False)
     rows = read_run(out / "run.txt")
@@ -66,7 +66,7 @@ def test_tira_input_directory(jvm_started, fixture_corpus, tmp_path, index_root)
 
 
 def test_single_variant_becomes_run_txt(jvm_started, fixture_corpus, tmp_path, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     config = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
     run_suite(SUITE, fixture_corpus, tmp_path, only_config=config, index_root=index_root, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2-krovetz-bm25.txt", "run.txt"]
@@ -184,7 +184,7 @@ def test_a_tira_folder_of_several_argsme_files_is_read_whole(jvm_started, tmp_pa
     """The real Task 1 input holds one JSON file per debate portal; every one of them is indexed."""
     import json
 
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     arguments = json.loads((REPO / "demo" / "args.me" / "args-demo.json").read_text())["arguments"]
     portals = ["debateorg", "debatepedia", "debatewise", "idebate", "parliamentary"]
     tira = tmp_path / "in"

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexing.argsme import ReadReport, argsme_files, iter_with_progress, read_arguments, total_bytes
-from indexing.records import Argument, Premise
-from retrieval.formats.topics import Topic, read_topics
+from touche.indexing.argsme import ReadReport, argsme_files, iter_with_progress, read_arguments, total_bytes
+from touche.indexing.records import Argument, Premise
+from touche.retrieval.formats.topics import Topic, read_topics
 from touche.errors import InputError
 
 from shared import shared_dir

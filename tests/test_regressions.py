@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from retrieval.experiments.regressions import differences, measure, pinned, suites
+from touche.retrieval.experiments.regressions import differences, measure, pinned, suites
 
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.parent.name)

@@ -26,7 +26,7 @@ def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus
 
 def test_disk_full_while_writing_a_run_leaves_nothing_behind(jvm_started, fixture_corpus, tmp_path, monkeypatch,
                                                              index_root):
-    import retrieval.formats.runfile as runfile
+    import touche.retrieval.formats.runfile as runfile
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "1-bm25.txt"))
@@ -48,7 +48,7 @@ def test_malformed_topics_in_the_input_directory(tmp_path, fixture_corpus):
 
 
 def test_a_tira_run_makes_no_network_call(jvm_started, fixture_corpus, tmp_path, monkeypatch, index_root):
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
 
     def refuse(*args, **kwargs):
         raise AssertionError(f"network call attempted: {args}")
@@ -86,7 +86,7 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
 def test_an_index_is_keyed_by_the_contents_of_the_stoplist_it_read(jvm_started, fixture_corpus, tmp_path, index_root):
     """Two variants with 'stoplist: stop.txt' in different folders (different lists) and one
     whose list was edited get their own indexes; the same list in two places shares one."""
-    from indexing.builder import ensure_index
+    from touche.indexing.builder import ensure_index
     from touche.config import load_variant
 
     def variant_in(folder, words):
@@ -129,8 +129,8 @@ def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
 # ---------------------------------------------------------------- byte-order marks and control characters
 def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_path):
     """A BOM once made the first row's topic '\\ufeff1': validate said valid, nDCG 0.869 not 1.000."""
-    from retrieval.evaluation.measures import evaluate
-    from retrieval.formats.runfile import RunFormat, read_run, validate_run
+    from touche.retrieval.evaluation.measures import evaluate
+    from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
 
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_bytes("\ufeff1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n".encode("utf-8"))
@@ -141,7 +141,7 @@ def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_pat
 
 
 def test_a_nul_or_line_separator_in_an_id_is_an_error_naming_the_line(tmp_path):
-    from retrieval.formats.runfile import RunFormat, validate_run
+    from touche.retrieval.formats.runfile import RunFormat, validate_run
 
     run = tmp_path / "run.txt"
     run.write_text("1 Q0 a\x00b 1 2.0 t\n1 Q0 c\u2028d 2 1.0 t\n", encoding="utf-8")
@@ -158,8 +158,8 @@ def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_pat
 
     import pytest
 
-    from indexing.argsme import read_arguments
-    from indexing.passages import PassageSource
+    from touche.indexing.argsme import read_arguments
+    from touche.indexing.passages import PassageSource
     from touche.errors import InputError
 
     args = tmp_path / "args.json"
@@ -210,7 +210,7 @@ def test_invalid_yaml_in_set_is_a_located_error():
 def test_topic_numbers_must_be_whole_numbers_and_distinct_as_numbers(tmp_path):
     import pytest
 
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.topics import read_topics
     from touche.errors import InputError
 
     for number, message in [("abc", "'abc' is not a positive whole number"), ("-5", "'-5' is not a positive"),
@@ -271,7 +271,7 @@ def test_a_full_disk_while_indexing_is_a_located_error_and_leaves_no_partial_ind
     """It ended in exit 4 with a 113-line Java trace."""
     import jnius
 
-    import indexing.builder as builder
+    import touche.indexing.builder as builder
 
     def full(*args, **kwargs):
         raise jnius.JavaException("JVM exception occurred: No space left on device", "java.io.IOException",
@@ -339,7 +339,7 @@ def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its
     import json
     import shutil
 
-    import retrieval.experiments.sweep as sweep_module
+    import touche.retrieval.experiments.sweep as sweep_module
     from test_sweep import CountingRuns, write_sweep
 
     corpus = tmp_path / "corpus"
@@ -391,7 +391,7 @@ def test_a_stoplist_path_with_a_separator_lucene_cannot_read_is_a_located_error(
 
 
 def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_corpus, monkeypatch):
-    import indexing.builder as builder
+    import touche.indexing.builder as builder
 
     monkeypatch.setattr(builder, "build_index", lambda *a, **k: (_ for _ in ()).throw(AssertionError("indexed")))
     blocker = tmp_path / "file"
@@ -405,7 +405,7 @@ def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_cor
 def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
     import pytest
 
-    from indexing.images import _read_rankings
+    from touche.indexing.images import _read_rankings
     from touche.errors import InputError
 
     rankings = tmp_path / "rankings.jsonl"

@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from retrieval.evaluation.measures import evaluate
-from retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
-from retrieval.experiments.report import (
+from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
+from touche.retrieval.experiments.report import (
     Axis,
     PlotPoint,
     compare_runs,

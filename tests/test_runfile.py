@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.formats import runfile
-from retrieval.formats.runfile import (
+from touche.retrieval.formats import runfile
+from touche.retrieval.formats.runfile import (
     Problem,
     RunFormat,
     RunRow,

@@ -33,8 +33,8 @@ def corpus(tmp_path_factory):
 
 
 def test_record_partition_covers_the_corpus_once(corpus):
-    from indexing.builder import partition
-    from indexing.corpora import ArgsMeSource
+    from touche.indexing.builder import partition
+    from touche.indexing.corpora import ArgsMeSource
     all_ids = [d for d, _, _ in ArgsMeSource(corpus).documents(FIELDS)]
     parts = [[d for d, _, _ in partition(ArgsMeSource(corpus), k, 3).documents(FIELDS)] for k in range(3)]
     assert sorted(sum(parts, [])) == sorted(all_ids)
@@ -42,8 +42,8 @@ def test_record_partition_covers_the_corpus_once(corpus):
 
 
 def test_file_partition_reads_only_its_files(tmp_path):
-    from indexing.builder import partition
-    from indexing.corpora import ArgsMeSource
+    from touche.indexing.builder import partition
+    from touche.indexing.corpora import ArgsMeSource
     args = _arguments(9)
     for i in range(3):
         write_argsme(tmp_path / f"part-{i}.json", args[3 * i:3 * i + 3])
@@ -53,8 +53,8 @@ def test_file_partition_reads_only_its_files(tmp_path):
 
 
 def test_parallel_shards_search_as_the_single_index(jvm_started, corpus, tmp_path):
-    from indexing.builder import ensure_index, index_paths
-    from retrieval.search import Searcher
+    from touche.indexing.builder import ensure_index, index_paths
+    from touche.retrieval.search import Searcher
     variant = Variant(tag="t", index={"fields": FIELDS}, analyzer={"stemmer": "krovetz"})
     single = ensure_index(variant, corpus, tmp_path / "single", progress=False)
     sharded = ensure_index(variant, corpus, tmp_path / "sharded", progress=False, shards=2)  # two processes
@@ -83,7 +83,7 @@ def test_parallel_shards_search_as_the_single_index(jvm_started, corpus, tmp_pat
 
 def test_shard_by_shard_then_assemble(jvm_started, corpus, tmp_path):
     """As on several machines: each builds its shard; the last call only assembles."""
-    from indexing.builder import ensure_index
+    from touche.indexing.builder import ensure_index
     variant = Variant(tag="t", index={"fields": FIELDS})
     first = ensure_index(variant, corpus, tmp_path, progress=False, shards=2, shard=0)
     second = ensure_index(variant, corpus, tmp_path, progress=False, shards=2, shard=1)
@@ -100,8 +100,8 @@ def test_shard_by_shard_then_assemble(jvm_started, corpus, tmp_path):
 
 
 def test_assembling_with_a_missing_shard_names_it(jvm_started, corpus, tmp_path):
-    from indexing.builder import assemble_shards, ensure_index, index_dir
-    from indexing.corpora import open_corpus
+    from touche.indexing.builder import assemble_shards, ensure_index, index_dir
+    from touche.indexing.corpora import open_corpus
     variant = Variant(tag="t", index={"fields": FIELDS})
     ensure_index(variant, corpus, tmp_path, progress=False, shards=3, shard=1)
     target = index_dir(tmp_path, variant, open_corpus("argsme", corpus))

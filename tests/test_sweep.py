@@ -12,10 +12,10 @@ import pytest
 import yaml
 from PIL import Image
 
-import retrieval.experiments.sweep as sweep_module
-from retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Choice
-from retrieval.formats.runfile import RunFormat, read_run, validate_run
-from retrieval.experiments.sweep import (
+import touche.retrieval.experiments.sweep as sweep_module
+from touche.retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Choice
+from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.experiments.sweep import (
     RESULTS_FILE,
     Record,
     SweepSpec,
@@ -61,7 +61,7 @@ class CountingRuns:
 @pytest.fixture(scope="module")
 def finished(jvm_started, tmp_path_factory):
     """The 8-point demo sweep, run once on a fresh index root, counting index builds."""
-    import indexing.builder as builder
+    import touche.indexing.builder as builder
     root = tmp_path_factory.mktemp("sweep")
     builds = []
     real_build = builder.build_index
@@ -178,8 +178,8 @@ def test_table_is_sorted_by_the_measure_and_reports_are_written(finished) -> Non
 
 
 def test_each_point_is_a_valid_run_scored_like_a_single_run(finished, tmp_path: Path) -> None:
-    from retrieval.evaluation.measures import evaluate
-    from retrieval.session import Session
+    from touche.retrieval.evaluation.measures import evaluate
+    from touche.retrieval.session import Session
     outcome = finished["outcome"]
     out = finished["root"] / "out"
     for record in outcome.records:
@@ -371,7 +371,7 @@ def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) ->
 
 
 def test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep(finished, tmp_path: Path) -> None:
-    from retrieval.suite import run_suite
+    from touche.retrieval.suite import run_suite
     sweep_out = finished["root"] / "out"
     chosen_dir = tmp_path / "chosen"
     code, text = cli("choose", str(sweep_out), "--out", str(chosen_dir))
@@ -400,7 +400,7 @@ def test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep(finish
 
 
 def test_similarity_kinds_and_zip_groups_share_one_index(finished, tmp_path: Path, monkeypatch) -> None:
-    import indexing.builder as builder
+    import touche.indexing.builder as builder
     builds = []
     real_build = builder.build_index
     monkeypatch.setattr(builder, "build_index", lambda *a, **k: builds.append(1) or real_build(*a, **k))
@@ -425,7 +425,7 @@ def test_limit_runs_part_of_a_sweep_and_the_reports_say_so(finished, tmp_path: P
 
 
 def test_tags_and_file_names_say_what_the_point_is() -> None:
-    from retrieval.experiments.choose import derive_tag, point_slug
+    from touche.retrieval.experiments.choose import derive_tag, point_slug
     overrides = {"analyzer.stemmer": "krovetz", "analyzer.stoplist": "none", "retrieval.similarity.k1": 1.2,
                  "retrieval.similarity": {"name": "lmdirichlet", "mu": 300}, "query.text": "title+description"}
     assert point_slug(overrides) == "krovetz_stoplist-none_k1-1.2_lmdirichlet-mu-300_title+description"

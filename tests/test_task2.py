@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from indexing.clueweb import ClueWebSource, warc_record, write_warc
-from indexing.passages import PassageSource
-from retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
-from retrieval.tasks.task2.objects import Comparison, comparative_query, comparison, extract_aspect, extract_objects
-from retrieval.tasks.task2.stance import label_stance
-from retrieval.formats.topics import Topic
+from touche.indexing.clueweb import ClueWebSource, warc_record, write_warc
+from touche.indexing.passages import PassageSource
+from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
+from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison, extract_aspect, extract_objects
+from touche.retrieval.tasks.task2.stance import label_stance
+from touche.retrieval.formats.topics import Topic
 from shared import has_shared, require_shared
 from touche.errors import ConfigError, InputError
 from touche.specs.task2 import ComparativeQuerySpec, FeatureWeights, RerankSpec, StanceSpec
@@ -260,8 +260,8 @@ def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
     ("task2-stance", "stance", {"FIRST", "SECOND", "NEUTRAL", "NO"}),
 ])
 def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, index_root, task, fmt, labels, capsys):
-    from retrieval.formats.runfile import RunFormat, read_run, validate_run
-    from retrieval.suite import run_suite
+    from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+    from touche.retrieval.suite import run_suite
 
     out = tmp_path / "out"
     assert run_suite(REPO / "configs" / task / "suite.yaml", None, out, index_root=index_root, progress=False).run_txt.is_file()
@@ -279,8 +279,8 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
 
 
 def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
-    from retrieval.tasks.task2.handlers import comparative_queries
-    from retrieval.session import Session
+    from touche.retrieval.tasks.task2.handlers import comparative_queries
+    from touche.retrieval.session import Session
     from touche.config import load_variant
 
     demo = REPO / "demo" / "task2"
@@ -293,7 +293,7 @@ def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
 # ----------------------------------------------------------------- the real data, when present
 @pytest.mark.skipif(not has_shared(), reason="real Touché data not found (set TOUCHE_SHARED)")
 def test_titles_give_the_2022_objects_of_the_same_questions():
-    from retrieval.formats.topics import read_topics
+    from touche.retrieval.formats.topics import read_topics
 
     shared = require_shared()
     gold = {t.title.lower(): tuple(o.lower() for o in t.objects) for t in read_topics(shared / "topics" / "task2-2022.xml")}

@@ -1,11 +1,11 @@
 """The Python text layer (stemming/): stoplists read one way, the tokenisers, stems, sentiment."""
 from __future__ import annotations
 
-from stemming import sentiment
-from stemming.sentences import web_sentence_boundaries, web_sentences
-from stemming.stems import porter, s_stem
-from stemming.stoplists import STOPLIST_DIR, read_stoplist, shipped
-from stemming.words import punctuated_tokens, query_words, technical_words, words
+from touche.stemming import sentiment
+from touche.stemming.sentences import web_sentence_boundaries, web_sentences
+from touche.stemming.stems import porter, s_stem
+from touche.stemming.stoplists import STOPLIST_DIR, read_stoplist, shipped
+from touche.stemming.words import punctuated_tokens, query_words, technical_words, words
 
 
 def test_a_stoplists_comment_header_is_not_stopwords(tmp_path):
@@ -25,7 +25,7 @@ def test_the_smart_list_is_its_571_lines_without_the_header():
 
 def test_a_comparative_aspect_keeps_words_of_the_smart_header():
     """The bug this layer fixed: the SMART header's words ('text', 'research', …) were Task 2 stopwords."""
-    from retrieval.tasks.task2.objects import extract_aspect, extract_objects
+    from touche.retrieval.tasks.task2.objects import extract_aspect, extract_objects
 
     title = "Which is better for text classification research, SVM or naive Bayes?"
     assert extract_aspect(title, extract_objects(title)) == ("text", "classification", "research")

@@ -110,7 +110,7 @@ class RetrievalSpec(Strict):
 # The stages live in retrieval/stages/, one class each (its parameters and its apply()), keyed by
 # the YAML ``name:``. The core names them through this registry string and imports them when a
 # variant with ``rerank:`` is validated, never at import time.
-STAGE_REGISTRY = "retrieval.stages:STAGES"
+STAGE_REGISTRY = "touche.retrieval.stages:STAGES"
 
 
 def stage_classes() -> dict[str, type[BaseModel]]:

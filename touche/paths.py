@@ -8,18 +8,39 @@ import os
 import tempfile
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _checkout() -> Path | None:
+    """The repository root when running from a checkout (the layer folders beside touche/),
+    None in an installed package (where they live inside touche/)."""
+    root = PACKAGE.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "retrieval").is_dir() else None
+
+
+CHECKOUT = _checkout()
+# configs/, demo/ and java/ sit beside touche/ in a checkout and inside it when installed.
+PROJECT_ROOT = CHECKOUT if CHECKOUT is not None else PACKAGE
 CONFIGS = PROJECT_ROOT / "configs"
+DEMO = PROJECT_ROOT / "demo"
+
+
+def user_cache_dir() -> Path:
+    """Where an installed toolkit keeps what it builds (``$XDG_CACHE_HOME/touche``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "touche"
 
 
 def default_index_root() -> Path:
-    """Where indexes and caches are kept: TOUCHE_INDEX_ROOT, else <project>/indexes, else the
-    temp dir (read-only checkouts)."""
+    """Where indexes and caches are kept: TOUCHE_INDEX_ROOT, else <checkout>/indexes (or the
+    user's cache for an installed package), else the temp dir (read-only places)."""
     env = os.environ.get("TOUCHE_INDEX_ROOT")
     if env:
         return Path(env)
-    if os.access(PROJECT_ROOT, os.W_OK):
-        return PROJECT_ROOT / "indexes"
+    if CHECKOUT is None:
+        return user_cache_dir() / "indexes"
+    if os.access(CHECKOUT, os.W_OK):
+        return CHECKOUT / "indexes"
     return Path(tempfile.gettempdir()) / "touche-indexes"
 
 

@@ -26,8 +26,8 @@ HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent
 sys.path.insert(0, str(DEMO.parent))  # run as a script from anywhere
 
-from indexing.argsme import read_arguments  # noqa: E402
-from indexing.sentences import CONCLUSION, SentencedArgument, split_argument, write_sentence_csv  # noqa: E402
+from touche.indexing.argsme import read_arguments  # noqa: E402
+from touche.indexing.sentences import CONCLUSION, SentencedArgument, split_argument, write_sentence_csv  # noqa: E402
 
 SHORT_CONCLUSION = 5  # words; our choice for the demo (the organisers' threshold is not published)
 CSV_NAME = "args-sentences-demo.csv"

@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from indexing.clueweb import write_warc  # noqa: E402
+from touche.indexing.clueweb import write_warc  # noqa: E402
 
 TOPICS = [
     ("1", "Which is better for commuting, a bicycle or a car?", ("bicycle", "car")),

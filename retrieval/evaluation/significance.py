@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from retrieval.evaluation.measures import touche_ndcg
-from retrieval.formats.qrels import QrelsKind, read_qrels
-from retrieval.formats.runfile import read_run
+from touche.retrieval.evaluation.measures import touche_ndcg
+from touche.retrieval.formats.qrels import QrelsKind, read_qrels
+from touche.retrieval.formats.runfile import read_run
 from touche.errors import ToucheError
 
 # Differences smaller than this are ties: nDCG values of equal rankings can differ in the last

@@ -31,9 +31,9 @@ from typing import Any
 
 import yaml
 
-from retrieval.evaluation.significance import split_measure
-from retrieval.experiments.report import describe_overrides, format_value
-from retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
+from touche.retrieval.evaluation.significance import split_measure
+from touche.retrieval.experiments.report import describe_overrides, format_value
+from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
 from touche.atomic import write_text
 from touche.config import load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError

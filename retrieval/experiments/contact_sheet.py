@@ -11,7 +11,7 @@ and the pro/con cue words marked.
 The file is self-contained (thumbnails are inlined as JPEG data URIs), so it can be copied
 off a TIRA output directory and opened anywhere. It is written atomically.
 
-``python -m retrieval.experiments.contact_sheet RUN COLLECTION OUT.html [--topics topics.xml]``
+``python -m touche.retrieval.experiments.contact_sheet RUN COLLECTION OUT.html [--topics topics.xml]``
 """
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from indexing import ocr
-from indexing.images import collection_root, image_dir, image_fields, read_image
-from retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
-from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, natural_key, read_run
-from retrieval.formats.topics import Topic, read_topics
+from touche.indexing import ocr
+from touche.indexing.images import collection_root, image_dir, image_fields, read_image
+from touche.retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, natural_key, read_run
+from touche.retrieval.formats.topics import Topic, read_topics
 from touche.errors import InputError
 from touche.atomic import write_text
 from touche.specs.image import ImageSpec

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from retrieval.suite import run_suite
+from touche.retrieval.suite import run_suite
 from touche.atomic import write_text
 from touche.paths import CONFIGS
 

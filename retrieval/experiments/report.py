@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.formats.runfile import natural_key
-from retrieval.evaluation.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE, paired_randomization_test,
+from touche.retrieval.formats.runfile import natural_key
+from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE, paired_randomization_test,
                                                paired_t_test, per_topic_scores)
 from touche.atomic import atomic_open
 

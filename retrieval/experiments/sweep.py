@@ -50,12 +50,12 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from retrieval.evaluation.measures import evaluate
-from retrieval.evaluation.significance import paired_randomization_test, per_topic_scores, split_measure
-from retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
-from retrieval.formats.qrels import read_qrels
-from retrieval.session import Session
-from stemming.analyzers import content_key
+from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores, split_measure
+from touche.retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
+from touche.retrieval.formats.qrels import read_qrels
+from touche.retrieval.session import Session
+from touche.stemming.analyzers import content_key
 from touche.atomic import write_text
 from touche.config import LoadedVariant, _describe, load_variant, read_yaml
 from touche.errors import ConfigError, InputError, ToucheError

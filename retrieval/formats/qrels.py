@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Union
 
-from retrieval.formats.runfile import COMPARATIVE_STANCES
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES
 from touche.errors import InputError
 
 __all__ = [

@@ -9,13 +9,13 @@ knows a stage by name.
 """
 from __future__ import annotations
 
-from retrieval.stages.base import Stage, StageContext
-from retrieval.stages.dedup import NearDuplicates
-from retrieval.stages.dense import DenseSimilarity
-from retrieval.stages.fusion import ReciprocalRankFusion
-from retrieval.stages.quality import ArgumentQuality
-from retrieval.stages.quality_model import QualityModel
-from retrieval.stages.rm3 import RM3
+from touche.retrieval.stages.base import Stage, StageContext
+from touche.retrieval.stages.dedup import NearDuplicates
+from touche.retrieval.stages.dense import DenseSimilarity
+from touche.retrieval.stages.fusion import ReciprocalRankFusion
+from touche.retrieval.stages.quality import ArgumentQuality
+from touche.retrieval.stages.quality_model import QualityModel
+from touche.retrieval.stages.rm3 import RM3
 
 STAGES: dict[str, type[Stage]] = {
     cls.model_fields["name"].default: cls

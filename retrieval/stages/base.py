@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from retrieval.formats.topics import Topic
-from retrieval.search import Ranking, Searcher
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.search import Ranking, Searcher
 from touche.specs import Strict
 
 

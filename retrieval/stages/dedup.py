@@ -17,9 +17,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from indexing.records import Argument
-from retrieval.search import Ranking
-from retrieval.stages.base import Stage, StageContext, place_below
+from touche.indexing.records import Argument
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import Stage, StageContext, place_below
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 

@@ -12,10 +12,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from indexing.records import Argument
-from retrieval.encoders import dense
-from retrieval.search import Ranking
-from retrieval.stages.base import Stage, StageContext, add_to_head
+from touche.indexing.records import Argument
+from touche.retrieval.encoders import dense
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import Stage, StageContext, add_to_head
 from touche.errors import ToucheError
 
 

@@ -10,8 +10,8 @@ from typing import Literal, Sequence
 
 from pydantic import Field
 
-from retrieval.search import Ranking
-from retrieval.stages.base import Stage, StageContext
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import Stage, StageContext
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int = 1000) -> Ranking:

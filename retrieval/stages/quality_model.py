@@ -23,11 +23,11 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from indexing.records import Argument
-from retrieval.search import Ranking
-from retrieval.stages.base import Stage, StageContext, add_to_head
-from stemming.stoplists import shipped
-from stemming.words import words as word_list
+from touche.indexing.records import Argument
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import Stage, StageContext, add_to_head
+from touche.stemming.stoplists import shipped
+from touche.stemming.words import words as word_list
 from touche.atomic import write_text
 from touche.errors import InputError
 

@@ -15,11 +15,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from indexing.records import Argument
-from retrieval.search import Ranking
-from retrieval.stages.base import Stage, StageContext
-from stemming.stoplists import shipped
-from stemming.words import words
+from touche.indexing.records import Argument
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import Stage, StageContext
+from touche.stemming.stoplists import shipped
+from touche.stemming.words import words
 
 
 class RM3(Stage):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from retrieval.formats.runfile import RunFormat
-from retrieval.formats.topics import Topic
-from retrieval.search import Ranking, Searcher
+from touche.retrieval.formats.runfile import RunFormat
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.search import Ranking, Searcher
 from touche import registry
 from touche.config import Variant
 
@@ -65,11 +65,11 @@ class TaskHandler(NamedTuple):
 
 # task → "module:handler", imported on first use (a task's dependencies load only when it runs).
 TASKS: dict[str, str] = {
-    "task1": "retrieval.tasks.task1:HANDLER",
-    "task1-pairs": "retrieval.tasks.task1_pairs:HANDLER",
-    "task2": "retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
-    "task2-stance": "retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
-    "image": "retrieval.tasks.image:HANDLER",
+    "task1": "touche.retrieval.tasks.task1:HANDLER",
+    "task1-pairs": "touche.retrieval.tasks.task1_pairs:HANDLER",
+    "task2": "touche.retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
+    "task2-stance": "touche.retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
+    "image": "touche.retrieval.tasks.image:HANDLER",
 }
 
 

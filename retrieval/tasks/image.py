@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from indexing.images import collection_root, image_dirs
-from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
-from retrieval.formats.topics import Topic
-from retrieval.search import Ranking, Searcher
-from retrieval.tasks import Rows, TaskContext, TaskHandler
-from stemming.sentiment import compound
-from stemming.words import words
+from touche.indexing.images import collection_root, image_dirs
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.search import Ranking, Searcher
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.stemming.sentiment import compound
+from touche.stemming.words import words
 from touche.errors import ToucheError
 from touche.specs.image import ArgumentSpec, ImageSpec, StanceSpec
 

@@ -1,9 +1,9 @@
 """Task 1 2020/2021 (args.me): the ranking is the run; every row gets ``Q0``."""
 from __future__ import annotations
 
-from retrieval.formats.runfile import RunFormat
-from retrieval.search import Ranking
-from retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.retrieval.formats.runfile import RunFormat
+from touche.retrieval.search import Ranking
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
 
 
 def q0_rows(ctx: TaskContext, ranking: Ranking) -> Rows:

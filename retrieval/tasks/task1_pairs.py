@@ -56,14 +56,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from indexing.sentences import CONCLUSION, SENTENCE_FIELDS, Sentence, SentencedArgument, parse_sentence_id, text_key
-from retrieval.query import query_text
-from retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
-from retrieval.search import Ranking
-from retrieval.tasks import Rows, TaskContext, TaskHandler
-from stemming.stems import s_stem  # plurals only: overlap features need no more, and nltk's Porter was most of the pair-building time
-from stemming.stoplists import shipped
-from stemming.words import words
+from touche.indexing.sentences import CONCLUSION, SENTENCE_FIELDS, Sentence, SentencedArgument, parse_sentence_id, text_key
+from touche.retrieval.query import query_text
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
+from touche.retrieval.search import Ranking
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.stemming.stems import s_stem  # plurals only: overlap features need no more, and nltk's Porter was most of the pair-building time
+from touche.stemming.stoplists import shipped
+from touche.stemming.words import words
 from touche.config import BM25, LMDirichlet, Variant
 from touche.errors import ConfigError
 from touche.specs.pairs import PairsSpec, StanceSpec

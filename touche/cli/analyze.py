@@ -1,7 +1,7 @@
 """``touche analyze``: the tokens a variant's analyzer produces."""
 from __future__ import annotations
 
-from stemming.analyzers import tokens
+from touche.stemming.analyzers import tokens
 from touche.cli.common import add_command, overrides, variant_options
 from touche.config import load_variant
 

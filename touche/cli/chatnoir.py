@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.formats.topics import read_topics
-from retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
+from touche.retrieval.formats.topics import read_topics
+from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
 from touche.cli.common import add_command
 from touche.config import load_variant
 from touche.specs.task2 import ChatNoirSpec, Task2Spec

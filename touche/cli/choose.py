@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.experiments.choose import choose, default_second_measure, format_choices, load_results
+from touche.retrieval.experiments.choose import choose, default_second_measure, format_choices, load_results
 from touche.cli.common import add_command
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
+from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
 from touche.atomic import write_text
 from touche.cli.common import add_command
 

@@ -1,7 +1,7 @@
 """``touche contact-sheet``: an image run as an HTML page of thumbnails with the text that earned them."""
 from __future__ import annotations
 
-from retrieval.experiments.contact_sheet import write_contact_sheet
+from touche.retrieval.experiments.contact_sheet import write_contact_sheet
 from touche.cli.common import add_command
 from touche.config import load_variant
 

@@ -27,8 +27,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from retrieval.evaluation.measures import evaluate
-from retrieval.suite import run_suite
+from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.suite import run_suite
 from touche import datasets as ds
 from touche.cli import build_parser
 from touche.config import StageMarker, stage_classes, load_suite, load_variant
@@ -47,7 +47,7 @@ SCHEMAS = (
      "`--set retrieval.similarity.k1=1.2`."),
     ("Suite", "touche.config:Suite", "configs/<task>/suite.yaml",
      "A task's five submissions and which one becomes `run.txt` (what `touche run-all` / `run_all.sh` runs)."),
-    ("Sweep", "retrieval.experiments.sweep:SweepSpec", "configs/sweeps/*.yaml",
+    ("Sweep", "touche.retrieval.experiments.sweep:SweepSpec", "configs/sweeps/*.yaml",
      "A grid over config keys, run by `touche sweep` (resumable) and read by `touche choose`."),
 )
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.cli.common import add_command
 from touche.inputs import parse_named_qrels
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexing.builder import ensure_index
+from touche.indexing.builder import ensure_index
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
 from touche.config import load_variant
 from touche.datasets import check_corpus_format

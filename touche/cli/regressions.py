@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from retrieval.experiments.regressions import differences, measure, pinned, suites, write
+from touche.retrieval.experiments.regressions import differences, measure, pinned, suites, write
 from touche.cli.common import add_command
 
 

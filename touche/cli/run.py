@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.evaluation.measures import evaluate, format_table
-from retrieval.session import Session
+from touche.retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.session import Session
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
 from touche.config import load_variant
 from touche.atomic import check_writable

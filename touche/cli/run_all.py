@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.suite import run_suite
+from touche.retrieval.suite import run_suite
 from touche.cli.common import add_command, dataset_option, overrides, suite_for, variant_options
 from touche.inputs import parse_named_qrels
 

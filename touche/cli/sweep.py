@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from retrieval.experiments.report import describe_overrides
-from retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
+from touche.retrieval.experiments.report import describe_overrides
+from touche.retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
 from touche.cli.common import add_command
 from touche.inputs import parse_named_qrels
 

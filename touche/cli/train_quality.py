@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
+from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
 from touche.cli.common import add_command
 from touche.paths import shared_touche_dir
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from retrieval.formats.runfile import RunFormat, detect_format, validate_run
+from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
 from touche.cli.common import add_command
 
 SHOWN_ERRORS = 3

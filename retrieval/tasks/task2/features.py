@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping
 
-from retrieval.search import Ranking
-from retrieval.stages.base import place_below
-from retrieval.tasks.task2.objects import Comparison
-from stemming.sentences import web_sentence_boundaries
-from stemming.stems import porter as stem_of
-from stemming.stoplists import shipped
-from stemming.words import iter_technical_words
-from stemming.words import technical_words as words
+from touche.retrieval.search import Ranking
+from touche.retrieval.stages.base import place_below
+from touche.retrieval.tasks.task2.objects import Comparison
+from touche.stemming.sentences import web_sentence_boundaries
+from touche.stemming.stems import porter as stem_of
+from touche.stemming.stoplists import shipped
+from touche.stemming.words import iter_technical_words
+from touche.stemming.words import technical_words as words
 from touche.specs.task2 import RerankSpec
 
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from retrieval.encoders import dense
-from retrieval.search import Ranking, Searcher
-from retrieval.tasks import Rows, TaskContext, TaskHandler
-from retrieval.formats.runfile import RunFormat
-from retrieval.tasks.task1 import q0_rows
-from retrieval.tasks.task2.features import hit_features, raw_text, reorder
-from retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
-from retrieval.tasks.task2.stance import label_stance
-from stemming.words import has_technical_word
+from touche.retrieval.encoders import dense
+from touche.retrieval.search import Ranking, Searcher
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.retrieval.formats.runfile import RunFormat
+from touche.retrieval.tasks.task1 import q0_rows
+from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
+from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
+from touche.retrieval.tasks.task2.stance import label_stance
+from touche.stemming.words import has_technical_word
 from touche.errors import InputError, ToucheError
 from touche.specs.task2 import Task2Spec
 

@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from retrieval.formats.topics import Topic
-from stemming.stoplists import shipped as stoplist
-from stemming.words import punctuated_tokens
-from stemming.words import technical_words as words
+from touche.retrieval.formats.topics import Topic
+from touche.stemming.stoplists import shipped as stoplist
+from touche.stemming.words import punctuated_tokens
+from touche.stemming.words import technical_words as words
 from touche.specs.task2 import ComparativeQuerySpec, ObjectsSpec
 
 # Question scaffolding and comparison words: neither objects nor aspect.

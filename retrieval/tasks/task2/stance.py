@@ -29,12 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from retrieval.tasks.task2.features import ObjectMatcher, text_features
-from retrieval.tasks.task2.objects import Comparison
-from stemming.sentences import web_sentences as sentences
-from stemming.sentiment import compound
-from stemming.stems import porter as stem_of
-from stemming.words import technical_words as words
+from touche.retrieval.tasks.task2.features import ObjectMatcher, text_features
+from touche.retrieval.tasks.task2.objects import Comparison
+from touche.stemming.sentences import web_sentences as sentences
+from touche.stemming.sentiment import compound
+from touche.stemming.stems import porter as stem_of
+from touche.stemming.words import technical_words as words
 from touche.specs.task2 import RerankSpec, StanceSpec
 
 # Comparative words in favour of what stands before them ("A is better than B").
