@@ -37,7 +37,7 @@ from typing import Literal, Union
 
 import ir_measures
 
-from retrieval.formats.qrels import (
+from touche.retrieval.formats.qrels import (
     STANCE_LABELS,
     ImageQrels,
     Qrels,
@@ -45,7 +45,7 @@ from retrieval.formats.qrels import (
     StanceQrels,
     read_qrels,
 )
-from retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, read_run, validate_run
 from touche.errors import InputError, ToucheError
 
 __all__ = [
@@ -367,7 +367,18 @@ def evaluate(
     """
     _refuse_swapped(run_path, qrels)
     refuse_invalid(run_path, fmt)
-    rows = read_run(run_path, fmt)
+    return evaluate_rows(read_run(run_path, fmt), qrels, measures, depth=depth)
+
+
+def evaluate_rows(
+    rows: list[RunRow],
+    qrels: QrelsArg,
+    measures: Sequence[str] | None = None,
+    *,
+    depth: int = 5,
+) -> dict[str, float]:
+    """``evaluate`` on rows already in memory (the Python API's runs); the caller vouches for
+    their validity (ranks per topic 1, 2, …, no document twice)."""
     named = [(name, read_qrels(path)) for name, path in _named_qrels(qrels)]
     if measures is not None:
         measures = [ir_measures_name(m) for m in measures]

@@ -51,6 +51,7 @@ __all__ = [
     "Severity",
     "read_run",
     "write_run",
+    "ranked_rows",
     "validate_run",
     "check_run",
     "detect_format",
@@ -587,9 +588,10 @@ def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[s
     return checked
 
 
-def _format_lines(
-    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
-) -> list[str]:
+def _ranked(
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, limit: int, path: Path
+) -> Iterator[tuple[str, str, str, int, float]]:
+    """(qid, column2, docid, rank, score) in file order: what a written run holds."""
     groups: dict[tuple[str, ...], list[tuple[str, str, str, float]]] = defaultdict(list)
     seen: dict[tuple[str, str], str] = {}
     for row in rows:
@@ -609,13 +611,29 @@ def _format_lines(
     def group_order(key: tuple[str, ...]) -> tuple[Any, ...]:
         return (natural_key(key[0]), *(order[k] for k in key[1:]))
 
-    lines: list[str] = []
     for key in sorted(groups, key=group_order):
         ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
         for rank, (qid, column2, docid, score) in enumerate(ranked, start=1):
-            # repr() is the shortest text that reads back as the same float: order is kept.
-            lines.append(f"{qid} {column2} {docid} {rank} {score!r} {tag}\n")
-    return lines
+            yield qid, column2, docid, rank, score
+
+
+def _format_lines(
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
+) -> list[str]:
+    # repr() is the shortest text that reads back as the same float: order is kept.
+    return [f"{qid} {column2} {docid} {rank} {score!r} {tag}\n"
+            for qid, column2, docid, rank, score in _ranked(rows, fmt, limit, path)]
+
+
+def ranked_rows(rows: RowsInput, fmt: RunFormat | str, tag: str = "run",
+                max_per_topic: int | None = None, where: str = "in-memory run") -> list[RunRow]:
+    """The rows ``write_run`` would write (same order, ranks, cut and checks), without a file:
+    in-memory runs are scored exactly as their submitted file would be."""
+    fmt = RunFormat.parse(fmt)
+    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
+    path = Path(where)
+    return [RunRow(qid, column2, docid, rank, score, tag)
+            for qid, column2, docid, rank, score in _ranked(_normalise_rows(rows, fmt, path), fmt, limit, path)]
 
 
 def write_run(

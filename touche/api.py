@@ -1,0 +1,132 @@
+"""The Python API: what the command line does, as functions; runs are pandas DataFrames.
+
+A run frame has ir_measures' run columns ``query_id``, ``doc_id``, ``score`` plus Touché's
+``stance`` (the run file's second column: ``Q0``, ``PRO``/``CON``, ``FIRST``/``SECOND`` …) and
+``rank``; its rows are in the order, and cut to the depth, of the run file the variant writes.
+Examples (run by tests/test_python_api.py): docs/python-api.md.
+
+This module is part of the command-line wing (docs/architecture.md): it may import every layer,
+and no layer imports it.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from touche.config import LoadedVariant, load_variant
+from touche.errors import ConfigError
+from touche.indexing.builder import IndexInfo, ensure_index
+from touche.inputs import resolve_corpus
+from touche.paths import CONFIGS, DEMO, default_index_root
+from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
+from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow, ranked_rows, write_run
+from touche.retrieval.session import Session
+from touche.retrieval.tasks import handler
+
+__all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "write", "frame_of_rows"]
+
+RUN_COLUMNS = ["query_id", "doc_id", "score", "stance", "rank"]
+PathLike = str | os.PathLike[str]
+
+
+def variant(name_or_path: PathLike | LoadedVariant, overrides: Mapping[str, Any] | None = None) -> LoadedVariant:
+    """A run variant: a YAML path, or a shipped one by name (``"task1/1-lmd2000-length"``,
+    ``"task2/…"``; the names of ``configs/``). ``overrides`` as ``--set`` takes them:
+    ``{"retrieval.similarity": {"name": "bm25", "k1": 1.2, "b": 0.75}}``."""
+    if isinstance(name_or_path, LoadedVariant):
+        return name_or_path if not overrides else load_variant(name_or_path.path, dict(overrides))
+    path = Path(name_or_path)
+    if not path.is_file():
+        shipped = CONFIGS / path.with_suffix(".yaml")
+        if not shipped.is_file():
+            known = sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("*/*.yaml")
+                           if p.name not in ("suite.yaml", "regression.yaml"))
+            raise ConfigError(f"no variant file {path} and no shipped variant of that name "
+                              f"(shipped: {', '.join(known)})")
+        path = shipped
+    return load_variant(path, dict(overrides) if overrides else None)
+
+
+def index(of: PathLike | LoadedVariant, corpus: PathLike, *, index_root: PathLike | None = None,
+          progress: bool = False) -> IndexInfo:
+    """Build (or reuse) the variant's index of ``corpus`` (a path or ``irds:<id>``);
+    ``.documents``, ``.meta["stats"]`` and ``.path`` describe it."""
+    loaded = variant(of)
+    resolved = resolve_corpus(corpus, corpus_format=loaded.variant.corpus.format, config=loaded.path,
+                              progress=progress)
+    return ensure_index(loaded.variant, resolved, Path(index_root) if index_root else default_index_root(),
+                        base_dir=loaded.path.parent, progress=progress)
+
+
+def search(of: PathLike | LoadedVariant, topics: PathLike, corpus: PathLike, *,
+           index_root: PathLike | None = None, progress: bool = False) -> pd.DataFrame:
+    """Run the variant (index, first stage, its task's and its stages' re-ranking) on a topic
+    file; the run as a frame (see the module docstring)."""
+    loaded = variant(of)
+    session = Session(corpus, topics, index_root=Path(index_root) if index_root else default_index_root(),
+                      progress=progress)
+    try:
+        result = session.run(loaded)
+    finally:
+        session.close()
+    run_format = handler(loaded.variant.task).run_format
+    return frame_of_rows(ranked_rows(result.rows, run_format, loaded.variant.tag), run_format)
+
+
+def frame_of_rows(rows: Sequence[RunRow], run_format: RunFormat | str | None = None) -> pd.DataFrame:
+    """Run rows as a run frame (``frame.attrs["run_format"]`` keeps the format when known)."""
+    frame = pd.DataFrame({"query_id": [r.qid for r in rows], "doc_id": [r.docid for r in rows],
+                          "score": [r.score for r in rows], "stance": [r.column2 for r in rows],
+                          "rank": [r.rank for r in rows]}, columns=RUN_COLUMNS)
+    if run_format is not None:
+        frame.attrs["run_format"] = RunFormat.parse(run_format).value
+    return frame
+
+
+def _format_of(run: pd.DataFrame, stances: Sequence[Any]) -> RunFormat:
+    """The frame's run format: as search() recorded it, else guessed from its columns."""
+    if "run_format" in run.attrs:
+        return RunFormat.parse(run.attrs["run_format"])
+    labels = {s for s in stances if s is not None}
+    if any("," in str(d) for d in run["doc_id"]):
+        return RunFormat.PAIRS
+    if labels & set(COMPARATIVE_STANCES):
+        return RunFormat.STANCE
+    if labels and labels <= {"PRO", "CON"}:
+        return RunFormat.IMAGE
+    return RunFormat.Q0
+
+
+def _rows(run: pd.DataFrame, run_format: RunFormat | str | None) -> tuple[list[tuple], RunFormat]:
+    missing = [c for c in ("query_id", "doc_id", "score") if c not in run.columns]
+    if missing:
+        raise ConfigError(f"a run frame needs the columns query_id, doc_id, score; missing: {', '.join(missing)}")
+    stances = list(run["stance"]) if "stance" in run.columns else [None] * len(run)
+    fmt = RunFormat.parse(run_format) if run_format is not None else _format_of(run, stances)
+    grouped: dict[str, list[tuple]] = {}
+    for qid, docid, score, stance in zip(run["query_id"], run["doc_id"], run["score"], stances):
+        entry = (str(docid), float(score)) if stance is None else (str(docid), float(score), str(stance))
+        grouped.setdefault(str(qid), []).append(entry)
+    return grouped, fmt
+
+
+def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | None = None, *,
+             depth: int = 5, run_format: RunFormat | str | None = None) -> dict[str, float]:
+    """Touché's measures (``touche evaluate``'s names; ir_measures' spellings ``nDCG@5``,
+    ``P@10`` too) of a run frame, scored as its run file would be (sorted by score, ties by
+    document id, ranked, cut to the format's depth), or of a run file."""
+    if not isinstance(run, pd.DataFrame):
+        return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format)
+    grouped, fmt = _rows(run, run_format)
+    return evaluate_rows(ranked_rows(grouped, fmt), qrels, measures, depth=depth)
+
+
+def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:
+    """A run frame as a valid run file (written whole or not at all, validated)."""
+    grouped, fmt = _rows(run, run_format)
+    write_run(path, grouped, fmt, tag)  # raises on an invalid run; the file stays as it was
+    return Path(path)
