@@ -75,6 +75,18 @@ def test_sheet_has_a_card_per_image_with_thumbnail_scores_and_evidence(sheet):
     assert not list(out.parent.glob(".*.tmp"))  # written atomically
 
 
+def test_an_image_shown_many_times_is_encoded_once(sheet, tmp_path):
+    """A 50-image run once embedded 1,000 thumbnails (7.7 MB): each image is encoded once."""
+    root, _ = sheet
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"{topic} {stance} I{n + 1:016x} {n + 1} {1 - n / 10:.2f} t\n"
+                           for topic in ("1", "2", "3") for stance in ("PRO", "CON") for n in range(10)))
+    text = write_contact_sheet(run, root, tmp_path / "sheet.html").read_text()
+    assert text.count('<div class="card ') == 60
+    assert text.count("data:image/jpeg;base64,") == 10
+    assert text.count('class="thumb t-I0000000000000001"') == 6
+
+
 def test_sheet_errors_and_topic_filter(sheet, tmp_path):
     root, _ = sheet
     with pytest.raises(InputError, match="no image rows"):

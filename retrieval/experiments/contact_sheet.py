@@ -23,6 +23,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from tqdm import tqdm
+
 from touche.indexing import ocr
 from touche.indexing.images import collection_root, image_dir, image_fields, read_image
 from touche.retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
@@ -52,7 +54,7 @@ section.topic h2 { font-size: 16px; margin: 0 0 8px; }
 .cards { display: grid; grid-template-columns: repeat(5, 220px); gap: 8px; }
 .card { border: 1px solid #ccc; border-radius: 4px; padding: 6px; font-size: 11px; background: #fcfcfb;
         overflow-wrap: anywhere; }
-.card img { display: block; max-width: 208px; max-height: 150px; margin: 0 auto 4px; border: 1px solid #eee; }
+.card .thumb { display: block; margin: 0 auto 4px; border: 1px solid #eee; background-size: contain; background-repeat: no-repeat; }
 .card .missing { height: 100px; background: #eee; color: #888; display: flex; align-items: center;
                  justify-content: center; }
 .score { font-weight: bold; }
@@ -65,17 +67,24 @@ mark.con { background: #f7c9c5; }
 """
 
 
-def thumbnail_data_uri(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> str | None:
-    """A JPEG thumbnail as a data: URI, or None when the file cannot be decoded."""
+def thumbnail(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> tuple[str, int, int] | None:
+    """A JPEG thumbnail as a data: URI with its width and height, or None when the file cannot
+    be decoded."""
     from PIL import Image, UnidentifiedImageError
     try:
         with Image.open(image_path) as image:
             image.thumbnail((pixels, pixels))
             buffer = io.BytesIO()
             image.convert("RGB").save(buffer, "JPEG", quality=75)
+            width, height = image.size
     except (OSError, UnidentifiedImageError, ValueError):
         return None
-    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"), width, height
+
+
+def thumbnail_data_uri(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> str | None:
+    found = thumbnail(image_path, pixels)
+    return found[0] if found else None
 
 
 def _highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: frozenset[str]) -> str:
@@ -116,6 +125,19 @@ class _Images:
         self.root = collection_root(collection_path)
         self.cache: dict[str, ImageFeatures | None] = {}
         self.files: dict[str, Path] = {}
+        self.thumbnails: dict[str, tuple[str, int, int] | None] = {}
+
+    def encode_thumbnails(self, image_ids: list[str], progress: bool) -> str:
+        """Each image's thumbnail once, as CSS rules the cards name (``.t-<id>``)."""
+        rules = []
+        for image_id in tqdm(list(dict.fromkeys(image_ids)), desc="thumbnails", unit="image", disable=not progress):
+            if self.get(image_id) is None:
+                continue
+            found = self.thumbnails[image_id] = thumbnail(self.files[image_id])
+            if found:
+                uri, width, height = found
+                rules.append(f'.t-{image_id} {{ background-image: url("{uri}"); width: {width}px; height: {height}px; }}')
+        return "\n".join(rules)
 
     def get(self, image_id: str) -> ImageFeatures | None:
         if image_id not in self.cache:
@@ -143,9 +165,10 @@ def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: T
             f'<div>score {row.score:.3f}{" · filled" if tier < 2 else ""}</div>')
     if features is None:
         return (f'<div class="card tier{tier}"><div class="missing">not in the collection</div>{head}</div>')
-    uri = thumbnail_data_uri(images.files[row.docid])
-    picture = (f'<img src="{uri}" alt="{html.escape(row.docid)}">' if uri
-               else '<div class="missing">image cannot be decoded</div>')
+    # the picture is a CSS class holding the thumbnail, encoded once per sheet (render_contact_sheet):
+    # an image shown for 20 topics and both stances was once encoded 40 times
+    picture = (f'<div class="thumb t-{row.docid}" role="img" aria-label="{html.escape(row.docid)}"></div>'
+               if images.thumbnails.get(row.docid) else '<div class="missing">image cannot be decoded</div>')
     title = topic.title if topic else ""
     terms = topic_terms(title)
     evidence = stance_score(features, title, spec.stance)
@@ -165,7 +188,8 @@ def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: T
 
 
 def render_contact_sheet(rows: list[RunRow], images: _Images, topics: dict[str, Topic], spec: ImageSpec,
-                         title: str) -> str:
+                         title: str, progress: bool = False) -> str:
+    thumbnails = images.encode_thumbnails([r.docid for r in rows], progress)
     by_topic: dict[str, dict[str, list[RunRow]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         by_topic[row.qid][row.column2].append(row)
@@ -189,7 +213,7 @@ def render_contact_sheet(rows: list[RunRow], images: _Images, topics: dict[str, 
             "marked: <mark class='term'>topic terms</mark> <mark class='pro'>pro cues</mark> "
             "<mark class='con'>con cues</mark> · faded cards were filled in from unretrieved images")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1><div class='meta'>{meta}</div>"
+            f"<style>{STYLE}{thumbnails}\n</style></head><body><h1>{html.escape(title)}</h1><div class='meta'>{meta}</div>"
             + "\n".join(sections) + "</body></html>\n")
 
 
@@ -208,7 +232,7 @@ _SAFE_IMAGE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.PathLike, out_html: str | os.PathLike,
                         *, topics_path: str | os.PathLike | None = None, spec: ImageSpec | None = None,
-                        topics: list[str] | None = None) -> Path:
+                        topics: list[str] | None = None, progress: bool = False) -> Path:
     """Write the contact sheet of an image run; returns ``out_html``.
 
     ``topics_path``: the topics file (titles, and the topic terms and stance flip the evidence
@@ -229,5 +253,5 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
                              "(letters, digits, '-', '_'); refused", path=run_path, where=f"topic {row.qid}")
     images = _Images(Path(collection_path))
     text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
-                                spec or ImageSpec(), f"Contact sheet · {run_path.name}")
+                                spec or ImageSpec(), f"Contact sheet · {run_path.name}", progress)
     return write_text(out_html, text)

@@ -21,6 +21,6 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     spec = load_variant(args.config).variant.image if args.config else None
     path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,
-                               topics=args.topic)
+                               topics=args.topic, progress=True)
     print(f"wrote {path}")
     return 0
