@@ -20,6 +20,7 @@ from touche.retrieval.experiments.report import (
     format_comparison,
     plot_comparison,
     plot_sweep,
+    sweep_figure,
     sweep_layout,
 )
 from shared import parse_leaderboard, require_shared
@@ -195,3 +196,13 @@ def test_plot_sweep_writes_a_png(axes: list[Axis], tmp_path: Path) -> None:
     with Image.open(png) as image:
         assert image.format == "PNG" and image.width > 300 and image.height > 200
     assert [p.name for p in tmp_path.iterdir()] == ["sweep.png"]  # no temp file left behind
+
+
+def test_a_categorical_parameter_is_drawn_without_lines_a_numeric_one_with(tmp_path: Path) -> None:
+    axes = [Axis("analyzer.stemmer", ("none", "krovetz", "porter")), Axis("retrieval.similarity.k1", (0.6, 0.9, 1.2))]
+    points = [PlotPoint(dict(zip((a.label for a in axes), combo)), 0.5 + 0.01 * i)
+              for i, combo in enumerate(itertools.product(*(a.values for a in axes)))]
+    fig = sweep_figure(axes, points, "relevance:touche.nDCG@5")
+    stemmer, k1 = fig.axes[0], fig.axes[1]
+    assert [line.get_linestyle() for line in stemmer.get_lines()] == ["None", "None"]
+    assert [line.get_linestyle() for line in k1.get_lines()] == ["-", "--"]

@@ -22,21 +22,28 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import math
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import describe_overrides, format_value
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
 from touche.atomic import write_text
 from touche.config import load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
+from touche.paths import CONFIGS, default_index_root
+from touche.retrieval.session import Session
+
+log = logging.getLogger(__name__)
 
 TAG_LIMIT = 80
 
@@ -47,6 +54,14 @@ class Choice:
     reason: str
     path: Path | None = None
     tag: str = ""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The shipped suite's primary variant, run on the sweep's own corpus, topics and qrels."""
+    variant: Path
+    measure: str
+    value: float
 
 
 @dataclass(frozen=True)
@@ -263,13 +278,51 @@ def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: st
     return target
 
 
+def shipped_reference(results: SweepResults, measure: str, *, index_root: Path | None = None,
+                      progress: bool = False) -> Reference | None:
+    """The shipped suite's primary for the sweep's task (``configs/<task>/suite.yaml``), run on
+    the sweep's corpus and topics and scored by ``measure`` on its qrels; None when the task has
+    no shipped suite."""
+    task = load_variant(results.manifest["base"]).variant.task
+    suite_file = CONFIGS / task / "suite.yaml"
+    if not suite_file.is_file():
+        return None
+    suite_path, suite = load_suite(suite_file)
+    primary = suite_path.parent / suite.primary
+    qrels_name, bare = split_measure(measure)
+    qrels = results.manifest["qrels"]
+    session = Session(results.manifest["corpus"], results.manifest["topics"],
+                      index_root or default_index_root(), progress=progress)
+    try:
+        result = session.run(load_variant(primary))
+        with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
+            run = session.write(result, Path(folder) / "run.txt")
+            scores = evaluate(run, qrels if qrels_name else next(iter(qrels.values())), [bare])
+    finally:
+        session.close()
+    value = scores.get(measure, scores.get(bare))
+    return None if value is None else Reference(primary, measure, value)
+
+
 def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None = None, second: str | None = "auto",
-           count: int = 5, min_diff: int | None = None) -> list[Choice]:
-    """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``."""
+           count: int = 5, min_diff: int | None = None, reference: bool = True,
+           index_root: Path | None = None) -> list[Choice]:
+    """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``.
+
+    With ``reference`` the shipped suite's primary variant is run on the sweep's data too, and a
+    warning says so when the best point scores below it: a sweep around a weak base can hand in
+    five runs all worse than the suite the toolkit already ships."""
     results = load_results(results_path)
     main = measure or results.manifest["measure"]
     second_measure = default_second_measure(results, main) if second == "auto" else second
     picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff)
+    shipped = shipped_reference(results, main, index_root=index_root) if reference else None
+    if shipped is not None:
+        best = picks[0].record.measures.get(main, math.nan)
+        if not best >= shipped.value:
+            log.warning("the best point of the sweep scores %s = %s, below the shipped suite's primary %s (%s) on "
+                        "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
+                        main, _fmt(best), shipped.variant.name, _fmt(shipped.value), shipped.variant.parent.name)
     out = Path(out_dir).resolve()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -289,7 +342,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         path = write_choice(choice, number, base, out, tag, header)
         written.append(Choice(choice.record, choice.reason, path, tag))
     _write_suite(results, written, out)
-    write_text(out / "choice.md", format_choices(results, written, shown))
+    write_text(out / "choice.md", format_choices(results, written, shown, shipped))
     return written
 
 
@@ -313,7 +366,8 @@ def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Pat
     return path
 
 
-def format_choices(results: SweepResults, choices: list[Choice], measures: list[str]) -> str:
+def format_choices(results: SweepResults, choices: list[Choice], measures: list[str],
+                   shipped: Reference | None = None) -> str:
     lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
              f"{len(choices)} of {len(results.records)} finished points; primary (run.txt) = pick 1.", "",
              "| pick | file | tag | " + " | ".join(measures) + " | why | overrides |",
@@ -323,6 +377,11 @@ def format_choices(results: SweepResults, choices: list[Choice], measures: list[
         lines.append(f"| {number} | {c.path.name if c.path else ''} | {c.tag} | "
                      + " | ".join(_fmt(c.record.measures.get(m)) for m in measures)
                      + f" | {c.reason} | {overrides} |")
+    if shipped is not None:
+        best = choices[0].record.measures.get(shipped.measure, math.nan) if choices else math.nan
+        lines += ["", f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}, scores "
+                      f"{shipped.measure} = {_fmt(shipped.value)} on the same data"
+                      + ("." if best >= shipped.value else ": **above the best chosen point**.")]
     return "\n".join(lines) + "\n"
 
 

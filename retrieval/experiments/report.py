@@ -257,6 +257,11 @@ def plot_sweep(axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str, 
     framed). Otherwise one panel per parameter: every point (grey), the best point for each
     value (the line that matters when picking), and the mean.
     """
+    return save_figure(sweep_figure(axes, points, measure, title), Path(path))
+
+
+def sweep_figure(axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str, title: str | None = None):
+    """The matplotlib figure ``plot_sweep`` saves."""
     plt = _pyplot()
     finite = [p for p in points if not math.isnan(p.value)]
     if sweep_layout(axes) == "heatmap":
@@ -265,7 +270,7 @@ def plot_sweep(axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str, 
         fig = _panels(plt, axes, finite, measure)
     if title:
         fig.suptitle(title, fontsize=10)
-    return save_figure(fig, Path(path))
+    return fig
 
 
 def _heatmap(plt, axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str):
@@ -309,9 +314,12 @@ def _panels(plt, axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str
         ys = [v for vs in by_value.values() for v in vs]
         panel.scatter(xs, ys, color="#9a9a9a", s=14, alpha=0.7, label="every point", zorder=2)
         filled = [i for i, vs in by_value.items() if vs]
-        panel.plot([positions[i] for i in filled], [max(by_value[i]) for i in filled], "o-", color="#1f6fb4",
+        # A line between values says "in between lies this": true of numbers, false of stemmers
+        # or similarity functions, whose values are drawn as unconnected markers.
+        best_style, mean_style = ("o-", "s--") if axis.numeric else ("o", "s")
+        panel.plot([positions[i] for i in filled], [max(by_value[i]) for i in filled], best_style, color="#1f6fb4",
                    label="best with this value", zorder=3)
-        panel.plot([positions[i] for i in filled], [float(np.mean(by_value[i])) for i in filled], "s--",
+        panel.plot([positions[i] for i in filled], [float(np.mean(by_value[i])) for i in filled], mean_style,
                    color="#e07b22", markersize=4, label="mean", zorder=3)
         labels = [format_value(v) for v in axis.values]
         crowded = sum(map(len, labels)) > 40  # long labels side by side would overlap

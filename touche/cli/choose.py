@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.experiments.choose import choose, default_second_measure, format_choices, load_results
+from touche.retrieval.experiments.choose import choose
 from touche.cli.common import add_command
 
 
@@ -17,16 +17,18 @@ def add_parser(sub) -> None:
     p.add_argument("--no-second", action="store_true", help="no pick by a second measure")
     p.add_argument("--count", type=int, default=5, help="how many to choose (default 5)")
     p.add_argument("--min-diff", type=int, help="swept parameters a pick must differ in from every other (default 2)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="do not run the shipped suite's primary variant on the sweep's data to compare (default: "
+                        "run it, and warn when the best point scores below it)")
+    p.add_argument("--index-root", help="where indexes are kept (for the reference run)")
 
 
 def run(args) -> int:
     second = None if args.no_second else (args.second or "auto")
     choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
-                     min_diff=args.min_diff)
-    results = load_results(args.results)
-    main = args.measure or results.manifest["measure"]
-    shown = [m for m in (main, default_second_measure(results, main) if second == "auto" else second) if m]
-    print(format_choices(results, choices, shown))
+                     min_diff=args.min_diff, reference=not args.no_reference,
+                     index_root=Path(args.index_root) if args.index_root else None)
+    print((Path(args.out) / "choice.md").read_text(encoding="utf-8"))
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
     print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")
     return 0
