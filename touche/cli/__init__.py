@@ -70,7 +70,8 @@ EXIT_CODES = """exit codes:
   130  interrupted (nothing half-written is left in place)"""
 
 SHARED_HELP = {
-    "index_root": "where indexes are kept (default: $TOUCHE_INDEX_ROOT or ./indexes)",
+    "index_root": "where indexes are kept (default: $TOUCHE_INDEX_ROOT, else indexes/ in the checkout, "
+                  "~/.cache/touche/indexes when installed)",
     "text": "text to analyze (quote it)",
     "runs": "run files",
 }

@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     dataset_option(p)
-    p.add_argument("--index-root", help="where indexes are kept (default: $TOUCHE_INDEX_ROOT or ./indexes)")
+    p.add_argument("--index-root")  # its help: SHARED_HELP in touche/cli/__init__.py
     p.add_argument("--shards", type=int, metavar="N",
                    help="build the index as N shards in parallel processes, searched as one (docs/performance.md)")
     p.add_argument("--shard", type=int, metavar="K",
