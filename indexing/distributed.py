@@ -1,0 +1,144 @@
+"""Building an index's shards on a Ray cluster (``touche index --shards N --ray [ADDRESS]``).
+
+Ray (``pip install 'touche-toolkit[distributed]'``) does what a home-made recipe did by hand:
+it places one task per shard on the cluster's nodes, retries a task whose worker died, and
+reports back. Each task runs in a worker process of its own (``max_calls=1``: a fresh process,
+so a fresh JVM with the configured heap, per shard), reads only its share of the corpus
+(``builder.partition``) and writes ``shard-k-of-N`` under the index root, which every node
+must see (a shared file system). A half-written shard never counts: a shard is built under a
+temporary name and renamed into place when whole, so a retried task starts it again and a
+finished one is reused. The driver then assembles the N shards as ``touche index --shards N``
+does on one machine.
+
+Without an address Ray starts a local cluster (all cores of this machine); with one
+(``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``) it joins the cluster that ``ray start --head``
+and ``ray start --address HEAD:PORT`` made (docs/performance.md has the recipe).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from pathlib import Path
+
+from tqdm import tqdm
+
+from touche import jvm
+from touche.config import Variant
+from touche.errors import EnvironmentProblem, ToucheError
+from touche.indexing import builder
+from touche.indexing.builder import (IndexInfo, _ensure_shard, assemble_shards, open_index, shard_dir, shard_heap,
+                                     shards_home)
+
+log = logging.getLogger(__name__)
+
+RETRIES = 3  # a shard task whose worker process dies is run again this many times
+# Fault injection for the tests (tests/test_distributed.py): the first shard task to see this
+# folder without a marker in it writes the marker and kills its own worker process mid-build.
+KILL_ONCE_ENV = "TOUCHE_RAY_KILL_ONCE"
+
+
+def _ray():
+    try:
+        import ray  # noqa: PLC0415 (optional and heavy: only distributed builds need it)
+    except ImportError:
+        raise EnvironmentProblem("Ray is not installed: pip install 'touche-toolkit[distributed]' "
+                                 "(or pip install ray) on every node") from None
+    return ray
+
+
+def connect(address: str | None, cpus: int | None = None) -> None:
+    """Join the cluster at ``address``, or start a local one (``None`` or ``"local"``)."""
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    options = dict(include_dashboard=False, log_to_driver=False)
+    try:
+        if address in (None, "", "local"):
+            ray.init(num_cpus=cpus, **options)
+        else:
+            ray.init(address=address, **options)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ToucheError(f"cannot reach the Ray cluster at {address}: {exc} (start one with `ray start --head`, "
+                          "or leave the address out for a local cluster)") from None
+
+
+def _kill_midway_once(folder: str, k: int) -> None:
+    marker = Path(folder) / "killed"
+    try:
+        with open(marker, "x") as handle:  # exclusive: only one task of the whole cluster
+            handle.write(f"shard {k} pid {os.getpid()}\n")
+    except FileExistsError:
+        return
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, n: int, base_dir: str | None,
+                      heap: str) -> dict:
+    """One shard, in a Ray worker process of its own (its own JVM)."""
+    jvm.start(heap)
+    variant = Variant.model_validate_json(variant_json)
+    kill_folder = os.environ.get(KILL_ONCE_ENV)
+    if kill_folder:
+        original = builder.partition
+
+        def partition_then_die(source, k_, n_):
+            shard = original(source, k_, n_)
+            documents = shard.documents
+
+            def dying(fields):
+                for number, document in enumerate(documents(fields)):
+                    if number == 2:  # mid-way: the shard's temporary index exists and holds documents
+                        _kill_midway_once(kill_folder, k_)
+                    yield document
+            shard.documents = dying
+            return shard
+        builder.partition = partition_then_die
+    info = _ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+                         progress=False)
+    return info.meta
+
+
+def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path, n: int, *,
+                         address: str | None = None, base_dir: Path | None = None,
+                         progress: bool = True) -> IndexInfo:
+    """Build the missing shards of ``target`` as Ray tasks, then assemble the N shards."""
+    ray = _ray()
+    missing = [k for k in range(n) if open_index(shard_dir(target, k, n)) is None]
+    if missing:
+        connect(address)
+        threads = variant.index.threads
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        if threads > cpus:  # a task asking for more cores than the cluster has would wait forever
+            threads = cpus
+        shard_variant = variant.model_copy(update={"index": variant.index.model_copy(update={"threads": threads})})
+        heap = shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
+        # The driver's TOUCHE_* settings (heap, caches, lock timeout) hold in the workers too.
+        forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
+        task = ray.remote(num_cpus=threads, max_calls=1, max_retries=RETRIES, retry_exceptions=False,
+                          runtime_env={"env_vars": forwarded})(_build_shard_task)
+        shards_home(target).mkdir(parents=True, exist_ok=True)
+        pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
+                               k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
+        documents = 0
+        with tqdm(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
+                  disable=not progress) as bar:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                k = pending.pop(done[0])
+                try:
+                    meta = ray.get(done[0])
+                except ray.exceptions.RayTaskError as exc:
+                    for other in pending:
+                        ray.cancel(other, force=True)
+                    cause = exc.cause if isinstance(getattr(exc, "cause", None), ToucheError) else None
+                    if cause is not None:
+                        raise cause from None
+                    raise ToucheError(f"shard {k} of {n} failed on the cluster: {exc}") from None
+                except ray.exceptions.WorkerCrashedError:
+                    raise ToucheError(f"shard {k} of {n}: its worker died {RETRIES + 1} times; see the Ray logs "
+                                      "(/tmp/ray/session_latest/logs)") from None
+                documents += meta["stats"]["documents"]
+                bar.set_postfix_str(f"{documents:,} documents")
+                bar.update(1)
+    return assemble_shards(variant, target, n, base_dir=base_dir)
