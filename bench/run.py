@@ -32,7 +32,9 @@ SUITE = ROOT / "configs" / "task1" / "examples" / "suite.yaml"
 PASSAGE_VARIANT = ROOT / "bench" / "configs" / "passages-krovetz.yaml"
 FULL_PASSAGES = 200_000  # a quarter of the real collection keeps the full run under half an hour
 SMALL_DOCS, SMALL_PASSAGES = 2_000, 1_000
-TARGETS = {"index_ratio": 0.8, "search_ratio": 1.3, "submission_seconds": 300.0, "peak_rss_mib": 4096.0}
+# Chains IndexCollection can build too (no shingles): held to ≥ index_ratio × its docs/s.
+COMPARABLE_CHAINS = ("1-bm25", "2-krovetz-bm25")
+TARGETS = {"index_ratio": 1.0, "floor_ratio": 0.9, "search_ratio": 1.3, "submission_seconds": 300.0, "peak_rss_mib": 4096.0}
 
 
 @dataclass
@@ -143,12 +145,13 @@ def indexing(bench: Bench, data: dict) -> dict:
     floor_cpu = floor.cpu_seconds
     table = Table(f"Indexing {docs:,} args.me-shaped arguments ({directory_mib(data['corpus']):,.0f} MiB JSON), "
                   f"{bench.threads} threads",
-                  ["engine / analyzer chain", "fields", "seconds", "docs/s", "× IndexCollection", "CPU s",
-                   "CPU × IndexCollection", "index MiB", "peak RSS MiB"])
+                  ["engine / analyzer chain", "fields", "seconds", "docs/s", "× IndexCollection", "× Java floor",
+                   "CPU s", "CPU × IndexCollection", "index MiB", "peak RSS MiB"])
     table.rows.append(["Anserini IndexCollection, Krovetz (its built-in chain)", "contents + raw",
-                       fmt(floor.seconds, 1), fmt(floor_dps), "1.00×", fmt(floor_cpu, 1), "1.00×",
+                       fmt(floor.seconds, 1), fmt(floor_dps), "1.00×", "", fmt(floor_cpu, 1), "1.00×",
                        fmt(directory_mib(bench.work / "anserini-argsme")), fmt(floor.peak_rss_mib)])
     ours = {}
+    java_floor = {}
     seen = set()
     for loaded in suite_variants():
         v = loaded.variant
@@ -160,9 +163,19 @@ def indexing(bench: Bench, data: dict) -> dict:
             "--index-root", str(bench.work / "indexes"), "--heap", bench.heap))
         dps = docs / m.seconds
         ours[loaded.name] = dps / floor_dps
+        # The same chain, fields, threads and RAM buffer in Java alone (FloorIndexer): what our
+        # path would reach if Python cost nothing.
+        f = bench.step(f"index java floor {loaded.name}", anserini.floor_command(
+            v, data["argsme_dir"], bench.work / f"floor-{loaded.path.stem}", loaded.path.parent, heap=bench.heap))
+        floor_chain_dps = docs / f.seconds
+        java_floor[loaded.name] = dps / floor_chain_dps
         fields = " + ".join(v.index.fields) + (" + raw" if v.index.store_raw else "")
+        table.rows.append([f"Java floor: {chain_name(v)}", fields, fmt(f.seconds, 1), fmt(floor_chain_dps),
+                           ratio(floor_chain_dps, floor_dps), "1.00×", fmt(f.cpu_seconds, 1),
+                           ratio(f.cpu_seconds, floor_cpu), fmt(directory_mib(bench.work / f"floor-{loaded.path.stem}")),
+                           fmt(f.peak_rss_mib)])
         table.rows.append([f"ours: {chain_name(v)}", fields, fmt(m.seconds, 1), fmt(dps), ratio(dps, floor_dps),
-                           fmt(m.cpu_seconds, 1), ratio(m.cpu_seconds, floor_cpu),
+                           ratio(dps, floor_chain_dps), fmt(m.cpu_seconds, 1), ratio(m.cpu_seconds, floor_cpu),
                            fmt(m.result.get("size_mib")), fmt(m.peak_rss_mib)])
     bm = None if "bm25s" in bench.skip else bm25s_row(bench, data, floor_dps, floor_cpu)
     if bm:
@@ -170,8 +183,11 @@ def indexing(bench: Bench, data: dict) -> dict:
     table.notes += [
         "seconds are whole processes (JVM start, imports, parsing, analysis, commit) on the same corpus; "
         "× IndexCollection > 1 is faster (docs/s) or costlier (CPU s)",
-        f"target: every chain ≥ {TARGETS['index_ratio']}× IndexCollection's docs/s"]
-    bench.results["indexing"] = {"anserini_docs_per_second": floor_dps, "ours_ratio": ours}
+        "Java floor: java/src/touche/lucene/FloorIndexer.java, the row's chain, fields, threads and RAM buffer, "
+        "reading the same JSON with Jackson: the work without Python",
+        f"targets: every chain ≥ {TARGETS['floor_ratio']}× its Java floor; the chains IndexCollection also has "
+        f"(plain, Krovetz) ≥ {TARGETS['index_ratio']}× IndexCollection's docs/s"]
+    bench.results["indexing"] = {"anserini_docs_per_second": floor_dps, "ours_ratio": ours, "floor_ratio": java_floor}
     bench.emit(table)
     return ours
 
@@ -334,11 +350,18 @@ def sharding(bench: Bench, data: dict) -> None:
 def summary(bench: Bench) -> None:
     r = bench.results
     rows = []
-    idx = r.get("indexing", {}).get("ours_ratio", {})
+    idx = {k: v for k, v in r.get("indexing", {}).get("ours_ratio", {}).items() if k in COMPARABLE_CHAINS}
     if idx:
         worst = min(idx, key=idx.get)
-        rows.append([f"indexing ≥ {TARGETS['index_ratio']}× IndexCollection (every chain)",
+        rows.append([f"indexing ≥ {TARGETS['index_ratio']}× IndexCollection (the chains it has: "
+                     f"{', '.join(sorted(idx))})",
                      f"worst: {worst} {idx[worst]:.2f}×", "met" if idx[worst] >= TARGETS["index_ratio"] else "NOT met"])
+    floor = r.get("indexing", {}).get("floor_ratio", {})
+    if floor:
+        worst = min(floor, key=floor.get)
+        rows.append([f"indexing ≥ {TARGETS['floor_ratio']}× its pure-Java floor (every chain)",
+                     f"worst: {worst} {floor[worst]:.2f}×",
+                     "met" if floor[worst] >= TARGETS["floor_ratio"] else "NOT met"])
     search = {k: v for k, v in r.get("run_files", {}).get("ratio", {}).items() if v}
     if search:
         worst = max(search, key=search.get)
