@@ -1,0 +1,234 @@
+"""Full-size submissions of the tasks beyond args.me, on synthetic collections of the real sizes.
+
+``python -m bench.fullsize [--only task2-2022 pairs image]`` generates (once, cached under
+``bench/data``) and measures ``touche run-all`` from scratch (fresh index root; the dense
+encodings' disk cache emptied) for:
+
+* **task2-2022**: 868,655 passage-shaped records (the official collection's size) in one JSONL
+  file, 50 comparative topics with ``<objects>``: the five-variant Task 2 2022 submission
+  (indexes, dense re-ranking of the head, stance);
+* **pairs**: a 365,408-argument 2022 sentence CSV (the official size), 50 topics: the five
+  pair variants;
+* **image**: 23,841 images (the 2022 collection's size) in the official layout, 50 topics:
+  the five image variants. The pictures cycle through 16 distinct small images, so OCR runs 16
+  times and the rest comes from its content-keyed cache (OCR of a real collection: 2.96
+  images/s on 2 cores, docs/image.md).
+
+Texts are Zipf-distributed words of one synthetic vocabulary (bench/synthetic.py) with the
+topics' words mixed in, so every topic has hits. Printed: wall and CPU seconds, peak RSS of
+the whole process tree, and where the time went (index builds from their metadata, each
+variant from run-all's own log).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from bench.measure import Measured, directory_mib, python_command, run_measured
+from bench.synthetic import PASSAGES_SIZE, vocabulary, write_passages, zipf_probabilities
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS_SIZE = 365_408
+IMAGES_SIZE = 23_841
+VOCAB = 80_000
+TARGETS = {"task2-2022": (600.0, 4096.0), "pairs": (900.0, 4096.0), "image": (600.0, 4096.0)}
+
+
+def _topic_words(n_topics: int = 50) -> list[np.ndarray]:
+    vocab = vocabulary(VOCAB, np.random.default_rng(42))
+    pick = np.random.default_rng(7)
+    return [vocab[pick.integers(20, 3000, size=4)] for _ in range(n_topics)]
+
+
+def write_comparative_topics(path: Path) -> Path:
+    """50 comparative topics: "Which is better, A or B for C D?" with <objects>A,B</objects>."""
+    lines = ["<topics>"]
+    for number, (a, b, c, d) in enumerate(_topic_words(), 1):
+        lines.append(f"<topic><number>{number}</number><title>Which is better, {a} or {b} for {c} {d}?</title>"
+                     f"<objects>{a},{b}</objects><description>Compare {a} and {b}.</description>"
+                     "<narrative>Passages that compare them are relevant.</narrative></topic>")
+    path.write_text("\n".join(lines + ["</topics>"]) + "\n")
+    return path
+
+
+def write_argument_topics(path: Path) -> Path:
+    lines = ["<topics>"]
+    for number, words in enumerate(_topic_words(), 1):
+        lines.append(f"<topic><number>{number}</number><title>Should {' '.join(words)}?</title></topic>")
+    path.write_text("\n".join(lines + ["</topics>"]) + "\n")
+    return path
+
+
+def task2_collection(data: Path, size: int = PASSAGES_SIZE) -> Path:
+    folder = data / f"task2-2022-synthetic-{size}"
+    if not (folder / "passages.jsonl").is_file():
+        tmp = data / f".task2-2022-synthetic-{size}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        write_passages(tmp, size, files=1)
+        (tmp / "passages-00.jsonl").rename(tmp / "passages.jsonl")
+        write_comparative_topics(tmp / "topics.xml")
+        tmp.rename(folder)
+    return folder
+
+
+def _sentences(rng, vocab, probs, count: int, median: int) -> list[str]:
+    lengths = np.clip(rng.lognormal(np.log(median), 0.5, count).astype(int), 3, 120)
+    words = vocab[rng.choice(len(vocab), size=int(lengths.sum()), p=probs)]
+    out, pos = [], 0
+    for n in lengths:
+        text = " ".join(words[pos:pos + n])
+        out.append(text[:1].upper() + text[1:] + ".")
+        pos += n
+    return out
+
+
+def pairs_collection(data: Path, size: int = PAIRS_SIZE) -> Path:
+    """A 2022 sentence CSV: every argument a conclusion and 2-9 premise sentences."""
+    from touche.indexing.records import Argument, Premise
+    from touche.indexing.sentences import Sentence, SentencedArgument, write_sentence_csv
+    folder = data / f"pairs-synthetic-{size}"
+    if (folder / "args-sentences.csv").is_file():
+        return folder
+    tmp = data / f".pairs-synthetic-{size}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    rng = np.random.default_rng(45)
+    vocab, probs = vocabulary(VOCAB, np.random.default_rng(42)), zipf_probabilities(VOCAB)
+
+    def records():
+        for i in tqdm(range(size), desc="writing the pair CSV", unit=" args", mininterval=2):
+            arg_id = f"S{i // 8:08x}-A{i:08x}"
+            conclusion, *premise_sentences = _sentences(rng, vocab, probs, int(rng.integers(3, 11)), 18)
+            stance = "PRO" if i % 2 else "CON"
+            argument = Argument(arg_id, conclusion, (Premise(" ".join(premise_sentences), stance),),
+                                source_id=arg_id.split("-")[0], discussion_title=conclusion)
+            sentences = [Sentence(f"{arg_id}__CONC__1", conclusion, arg_id, "conclusion", 1)]
+            sentences += [Sentence(f"{arg_id}__PREMISE__{n}", text, arg_id, "premise", n)
+                          for n, text in enumerate(premise_sentences, 1)]
+            yield SentencedArgument(argument, tuple(sentences))
+    write_sentence_csv(records(), tmp / "args-sentences.csv")
+    write_argument_topics(tmp / "topics.xml")
+    tmp.rename(folder)
+    return folder
+
+
+def image_collection(data: Path, size: int = IMAGES_SIZE) -> Path:
+    """The 2022 layout: images/I<2 hex>/<id>/{image.png, image-url.txt, image-phash.txt,
+    pages/<page>/{page-url.txt, rankings.jsonl, snapshot/{dom.html, text.txt, image-xpath.txt}}}."""
+    from PIL import Image
+    folder = data / f"image-synthetic-{size}"
+    if (folder / "topics.xml").is_file():
+        return folder
+    tmp = data / f".image-synthetic-{size}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    rng = np.random.default_rng(46)
+    vocab, probs = vocabulary(VOCAB, np.random.default_rng(42)), zipf_probabilities(VOCAB)
+    topics = _topic_words()
+    pictures = []
+    for n in range(16):  # 16 distinct contents: OCR runs 16 times, the cache answers the rest
+        buffer = Path(tmp / f"picture-{n}.png")
+        Image.new("RGB", (64, 48), (16 * n, 255 - 16 * n, 128)).save(buffer)
+        pictures.append(buffer.read_bytes())
+        buffer.unlink()
+    cues = ["good", "great", "safe", "benefit", "bad", "harm", "danger", "wrong"]
+    for i in tqdm(range(size), desc="writing the image collection", unit=" images", mininterval=2):
+        image_id = f"I{i:016x}"
+        page_id = f"P{i:016x}"
+        base = tmp / "images" / image_id[:3] / image_id
+        snapshot = base / "pages" / page_id / "snapshot"
+        snapshot.mkdir(parents=True)
+        (base / "image.png").write_bytes(pictures[i % 16])
+        (base / "image-url.txt").write_text(f"https://img.example.org/{image_id}.png\n")
+        (base / "image-phash.txt").write_text(format(int(rng.integers(0, 2**62)), "064b") + "\n")
+        topic = int(rng.integers(0, len(topics)))
+        title_words = " ".join(topics[topic][:2])
+        text = " ".join(vocab[rng.choice(VOCAB, size=int(rng.integers(60, 400)), p=probs)])
+        near = f"{title_words} {cues[i % len(cues)]} " + " ".join(vocab[rng.choice(VOCAB, size=20, p=probs)])
+        page = base / "pages" / page_id
+        (page / "page-url.txt").write_text(f"https://pages.example.org/{page_id}\n")
+        (page / "rankings.jsonl").write_text(json.dumps({"query": title_words, "topic": str(topic + 1),
+                                                         "rank": int(rng.integers(1, 100))}) + "\n")
+        (snapshot / "dom.html").write_text(
+            f"<html><head><title>{title_words}</title></head><body><p>{text}</p>"
+            f'<figure><img src="https://img.example.org/{image_id}.png" alt="{near}"></figure></body></html>')
+        (snapshot / "image-xpath.txt").write_text("/HTML[1]/BODY[1]/FIGURE[1]/IMG[1]\n")
+        (snapshot / "text.txt").write_text(f"{text}\n{near}\n")
+    write_argument_topics(tmp / "topics.xml")
+    tmp.rename(folder)
+    return folder
+
+
+COLLECTIONS = {"task2-2022": ("task2-stance", task2_collection, PASSAGES_SIZE),
+               "pairs": ("task1-pairs", pairs_collection, PAIRS_SIZE), "image": ("image", image_collection, IMAGES_SIZE)}
+_WROTE = re.compile(r"wrote .*?/([^/ ]+)\.txt \((\d+) rows, (\d+) topics, ([\d.]+) s\)")
+
+
+def measure(name: str, data: Path, fraction: float = 1.0) -> dict:
+    task, make, size = COLLECTIONS[name]
+    size = max(200, int(size * fraction))
+    print(f"[fullsize] preparing {name} ({size:,}) …", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    collection = make(data, size)
+    prepared = time.perf_counter() - started
+    work = data / f"fullsize-work-{name}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    env = {"TOUCHE_INDEX_ROOT": str(work / "indexes"), "TOUCHE_MODEL_CACHE": str(work / "models")}
+    print(f"[fullsize] run-all {name} …", file=sys.stderr, flush=True)
+    m: Measured = run_measured(python_command("touche", "run-all", "--task", task, "-i", str(collection),
+                                              "-o", str(work / "out")), env=env)
+    variants = [(v, int(rows), float(s)) for v, rows, _, s in _WROTE.findall(m.stderr)]
+    builds = []
+    for meta_path in sorted((work / "indexes").glob("*/touche-index.json")):
+        meta = json.loads(meta_path.read_text())
+        builds.append((meta_path.parent.name[:40], meta["stats"]["documents"], meta["build"]["seconds"]))
+    return {"name": name, "task": task, "size": size, "collection": str(collection), "collection_mib": directory_mib(collection),
+            "prepare_seconds": prepared, "seconds": m.seconds, "cpu_seconds": m.cpu_seconds,
+            "peak_rss_mib": m.peak_rss_mib, "variants": variants, "index_builds": builds}
+
+
+def report(r: dict) -> str:
+    seconds_target, rss_target = TARGETS[r["name"]]
+    lines = [f"### {r['name']} ({r['size']:,}): five-variant `touche run-all --task {r['task']}` from scratch",
+             "", f"collection {r['collection_mib']:,.0f} MiB (generated once in {r['prepare_seconds']:.0f} s)", "",
+             "| what | seconds |", "|---|---:|"]
+    for variant, rows, seconds in r["variants"]:
+        lines.append(f"| variant {variant} ({rows:,} rows; its index if first to need it, search, re-ranking, "
+                     f"write) | {seconds:.1f} |")
+    for name, documents, seconds in r["index_builds"]:
+        lines.append(f"| … of which index {name}… ({documents:,} documents) | ({seconds:.1f}) |")
+    accounted = sum(s for *_, s in r["variants"])
+    lines += [f"| the rest (start, reading topics, corpus checks, evaluation) | {r['seconds'] - accounted:.1f} |",
+              f"| **total wall** | **{r['seconds']:.1f}** |", "",
+              f"CPU {r['cpu_seconds']:.0f} s; peak RSS {r['peak_rss_mib']:,.0f} MiB (process tree). "
+              f"Targets: < {seconds_target:.0f} s and < {rss_target / 1024:.0f} GiB: "
+              + ("met" if r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target else "NOT met"), ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.fullsize", description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="+", choices=list(COLLECTIONS), default=list(COLLECTIONS))
+    parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data")
+    parser.add_argument("--fraction", type=float, default=1.0,
+                        help="collections at this fraction of the real sizes (a quick check of the machinery)")
+    args = parser.parse_args(argv)
+    args.data.mkdir(parents=True, exist_ok=True)
+    for name in args.only:
+        result = measure(name, args.data, args.fraction)
+        (args.data / f"fullsize-{name}-{result['size']}.json").write_text(json.dumps(result, indent=2))
+        print(report(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
