@@ -403,3 +403,15 @@ def test_stoplists_word_counts(name, lines, distinct):
     words = [w for w in text.splitlines() if w and not w.startswith("#")]
     assert len(words) == lines and len(set(words)) == distinct
     assert all(w == w.strip().lower() and " " not in w for w in words)
+
+
+@pytest.mark.parametrize("text", ["Grüße — naïve “quotes” \u2028 \x00 \\ \"", "a lone \ud83d surrogate"])
+def test_the_raw_record_is_the_standard_librarys_compact_json(text):
+    """orjson writes the raw records (speed); they must be what json.dumps wrote before, and a
+    lone surrogate orjson refuses still gives a record."""
+    import json
+
+    from touche.indexing.records import Argument, Premise
+    argument = Argument("S1-A1", text, (Premise(text, "PRO"),), discussion_title=text)
+    assert argument.to_json() == json.dumps(argument.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    assert Argument.from_json(argument.to_json()) == argument
