@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bench import anserini
 from bench.measure import ROOT, Measured, StepFailed, directory_mib, log_interval, python_command, run_measured
+from bench import fullsize
 from bench.synthetic import (ARGSME_SIZE, write_corpus, write_jsonl_collection, write_passages, write_topics,
                              write_topics_tsv)
 
@@ -398,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data", help="corpora, indexes and results")
     parser.add_argument("--heap", default=os.environ.get("TOUCHE_JVM_HEAP", "3g"), help="JVM heap of our processes")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--fullsize", action="store_true",
+                        help="also the full-size Task 2 2022, pair and image submissions (bench/fullsize.py, about "
+                             "35 minutes more)")
     parser.add_argument("--skip", action="append", default=[],
                         choices=["passages", "submission", "sharding", "bm25s"], help="leave a section out")
     args = parser.parse_args(argv)
@@ -423,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
         if "submission" not in args.skip:
             submission(bench, data)
         summary(bench)
+        if args.fullsize:
+            fullsize.main(["--data", str(args.data)])
     except StepFailed as exc:
         print(f"benchmark step failed: {exc}", file=sys.stderr)
         return 1
