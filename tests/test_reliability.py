@@ -304,6 +304,13 @@ def test_temporaries_left_by_a_killed_writer_are_removed_by_the_next_write(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other.txt.123.0123abcd.tmp", mine_running.name, "run.txt"])
 
 
+def _interruptible() -> None:
+    """The child gets SIGINT as a terminal would give it, whatever this test process (its JVM, Ray,
+    earlier tests) did to its own signal mask and handlers: both are inherited across exec."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_indexing_says_what_stopped_and_leaves_no_partial_index(tmp_path):
     """The JVM used to take SIGINT: exit 130 with no word, and the partial index stayed."""
     import json
@@ -317,7 +324,8 @@ def test_ctrl_c_while_indexing_says_what_stopped_and_leaves_no_partial_index(tmp
     root = tmp_path / "indexes"
     process = subprocess.Popen([sys.executable, "-m", "touche", "index", "-c",
                                 str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(corpus),
-                                "--index-root", str(root)], stderr=subprocess.PIPE, text=True, cwd=REPO)
+                                "--index-root", str(root)], stderr=subprocess.PIPE, text=True, cwd=REPO,
+                               preexec_fn=_interruptible)
     seen = ""
     while "indexing" not in seen:  # the JVM is up and documents are being indexed
         char = process.stderr.read(1)
@@ -327,7 +335,7 @@ def test_ctrl_c_while_indexing_says_what_stopped_and_leaves_no_partial_index(tmp
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
     err = seen + process.stderr.read()
-    assert process.wait(timeout=60) == 130
+    assert process.wait(timeout=60) == 130, err[-2000:]
     assert "interrupted: touche index stopped" in err and "Traceback" not in err
     assert [p.name for p in root.iterdir() if not p.name.endswith(".lock")] == []
 
