@@ -39,7 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PAIRS_SIZE = 365_408
 IMAGES_SIZE = 23_841
 VOCAB = 80_000
-TARGETS = {"task2-2022": (600.0, 4096.0), "pairs": (900.0, 4096.0), "image": (600.0, 4096.0)}
+# (seconds, MiB) on 2 cores. task2-2022 is the target; pairs and image were set from the
+# first measurement (640 s / 3.6 GiB and 120 s / 0.6 GiB, 24 November 2026) with room for a loaded machine.
+TARGETS = {"task2-2022": (600.0, 4096.0), "pairs": (900.0, 4096.0), "image": (300.0, 1024.0)}
 
 
 def _topic_words(n_topics: int = 50) -> list[np.ndarray]:
@@ -210,7 +212,7 @@ def report(r: dict) -> str:
     lines += [f"| the rest (start, reading topics, corpus checks, evaluation) | {r['seconds'] - accounted:.1f} |",
               f"| **total wall** | **{r['seconds']:.1f}** |", "",
               f"CPU {r['cpu_seconds']:.0f} s; peak RSS {r['peak_rss_mib']:,.0f} MiB (process tree). "
-              f"Targets: < {seconds_target:.0f} s and < {rss_target / 1024:.0f} GiB: "
+              f"Targets: < {seconds_target:.0f} s and < {rss_target / 1024:g} GiB: "
               + ("met" if r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target else "NOT met"), ""]
     return "\n".join(lines)
 
