@@ -217,6 +217,29 @@ def report(r: dict) -> str:
     return "\n".join(lines)
 
 
+def summary(data: Path) -> str:
+    """One row per submission measured at its official size (the JSON files main() leaves), with the
+    day it was measured: what `python -m bench` prints when it does not run them again."""
+    lines = ["### Full-size submissions (five-variant `touche run-all` from scratch, official sizes)", "",
+             "| submission | size | wall s | CPU s | peak RSS MiB | target | measured |", "|---|---:|---:|---:|---:|---|---|"]
+    found = False
+    for name, (_task, _make, size) in COLLECTIONS.items():
+        path = data / f"fullsize-{name}-{size}.json"
+        if not path.exists():
+            lines.append(f"| {name} | {size:,} | | | | | not yet: `python -m bench.fullsize --only {name}` |")
+            continue
+        found = True
+        r = json.loads(path.read_text())
+        seconds_target, rss_target = TARGETS[name]
+        met = "met" if r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target else "NOT met"
+        lines.append(f"| {name} | {size:,} | {r['seconds']:.1f} | {r['cpu_seconds']:.0f} | {r['peak_rss_mib']:,.0f} | "
+                     f"< {seconds_target:.0f} s, < {rss_target / 1024:g} GiB: {met} | "
+                     f"{time.strftime('%Y-%m-%d', time.localtime(path.stat().st_mtime))} |")
+    if not found:
+        lines += ["", "(none measured yet: `python -m bench --fullsize` or `python -m bench.fullsize`)"]
+    return "\n".join(lines + [""])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fullsize", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="+", choices=list(COLLECTIONS), default=list(COLLECTIONS))

@@ -429,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         summary(bench)
         if args.fullsize:
             fullsize.main(["--data", str(args.data)])
+        if not args.small:  # the full-size rows, measured now or by an earlier --fullsize (they take 25 minutes)
+            print(fullsize.summary(args.data), flush=True)
     except StepFailed as exc:
         print(f"benchmark step failed: {exc}", file=sys.stderr)
         return 1

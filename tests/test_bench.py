@@ -28,3 +28,21 @@ def test_small_benchmark_runs_every_section(tmp_path):
     assert results["sharding"]["identical"] is True, results["sharding"]["difference"]
     assert sorted(results["submission"]["runs"])[-1] == "run.txt" and len(results["submission"]["runs"]) == 6
     assert (tmp_path / "results-2000.md").read_text().count("###") >= 7
+
+
+def test_full_size_summary_judges_each_stored_submission_against_its_target(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO))
+    from bench import fullsize
+
+    _task, _make, size = fullsize.COLLECTIONS["pairs"]
+    seconds, rss = fullsize.TARGETS["pairs"]
+    (tmp_path / f"fullsize-pairs-{size}.json").write_text(json.dumps(
+        {"seconds": seconds + 1, "cpu_seconds": 10.0, "peak_rss_mib": rss - 1}))
+    _task, _make, size = fullsize.COLLECTIONS["image"]
+    (tmp_path / f"fullsize-image-{size}.json").write_text(json.dumps(
+        {"seconds": 1.0, "cpu_seconds": 1.0, "peak_rss_mib": 1.0}))
+    rows = {line.split(" | ")[0].strip("| "): line for line in fullsize.summary(tmp_path).splitlines()
+            if line.startswith("| ") and not line.startswith("| submission")}
+    assert "NOT met" in rows["pairs"]  # a second over its time target
+    assert ": met" in rows["image"]
+    assert "not yet" in rows["task2-2022"]
