@@ -54,13 +54,21 @@ def connect(address: str | None, cpus: int | None = None) -> None:
         return
     options = dict(include_dashboard=False, log_to_driver=False)
     try:
-        if address in (None, "", "local"):
-            ray.init(num_cpus=cpus, **options)
-        else:
-            ray.init(address=address, **options)
+        with jvm.native_signal_handlers_kept():  # Ray's crash handler would take the JVM's SIGSEGV
+            if address in (None, "", "local"):
+                ray.init(num_cpus=cpus, **options)
+            else:
+                ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ToucheError(f"cannot reach the Ray cluster at {address}: {exc} (start one with `ray start --head`, "
                           "or leave the address out for a local cluster)") from None
+
+
+def disconnect() -> None:
+    """Leave the cluster (a local one stops), keeping the JVM's signal handlers (ray.shutdown resets them)."""
+    ray = _ray()
+    with jvm.native_signal_handlers_kept():
+        ray.shutdown()
 
 
 def _kill_midway_once(folder: str, k: int) -> None:
@@ -106,39 +114,51 @@ def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path
     ray = _ray()
     missing = [k for k in range(n) if open_index(shard_dir(target, k, n)) is None]
     if missing:
+        ours = not ray.is_initialized()  # a cluster we joined for this build is left after it
         connect(address)
-        threads = variant.index.threads
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        if threads > cpus:  # a task asking for more cores than the cluster has would wait forever
-            threads = cpus
-        shard_variant = variant.model_copy(update={"index": variant.index.model_copy(update={"threads": threads})})
-        heap = shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
-        # The driver's TOUCHE_* settings (heap, caches, lock timeout) hold in the workers too.
-        forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
-        task = ray.remote(num_cpus=threads, max_calls=1, max_retries=RETRIES, retry_exceptions=False,
-                          runtime_env={"env_vars": forwarded})(_build_shard_task)
-        shards_home(target).mkdir(parents=True, exist_ok=True)
-        pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
-                               k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
-        documents = 0
-        with tqdm(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
-                  disable=not progress) as bar:
-            while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
-                k = pending.pop(done[0])
-                try:
-                    meta = ray.get(done[0])
-                except ray.exceptions.RayTaskError as exc:
-                    for other in pending:
-                        ray.cancel(other, force=True)
-                    cause = exc.cause if isinstance(getattr(exc, "cause", None), ToucheError) else None
-                    if cause is not None:
-                        raise cause from None
-                    raise ToucheError(f"shard {k} of {n} failed on the cluster: {exc}") from None
-                except ray.exceptions.WorkerCrashedError:
-                    raise ToucheError(f"shard {k} of {n}: its worker died {RETRIES + 1} times; see the Ray logs "
-                                      "(/tmp/ray/session_latest/logs)") from None
-                documents += meta["stats"]["documents"]
-                bar.set_postfix_str(f"{documents:,} documents")
-                bar.update(1)
+        try:
+            _run_shard_tasks(variant, corpus_path, target, n, missing, address=address, base_dir=base_dir,
+                             progress=progress)
+        finally:
+            if ours:
+                disconnect()
     return assemble_shards(variant, target, n, base_dir=base_dir)
+
+
+def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n: int, missing: list[int], *,
+                     address: str | None, base_dir: Path | None, progress: bool) -> None:
+    ray = _ray()
+    threads = variant.index.threads
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    if threads > cpus:  # a task asking for more cores than the cluster has would wait forever
+        threads = cpus
+    shard_variant = variant.model_copy(update={"index": variant.index.model_copy(update={"threads": threads})})
+    heap = shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
+    # The driver's TOUCHE_* settings (heap, caches, lock timeout) hold in the workers too.
+    forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
+    task = ray.remote(num_cpus=threads, max_calls=1, max_retries=RETRIES, retry_exceptions=False,
+                      runtime_env={"env_vars": forwarded})(_build_shard_task)
+    shards_home(target).mkdir(parents=True, exist_ok=True)
+    pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
+                           k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
+    documents = 0
+    with tqdm(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
+              disable=not progress) as bar:
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            k = pending.pop(done[0])
+            try:
+                meta = ray.get(done[0])
+            except ray.exceptions.RayTaskError as exc:
+                for other in pending:
+                    ray.cancel(other, force=True)
+                cause = exc.cause if isinstance(getattr(exc, "cause", None), ToucheError) else None
+                if cause is not None:
+                    raise cause from None
+                raise ToucheError(f"shard {k} of {n} failed on the cluster: {exc}") from None
+            except ray.exceptions.WorkerCrashedError:
+                raise ToucheError(f"shard {k} of {n}: its worker died {RETRIES + 1} times; see the Ray logs "
+                                  "(/tmp/ray/session_latest/logs)") from None
+            documents += meta["stats"]["documents"]
+            bar.set_postfix_str(f"{documents:,} documents")
+            bar.update(1)

@@ -4,7 +4,9 @@ with the same result."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
+import signal
 from functools import partial
 
 import pytest
@@ -16,7 +18,7 @@ from touche.errors import ToucheError
 ray = pytest.importorskip("ray", reason="Ray is the optional extra [distributed]; run_tests.sh installs it")
 
 from touche.indexing.builder import ensure_index  # noqa: E402
-from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, connect  # noqa: E402
+from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, connect, disconnect  # noqa: E402
 from touche.retrieval.search import Searcher  # noqa: E402
 from test_sharding import FIELDS, _arguments  # noqa: E402
 
@@ -25,10 +27,10 @@ VARIANT = Variant(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"st
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    connect(None, cpus=2)  # a local Ray cluster: this machine's two cores
+def cluster(jvm_started):
+    connect(None, cpus=2)  # a local Ray cluster: this machine's two cores, joined after the JVM started
     yield
-    ray.shutdown()
+    disconnect()
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +91,20 @@ def test_an_unreachable_cluster_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     with pytest.raises(ToucheError, match="cannot reach the Ray cluster at 127.0.0.1:1"):
         connect("127.0.0.1:1")
+
+
+def _native_handler(number: int) -> int:
+    action = ctypes.create_string_buffer(256)
+    assert ctypes.CDLL(None).sigaction(number, None, action) == 0
+    return ctypes.cast(action, ctypes.POINTER(ctypes.c_void_p))[0] or 0
+
+
+def test_joining_and_leaving_ray_keeps_the_jvms_crash_signal_handlers(cluster):
+    """ray.init put abseil's failure handler on SIGSEGV and ray.shutdown reset it to the default: the
+    next implicit null check in JIT-compiled Lucene code then killed pytest ("segfault at c", no hs_err)."""
+    jvm_handlers = {number: _native_handler(number) for number in (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE)}
+    assert all(jvm_handlers.values())  # the JVM's own, not the default
+    disconnect()
+    assert {number: _native_handler(number) for number in jvm_handlers} == jvm_handlers
+    connect(None, cpus=2)  # the module's cluster again, for its teardown
+    assert {number: _native_handler(number) for number in jvm_handlers} == jvm_handlers

@@ -11,12 +11,15 @@ by one costs more than the search itself.
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import glob
 import hashlib
 import importlib.util
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -182,6 +185,33 @@ def start(heap: str | None = None) -> None:
     jnius_config.set_classpath(str(jar), str(anserini_jar()))
     import jnius  # noqa: F401  (starts the JVM)
     _started = True
+
+
+# The signals the in-process JVM handles itself: implicit null checks and safepoints in compiled
+# code arrive as SIGSEGV/SIGBUS, some arithmetic as SIGFPE/SIGILL. A library that installs its own
+# crash handler for them (Ray's driver: abseil's failure handler, reset to the default on
+# ray.shutdown) makes the next null check in JIT-compiled Lucene code kill the process with no
+# hs_err file: measured, pytest died with "segfault at c" in a Lucene pool thread after the Ray tests.
+_JVM_SIGNALS = (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGTRAP, signal.SIGABRT)
+
+
+@contextlib.contextmanager
+def native_signal_handlers_kept():
+    """Run a block that may replace native signal handlers, then put the ones before it back."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    saved = {}
+    for number in _JVM_SIGNALS:
+        action = ctypes.create_string_buffer(256)  # struct sigaction, opaque (152 bytes on glibc x86-64)
+        if libc.sigaction(int(number), None, action) == 0:
+            saved[number] = action
+    try:
+        yield
+    finally:
+        for number, action in saved.items():
+            libc.sigaction(int(number), action, None)
 
 
 def autoclass(name: str):
