@@ -198,8 +198,19 @@ def measure(name: str, data: Path, fraction: float = 1.0) -> dict:
             "peak_rss_mib": m.peak_rss_mib, "variants": variants, "index_builds": builds}
 
 
+def result_path(data: Path, name: str, size: int) -> Path:
+    """Where main() keeps a submission's measurement and summary() finds it."""
+    return data / f"fullsize-{name}-{size}.json"
+
+
+def judged(name: str, r: dict) -> str:
+    """The submission's targets and whether the measurement ``r`` meets both."""
+    seconds_target, rss_target = TARGETS[name]
+    met = r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target
+    return f"< {seconds_target:.0f} s, < {rss_target / 1024:g} GiB: " + ("met" if met else "NOT met")
+
+
 def report(r: dict) -> str:
-    seconds_target, rss_target = TARGETS[r["name"]]
     lines = [f"### {r['name']} ({r['size']:,}): five-variant `touche run-all --task {r['task']}` from scratch",
              "", f"collection {r['collection_mib']:,.0f} MiB (generated once in {r['prepare_seconds']:.0f} s)", "",
              "| what | seconds |", "|---|---:|"]
@@ -212,8 +223,7 @@ def report(r: dict) -> str:
     lines += [f"| the rest (start, reading topics, corpus checks, evaluation) | {r['seconds'] - accounted:.1f} |",
               f"| **total wall** | **{r['seconds']:.1f}** |", "",
               f"CPU {r['cpu_seconds']:.0f} s; peak RSS {r['peak_rss_mib']:,.0f} MiB (process tree). "
-              f"Targets: < {seconds_target:.0f} s and < {rss_target / 1024:g} GiB: "
-              + ("met" if r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target else "NOT met"), ""]
+              f"Targets: {judged(r['name'], r)}", ""]
     return "\n".join(lines)
 
 
@@ -224,16 +234,14 @@ def summary(data: Path) -> str:
              "| submission | size | wall s | CPU s | peak RSS MiB | target | measured |", "|---|---:|---:|---:|---:|---|---|"]
     found = False
     for name, (_task, _make, size) in COLLECTIONS.items():
-        path = data / f"fullsize-{name}-{size}.json"
+        path = result_path(data, name, size)
         if not path.exists():
             lines.append(f"| {name} | {size:,} | | | | | not yet: `python -m bench.fullsize --only {name}` |")
             continue
         found = True
         r = json.loads(path.read_text())
-        seconds_target, rss_target = TARGETS[name]
-        met = "met" if r["seconds"] < seconds_target and r["peak_rss_mib"] < rss_target else "NOT met"
         lines.append(f"| {name} | {size:,} | {r['seconds']:.1f} | {r['cpu_seconds']:.0f} | {r['peak_rss_mib']:,.0f} | "
-                     f"< {seconds_target:.0f} s, < {rss_target / 1024:g} GiB: {met} | "
+                     f"{judged(name, r)} | "
                      f"{time.strftime('%Y-%m-%d', time.localtime(path.stat().st_mtime))} |")
     if not found:
         lines += ["", "(none measured yet: `python -m bench --fullsize` or `python -m bench.fullsize`)"]
@@ -250,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     args.data.mkdir(parents=True, exist_ok=True)
     for name in args.only:
         result = measure(name, args.data, args.fraction)
-        (args.data / f"fullsize-{name}-{result['size']}.json").write_text(json.dumps(result, indent=2))
+        result_path(args.data, name, result["size"]).write_text(json.dumps(result, indent=2))
         print(report(result), flush=True)
     return 0
 

@@ -36,10 +36,10 @@ def test_full_size_summary_judges_each_stored_submission_against_its_target(tmp_
 
     _task, _make, size = fullsize.COLLECTIONS["pairs"]
     seconds, rss = fullsize.TARGETS["pairs"]
-    (tmp_path / f"fullsize-pairs-{size}.json").write_text(json.dumps(
+    fullsize.result_path(tmp_path, "pairs", size).write_text(json.dumps(
         {"seconds": seconds + 1, "cpu_seconds": 10.0, "peak_rss_mib": rss - 1}))
     _task, _make, size = fullsize.COLLECTIONS["image"]
-    (tmp_path / f"fullsize-image-{size}.json").write_text(json.dumps(
+    fullsize.result_path(tmp_path, "image", size).write_text(json.dumps(
         {"seconds": 1.0, "cpu_seconds": 1.0, "peak_rss_mib": 1.0}))
     rows = {line.split(" | ")[0].strip("| "): line for line in fullsize.summary(tmp_path).splitlines()
             if line.startswith("| ") and not line.startswith("| submission")}
