@@ -19,6 +19,7 @@ import logging
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -34,11 +35,12 @@ from touche.stemming import analyzers
 from touche import jvm
 from touche.atomic import process_alive
 from touche.config import AnalyzerSpec, IndexSpec, Variant
-from touche.errors import ToucheError
+from touche.errors import InputError, ToucheError
 
 log = logging.getLogger(__name__)
 
 META_FILE = "touche-index.json"
+MAX_LOCAL_SHARDS_PER_CORE = 4  # shards built by local processes: more only adds JVM start-ups
 BATCH_SIZE = 1000
 
 
@@ -93,15 +95,20 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
     is returned. A finished index is reused whether or not it is sharded: shards change no score.
     """
     root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise ToucheError("the index root is a file, not a folder: give a folder for the indexes "
+                          "(--index-root, index_root=, $TOUCHE_INDEX_ROOT)", path=root)
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
     check_fields(source, variant.index.fields)
     target = index_dir(root, variant, source, base_dir)
+    if shards is not None and (not isinstance(shards, int) or shards < 1):
+        raise ToucheError(f"--shards must be a whole number ≥ 1 (1 = one unsharded index), got {shards!r}")
     if shard is not None:
         _check_shard_numbers(shards, shard)
     found = open_index(target)
     if found is not None and shard is None:
         _check_layout(found, shards)
-        return found
+        return _agreed_skips(found, variant)
     root.mkdir(parents=True, exist_ok=True)
     lock_path = shard_dir(target, shard, shards) if shard is not None else target
     lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,13 +123,32 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
             return _ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
         found = open_index(target)  # built by another process while we waited
         if found is not None:
-            return found
+            return _agreed_skips(found, variant)
+        if shards is None and (started := started_shards(target)):
+            # Shards built one by one (--shard K, one machine each) are this index: finish and
+            # assemble them rather than build it again whole beside them.
+            log.info("found shards of this index (%d of %d built): building the rest and assembling them",
+                     started[1], started[0])
+            shards = started[0]
         if shards and shards > 1:
             return (sharded_builder or build_sharded)(variant, corpus_path, target, shards, base_dir=base_dir,
                                                       progress=progress)
         return build_index(source, variant.analyzer, variant.index, target, base_dir=base_dir, progress=progress)
     finally:
         lock.release()
+
+
+def _agreed_skips(found: IndexInfo, variant: Variant) -> IndexInfo:
+    """An index that skipped malformed records serves only a run that agreed to skip them: a
+    later run without --skip-bad-records would otherwise miss records silently."""
+    build = found.meta.get("build", {})
+    skipped = build.get("skipped_records", 0)
+    if skipped and not variant.corpus.skip_bad_records:
+        first = "; ".join(build.get("skipped", [])[:3])
+        raise InputError(f"the corpus has {skipped} malformed record(s), skipped when this index was built with "
+                         f"--skip-bad-records (first: {first}); pass --skip-bad-records (corpus.skip_bad_records: "
+                         "true) to run on it without them, or fix the corpus", path=found.path)
+    return found
 
 
 # ---------------------------------------------------------------- shards
@@ -140,6 +166,25 @@ def shards_home(target: Path) -> Path:
 
 def shard_dir(target: Path, k: int, n: int) -> Path:
     return shards_home(target) / f"shard-{k}-of-{n}"
+
+
+_SHARD_NAME = re.compile(r"shard-(\d+)-of-(\d+)")
+
+
+def started_shards(target: Path) -> tuple[int, int] | None:
+    """(N, finished shards) of the sharded build of ``target`` that has the most finished shards,
+    or None when no shard of it is finished."""
+    home = shards_home(target)
+    finished: dict[int, int] = {}
+    for folder in home.glob("shard-*-of-*") if home.is_dir() else ():
+        match = _SHARD_NAME.fullmatch(folder.name)
+        if match and open_index(folder) is not None:
+            n = int(match.group(2))
+            finished[n] = finished.get(n, 0) + 1
+    if not finished:
+        return None
+    n = max(finished, key=lambda size: (finished[size], size))
+    return n, finished[n]
 
 
 def partition(source: CorpusSource, k: int, n: int) -> CorpusSource:
@@ -208,7 +253,13 @@ def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: in
     import multiprocessing
     started = time.perf_counter()
     missing = [k for k in range(n) if open_index(shard_dir(target, k, n)) is None]
-    workers = max(1, min(len(missing), processes or os.cpu_count() or 1))
+    cores = os.cpu_count() or 1
+    if len(missing) > max(MAX_LOCAL_SHARDS_PER_CORE * cores, 8):
+        raise ToucheError(f"{len(missing)} shards to build on a machine of {cores} cores: each shard starts a "
+                          "process and a JVM, so past a few per core they only add start-up time (500 shards of "
+                          f"320 arguments once took 290 s). Use --shards {cores} here, or build them on a cluster "
+                          "(--ray, or --shard K on each machine)")
+    workers = max(1, min(len(missing), processes or cores))
     if missing:
         heap = shard_heap(workers)
         # Each shard process runs one indexing thread when processes share the cores.
@@ -218,12 +269,22 @@ def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: in
                  str(base_dir) if base_dir else None, heap) for k in missing]
         if progress:
             log.info("building %d of %d shards, %d at a time", len(missing), n, workers)
-        with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
+        pool = multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1)
+        try:
             for meta in pool.imap_unordered(_build_shard_process, jobs):
                 if progress:
                     k, _ = meta["shard"]
                     log.info("shard %s of %d: %s documents in %s s", k, n, meta["stats"]["documents"],
                              meta["build"]["seconds"])
+            # close + join, not the context manager's terminate(): terminate kills the worker that
+            # maxtasksperchild=1 starts after each task mid-start-up, which leaves its semaphores to
+            # the resource tracker ("leaked semaphore objects" at exit).
+            pool.close()
+            pool.join()
+        except BaseException:
+            pool.terminate()
+            pool.join()
+            raise
     return assemble_shards(variant, target, n, base_dir=base_dir, seconds=time.perf_counter() - started)
 
 

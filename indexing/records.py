@@ -143,8 +143,9 @@ def json_type(value: Any) -> str:
 
 # Characters a document id cannot hold: whitespace splits the run-file line it will be written on,
 # control characters and line/paragraph separators break every reader after us (our searcher's
-# hit list too).
-_BAD_ID_CHARACTER = re.compile("[\\s\x00-\x1f\x7f\u2028\u2029\ufeff]")
+# hit list too), and a lone surrogate (a broken \ud800 escape) is no character at all: UTF-8
+# cannot carry it, so the run would name an id ("S?x-A1") that is not in the corpus.
+_BAD_ID_CHARACTER = re.compile("[\\s\x00-\x1f\x7f\u2028\u2029\ufeff\ud800-\udfff]")
 
 
 def id_problem(value: str) -> str | None:
@@ -152,4 +153,6 @@ def id_problem(value: str) -> str | None:
     bad = _BAD_ID_CHARACTER.search(value)
     if bad is None:
         return None
-    return f"the id {value!r} contains U+{ord(bad.group()):04X}; ids are written into run files and must hold no whitespace or control characters"
+    kind = "a lone surrogate " if "\ud800" <= bad.group() <= "\udfff" else ""
+    return (f"the id {value!r} contains {kind}U+{ord(bad.group()):04X}; ids are written into run files (UTF-8) "
+            "and must hold no whitespace, control characters or lone surrogates")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from touche.indexing.builder import IndexInfo, ensure_index
+from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.formats.runfile import write_run
 from touche.retrieval.formats.topics import Topic, read_topics
 from touche.retrieval.query import query_text
@@ -97,9 +98,11 @@ class Session:
         key = (str(loaded.path), repr(loaded.merged))
         if key in self._results:
             return self._results[key]
+        variant = loaded.variant
+        if any(stage.fused_variants(loaded.path.parent) for stage in variant.rerank):
+            check_fusion_cycles(loaded)  # a → b → a named by its files, not a RecursionError mid-run
         jvm.start()
         started = time.perf_counter()
-        variant = loaded.variant
         task = handler(variant.task)
         if variant.corpus.format not in task.corpus_formats:
             raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "

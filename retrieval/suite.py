@@ -14,6 +14,7 @@ from filelock import FileLock, Timeout
 
 from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
+from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.session import Session, VariantResult
 from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
@@ -60,7 +61,7 @@ def check_variants(paths: list[Path], overrides: dict | None) -> None:
     once failed after two runs were written, and blamed that variant's file."""
     for path in paths:
         try:
-            load_variant(path, overrides)
+            check_fusion_cycles(load_variant(path, overrides))
         except ConfigError as exc:
             if not overrides:
                 raise
@@ -126,5 +127,21 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
         measures = suite_measures(qrels)
         scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
         text = format_table(scores)
-        write_text(output_dir / "evaluation.md", text + "\n")
+        write_text(output_dir / EVALUATION_FILE, text + "\n")
+    else:
+        remove_stale_reports(output_dir)
     return SuiteOutcome(results, output_dir / "run.txt", scores, text)
+
+
+EVALUATION_FILE = "evaluation.md"
+REPORT_FILES = (EVALUATION_FILE,)  # what a run with qrels writes beside the runs
+
+
+def remove_stale_reports(output_dir: Path) -> None:
+    """Without qrels no report is written; one left by an earlier run with qrels would describe
+    runs that were just replaced, so it goes."""
+    for name in REPORT_FILES:
+        stale = output_dir / name
+        if stale.is_file():
+            stale.unlink()
+            log.info("removed %s: it scored the runs this call replaced, and no qrels were given now", stale)

@@ -49,11 +49,26 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
     if not path.is_file():
         raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
                           f"(none, lucene, snowball, smart, terrier) nor a file")
+    _check_utf8(path)
     resolved = str(path.resolve())
     if any(c in resolved for c in "|=,"):  # the separators of the filter spec handed to Lucene
         raise ConfigError(f"analyzer.stoplist: the path {resolved!r} holds '|', '=' or ',', which Lucene's "
                           "analyzer factory cannot read in a file name; move or rename the file")
     return f"stop|ignoreCase=true|words={resolved}|format=wordset"
+
+
+def _check_utf8(path: Path) -> None:
+    """Lucene reads a word list as UTF-8 and throws MalformedInputException (no file, no place)
+    on anything else: read it here first and say where it breaks."""
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"analyzer.stoplist: not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset "
+                          f"{exc.start} cannot be decoded ({exc.reason}); save the list as UTF-8",
+                          path=path, where=f"line {line}") from None
+    except OSError as exc:
+        raise ConfigError(f"analyzer.stoplist: cannot read the file ({exc.strerror})", path=path) from None
 
 
 def files_read(spec: AnalyzerSpec, base_dir: Path | None = None) -> list[Path]:

@@ -3,6 +3,7 @@ results that are what they look like, bad input as located errors, nothing leavi
 from __future__ import annotations
 
 import errno
+import json
 import signal
 import socket
 import subprocess
@@ -10,8 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 
 from test_pipeline import REPO, SUITE, cli
+from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.formats.topics import read_topics
 
 
 def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus, tmp_path):
@@ -445,3 +449,312 @@ def test_run_files_are_readable_by_everyone_the_umask_allows(jvm_started, fixtur
     assert code == 0, text
     assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "out").iterdir()} == {
         "1-bm25.txt": "0o644", "run.txt": "0o644"}
+
+
+# ================================================================ round 3: same names, stale reports, aborts
+DEMO = REPO / "demo"
+Q = DEMO / "qrels-relevance.txt"
+
+
+def _run_file(path: Path, order: list[str], qid: str = "1") -> Path:
+    """A valid Q0 run of one topic ranking ``order``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{qid} Q0 {d} {i} {100 - i} t\n" for i, d in enumerate(order, 1)))
+    return path
+
+
+def _judged(qid: str = "1") -> list[str]:
+    """The demo's judged documents of a topic, best label first."""
+    rows = [line.split() for line in Q.read_text().splitlines() if line.split()[0] == qid]
+    return [d for _, _, d, _ in sorted(rows, key=lambda r: -int(r[3]))]
+
+
+def test_two_runs_of_one_file_name_are_two_rows_and_one_file_twice_is_refused(tmp_path):
+    judged = _judged()
+    good = _run_file(tmp_path / "c1" / "run.txt", judged[:5])
+    bad = _run_file(tmp_path / "st2" / "run.txt", judged[::-1][:5])
+    code, text = cli("evaluate", str(good), str(Q), "--also", str(bad), "--measures", "touche.nDCG@5")
+    assert code == 0, text
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if "run.txt" in line}
+    assert set(rows) == {"c1/run.txt", "st2/run.txt"}
+    assert rows["c1/run.txt"] != rows["st2/run.txt"].replace("st2", "c1")  # two different scores
+    code, text = cli("evaluate", str(good), str(Q), "--also", str(good))
+    assert code == 2 and "given twice" in text
+
+
+def test_two_qrels_of_one_name_are_two_columns_and_one_name_twice_is_refused(tmp_path):
+    from touche import api
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    (tmp_path / "x" / "qrels.txt").write_text(Q.read_text())
+    (tmp_path / "y" / "qrels.txt").write_text("\n".join(line.replace(" 2", " 0") for line in Q.read_text().splitlines()))
+    run = _run_file(tmp_path / "run.txt", _judged()[:5])
+    code, text = cli("evaluate", str(run), str(tmp_path / "x" / "qrels.txt"), str(tmp_path / "y" / "qrels.txt"),
+                     "--measures", "touche.nDCG@5")
+    assert code == 0 and "x/qrels:touche.nDCG@5" in text and "y/qrels:touche.nDCG@5" in text, text
+    code, text = cli("evaluate", str(run), f"relevance={Q}", f"relevance={tmp_path / 'x' / 'qrels.txt'}")
+    assert code == 2 and "'relevance' is given twice" in text
+    scores = api.evaluate(run, [tmp_path / "x" / "qrels.txt", tmp_path / "y" / "qrels.txt"], ["touche.nDCG@5"])
+    assert set(scores) == {"x/qrels:touche.nDCG@5", "y/qrels:touche.nDCG@5"}
+    assert scores["x/qrels:touche.nDCG@5"] != scores["y/qrels:touche.nDCG@5"]
+
+
+def test_suite_variants_that_would_write_one_run_file_are_refused(tmp_path):
+    from touche.config import load_suite
+    from touche.errors import ConfigError
+    for variants, primary, expected in ((["a/v.yaml", "b/v.yaml"], "a/v.yaml", "would both write v.txt"),
+                                        (["p.yaml", "run.yaml"], "p.yaml", "would write run.txt")):
+        suite = tmp_path / "suite.yaml"
+        suite.write_text(yaml_dump({"variants": variants, "primary": primary}))
+        with pytest.raises(ConfigError, match=expected):
+            load_suite(suite)
+
+
+def yaml_dump(data) -> str:
+    import yaml
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_changed(jvm_started, tmp_path):
+    import touche.retrieval.experiments.sweep as sweep_module
+    from test_sweep import write_sweep
+    from touche.retrieval.stages.quality_model import MODEL_FILE
+
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "other",
+                                "retrieval": {"similarity": {"name": "bm25", "k1": 0.9, "b": 0.4}}}))
+    model = tmp_path / "quality.json"
+    model.write_text(MODEL_FILE.read_text())
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "fused",
+                               "rerank": [{"name": "quality_model", "model": "quality.json", "weight": 0.5},
+                                          {"name": "rrf", "variants": ["other.yaml"]}]}))
+    path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.mu": [1000]},
+                       base=str(base), measure="relevance:touche.nDCG@5")
+    base.write_text(base.read_text().replace("tag: fused", "tag: fused\nretrieval: {similarity: {name: lmdirichlet, mu: 2000}}"))
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 0
+    other.write_text(other.read_text().replace("k1: 0.9", "k1: 2.5"))  # the fused variant changed
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
+    data = json.loads(model.read_text())
+    data["intercept"] += 1.0
+    model.write_text(json.dumps(data))  # the model file changed
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
+
+
+def test_a_run_without_qrels_removes_the_evaluation_table_of_the_runs_it_replaced(jvm_started, fixture_corpus,
+                                                                                  tmp_path, index_root):
+    from touche.retrieval.suite import run_suite
+    out = tmp_path / "out"
+    run_suite(SUITE, None, out, index_root=index_root, progress=False)
+    assert (out / "evaluation.md").is_file()
+    run_suite(SUITE, fixture_corpus, out, index_root=index_root, progress=False)
+    assert not (out / "evaluation.md").exists()
+
+
+def _argsme_with(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"arguments": records}))  # json escapes a lone surrogate as \ud800
+    return path
+
+
+def _argument(arg_id: str, text: str = "school uniforms help") -> dict:
+    return {"id": arg_id, "conclusion": text, "premises": [{"text": text, "stance": "PRO"}], "context": {}}
+
+
+def test_an_index_that_skipped_records_is_not_reused_by_a_run_that_did_not_agree(jvm_started, tmp_path):
+    from touche.config import load_variant
+    from touche.errors import InputError
+    from touche.indexing.builder import ensure_index
+    corpus = _argsme_with(tmp_path / "c" / "args.json", [_argument("Sa-A1"), {"id": 3, "conclusion": "bad"}])
+    variant = REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"
+    skipping = load_variant(variant, {"corpus.skip_bad_records": "true"}).variant
+    assert ensure_index(skipping, corpus.parent, tmp_path / "idx", progress=False).documents == 1
+    with pytest.raises(InputError, match="skipped when this index was built with --skip-bad-records"):
+        ensure_index(load_variant(variant).variant, corpus.parent, tmp_path / "idx", progress=False)
+
+
+def test_a_corpus_id_holding_a_lone_surrogate_is_a_bad_record(tmp_path):
+    from touche.errors import InputError
+    from touche.indexing.corpora import open_corpus
+    corpus = _argsme_with(tmp_path / "args.json", [_argument("Sa-A1"), _argument("S\ud800x-A1")])
+    with pytest.raises(InputError, match="lone surrogate escape such as"):
+        list(open_corpus("argsme", corpus).documents(["contents"]))
+    source = open_corpus("argsme", corpus, skip_bad_records=True)
+    assert [d for d, _, _ in source.documents(["contents"])] == ["Sa-A1"] and source.report.skipped == 1
+    passages = tmp_path / "passages.jsonl"  # read by the json module: the surrogate itself arrives
+    passages.write_text(json.dumps({"id": "clueweb12-\ud800___1", "contents": "x", "chatNoirUrl": "u"}) + "\n")
+    with pytest.raises(InputError, match="lone surrogate U\\+D800"):
+        list(open_corpus("passages", passages).documents(["contents"]))
+
+
+def test_choose_checks_the_count_before_writing_anything(tmp_path):
+    from touche.errors import ToucheError
+    from touche.retrieval.experiments.choose import choose
+    for count in (50, 0, -1):
+        with pytest.raises(ToucheError, match="between 1 and 5"):
+            choose(tmp_path / "no-sweep", tmp_path / f"out{count}", count=count)
+        assert not (tmp_path / f"out{count}").exists()
+
+
+@pytest.mark.parametrize("args", [("--depth", "0"), ("--measures", "nDCG@0"), ("--measures", "touche.nDCG@0"),
+                                  ("--measures", "Judged@0"), ("--measures", "P@-1")])
+def test_a_cut_off_of_zero_is_an_error_not_an_abort(tmp_path, args):
+    run = _run_file(tmp_path / "run.txt", _judged()[:5])
+    # in a child process: pytrec_eval's abort would take the test session with it
+    done = subprocess.run([sys.executable, "-m", "touche", "evaluate", str(run), str(Q), *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and "positive whole number" in done.stderr, done.stderr
+
+
+def test_cut_offs_are_checked_in_compare_and_the_api_too(tmp_path):
+    from touche import api
+    from touche.errors import ToucheError
+    run = _run_file(tmp_path / "run.txt", _judged()[:5])
+    code, text = cli("compare", str(run), str(run), str(Q), "--measure", "trec.P@0")
+    assert code == 2 and "positive whole number" in text
+    frame = api.frame_of_rows(read_run(run))
+    for measures in (["P@0"], ["Judged@0"]):
+        with pytest.raises(ToucheError, match="positive whole number"):
+            api.evaluate(frame, Q, measures)
+
+
+def test_a_stoplist_that_is_not_utf8_is_a_located_error(tmp_path):
+    variant = tmp_path / "v.yaml"
+    (tmp_path / "stop.txt").write_bytes("the\nf\xfcr\n".encode("latin-1"))
+    variant.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "t",
+                                  "analyzer": {"stoplist": "stop.txt"}}))
+    code, text = cli("analyze", "-c", str(variant), "für the school")
+    assert code == 2 and str(tmp_path / "stop.txt") in text and "offset 5" in text and "line 2" in text, text
+
+
+def test_fusion_cycles_are_named_by_their_files_and_long_extends_chains_load(tmp_path):
+    from touche.config import load_variant
+    from touche.errors import ConfigError
+    from touche.retrieval.fingerprint import check_fusion_cycles
+    base = str(REPO / "configs" / "task1" / "base.yaml")
+    (tmp_path / "self.yaml").write_text(yaml_dump({"extends": base, "tag": "s", "rerank": [
+        {"name": "rrf", "variants": ["self.yaml"]}]}))
+    (tmp_path / "a.yaml").write_text(yaml_dump({"extends": base, "tag": "a", "rerank": [
+        {"name": "rrf", "variants": ["b.yaml"]}]}))
+    (tmp_path / "b.yaml").write_text(yaml_dump({"extends": base, "tag": "b", "rerank": [
+        {"name": "rrf", "variants": ["a.yaml"]}]}))
+    with pytest.raises(ConfigError, match="cycle: self.yaml → self.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "self.yaml"))
+    with pytest.raises(ConfigError, match="cycle: a.yaml → b.yaml → a.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "a.yaml"))
+    code, text = cli("run", "-c", str(tmp_path / "a.yaml"), "-i", str(DEMO / "args.me"), "-t",
+                     str(DEMO / "topics.xml"), "-o", str(tmp_path / "run.txt"))
+    assert code == 2 and "a.yaml → b.yaml → a.yaml" in text and "Recursion" not in text
+    previous = base
+    for level in range(1500):
+        path = tmp_path / f"chain-{level}.yaml"
+        path.write_text(f"extends: {previous}\ntag: level-{level}\n")
+        previous = str(path)
+    assert load_variant(previous).variant.tag == "level-1499"
+
+
+def test_compare_on_one_topic_and_with_no_resamples_says_so(tmp_path):
+    run_a = _run_file(tmp_path / "a.txt", _judged()[:5])
+    run_b = _run_file(tmp_path / "b.txt", _judged()[::-1][:5])
+    code, text = cli("compare", str(run_a), str(run_b), str(Q))
+    assert code == 0 and "needs two or more common topics" in text and "Traceback" not in text
+    for resamples in ("0", "-3"):
+        code, text = cli("compare", str(run_a), str(run_b), str(Q), "--resamples", resamples)
+        assert code == 2 and "at least one resample" in text
+
+
+def test_a_failed_write_names_the_run_file(jvm_started, fixture_corpus, tmp_path, monkeypatch, index_root):
+    import touche.retrieval.formats.runfile as runfile
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")  # as a write or flush raises it: no file
+
+    monkeypatch.setattr(runfile, "_write_lines", full)
+    monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
+    assert code == 2 and "No space left on device" in text and str(tmp_path / "out") in text and ".txt" in text
+
+
+def test_topic_ids_that_are_the_same_number_are_matched_and_disjoint_ones_warned_about(tmp_path, caplog):
+    from touche import api
+    judged = _judged()[:5]
+    plain = _run_file(tmp_path / "plain.txt", judged)
+    padded = _run_file(tmp_path / "padded.txt", judged, qid="001")
+    score = api.evaluate(plain, Q, ["touche.nDCG@5"])["touche.nDCG@5"]
+    assert api.evaluate(padded, Q, ["touche.nDCG@5"])["touche.nDCG@5"] == score > 0
+    frame = api.frame_of_rows(read_run(plain))
+    frame["query_id"] = frame["query_id"].astype(float)  # 1.0, as pandas makes of a column with gaps
+    assert api.evaluate(frame, Q, ["touche.nDCG@5"])["touche.nDCG@5"] == score
+    other = _run_file(tmp_path / "other.txt", judged, qid="77")
+    with caplog.at_level("WARNING"):
+        api.evaluate(other, Q, ["touche.nDCG@5"])
+    assert "no topic in common (run: 77; qrels: 1, 2, 3, 4, 5, 6)" in caplog.text
+
+
+def test_api_mistakes_are_touche_errors_naming_the_argument(jvm_started, tmp_path):
+    from touche import api
+    from touche.errors import ToucheError
+    with pytest.raises(ToucheError, match="variant\\(''\\)"):
+        api.variant("")
+    run = _run_file(tmp_path / "run.txt", _judged()[:5])
+    assert api.evaluate(run, Q, "touche.nDCG@5")["touche.nDCG@5"] > 0  # one name, not a list
+    frame = api.frame_of_rows(read_run(run))
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ToucheError, match="is a directory") as error:
+        api.write(frame, tmp_path / "folder", "tag")
+    assert str(tmp_path / "folder") in str(error.value) and ".tmp" not in str(error.value)
+    (tmp_path / "root-file").write_text("")
+    with pytest.raises(ToucheError, match="index root is a file") as error:
+        api.index("task1/1-lmd2000-length", DEMO / "args.me", index_root=tmp_path / "root-file")
+    assert str(tmp_path / "root-file") in str(error.value)
+    topics = tmp_path / "topics.xml"
+    topics.write_text(f"<topics><topic><number>{10**30}</number><title>x</title></topic></topics>")
+    with pytest.raises(ToucheError, match="has 31 digits"):
+        read_topics(topics)
+
+
+def test_shards_built_one_by_one_are_assembled_by_a_plain_run(jvm_started, tmp_path):
+    from touche.config import load_variant
+    from touche.indexing.builder import ensure_index
+    variant = load_variant(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml").variant
+    root = tmp_path / "idx"
+    for k in (0, 1):
+        ensure_index(variant, DEMO / "args.me", root, shards=2, shard=k, progress=False)
+    info = ensure_index(variant, DEMO / "args.me", root, progress=False)  # as `touche run` asks for it
+    assert len(info.meta["shards"]) == 2 and info.documents == 320
+    assert [p.name for p in root.iterdir() if p.is_dir()] == [info.path.name]  # no second, whole index
+
+
+@pytest.mark.parametrize("shards, message", [("0", "whole number ≥ 1"), ("-1", "whole number ≥ 1"),
+                                             ("500", "500 shards to build on a machine")])
+def test_shard_counts_that_make_no_sense_are_refused_at_once(tmp_path, shards, message):
+    started = time.perf_counter()
+    code, text = cli("index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(DEMO / "args.me"), "--index-root", str(tmp_path / "idx"), "--shards", shards)
+    assert code == 2 and message in text, text
+    assert time.perf_counter() - started < 30
+
+
+def test_a_sharded_build_leaves_no_leaked_semaphore(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "touche", "index", "-c",
+                           str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(DEMO / "args.me"),
+                           "--index-root", str(tmp_path / "idx"), "--shards", "3"],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "leaked" not in done.stderr and "resource_tracker" not in done.stderr
+
+
+def test_train_quality_writes_a_user_file_and_keeps_the_shipped_model(tmp_path, monkeypatch):
+    from touche.paths import shared_touche_dir
+    from touche.retrieval.stages.quality_model import MODEL_FILE
+    csv = shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
+    if not csv.is_file():
+        pytest.skip(f"Webis-ArgQuality-20 not found at {csv}")
+    shipped = MODEL_FILE.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    code, text = cli("train-quality", str(csv))
+    assert code == 0 and (tmp_path / "quality_model.json").read_bytes() == shipped
+    code, text = cli("train-quality", str(csv), "-o", str(MODEL_FILE))
+    assert code == 2 and "--replace-shipped" in text
+    assert MODEL_FILE.read_bytes() == shipped

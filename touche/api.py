@@ -39,6 +39,9 @@ def variant(name_or_path: PathLike | LoadedVariant, overrides: Mapping[str, Any]
     ``{"retrieval.similarity": {"name": "bm25", "k1": 1.2, "b": 0.75}}``."""
     if isinstance(name_or_path, LoadedVariant):
         return name_or_path if not overrides else load_variant(name_or_path.path, dict(overrides))
+    if not str(name_or_path).strip():
+        raise ConfigError(f"variant({name_or_path!r}): give a variant YAML path or a shipped name such as "
+                          "'task1/1-lmd2000-length'")
     path = Path(name_or_path)
     if not path.is_file():
         shipped = CONFIGS / path.with_suffix(".yaml")
@@ -101,6 +104,14 @@ def _format_of(run: pd.DataFrame, stances: Sequence[Any]) -> RunFormat:
     return RunFormat.Q0
 
 
+def _topic_id(value: Any) -> str:
+    """A frame's query_id as the run file writes it: 1.0 (pandas turns int columns with gaps into
+    floats) is topic 1, not "1.0"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _rows(run: pd.DataFrame, run_format: RunFormat | str | None) -> tuple[list[tuple], RunFormat]:
     missing = [c for c in ("query_id", "doc_id", "score") if c not in run.columns]
     if missing:
@@ -110,7 +121,7 @@ def _rows(run: pd.DataFrame, run_format: RunFormat | str | None) -> tuple[list[t
     grouped: dict[str, list[tuple]] = {}
     for qid, docid, score, stance in zip(run["query_id"], run["doc_id"], run["score"], stances):
         entry = (str(docid), float(score)) if stance is None else (str(docid), float(score), str(stance))
-        grouped.setdefault(str(qid), []).append(entry)
+        grouped.setdefault(_topic_id(qid), []).append(entry)
     return grouped, fmt
 
 

@@ -108,9 +108,14 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         if check is not None:
             check(temporary)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        if isinstance(exc, OSError) and not exc.filename:
+            # A failed write or flush (a full disk) names no file, and the flush on close raises
+            # again over the first error: say which output could not be written.
+            raise OSError(exc.errno, f"{exc.strerror or exc} (while writing it; nothing was left behind)",
+                          str(path)) from exc
         raise
 
 

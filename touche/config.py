@@ -306,24 +306,34 @@ def read_yaml(path: Path) -> dict:
     return data
 
 
-def resolve_raw(path: Path, _seen: tuple[Path, ...] = ()) -> dict:
-    """The variant's YAML with its ``extends`` chain merged in (not yet validated)."""
-    try:
-        path = path.resolve()
-    except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte in the name, a symlink loop
-        where = f"extended by {_seen[-1]}" if _seen else None
-        raise ConfigError(f"not a usable file name: {exc}", path=repr(str(path)), where=where) from None
-    if path in _seen:
-        raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*_seen, path)), path=path)
-    if _seen and not path.is_file():  # name the variant whose `extends:` is wrong, not only its target
-        raise ConfigError(f"extends: {path} is not a file", path=_seen[-1])
-    data = read_yaml(path)
-    parent = data.pop("extends", None)
-    if parent is None:
-        return data
-    if not isinstance(parent, str):
-        raise ConfigError("'extends' must be a path to another YAML file", path=path)
-    return _merge(resolve_raw((path.parent / parent), (*_seen, path)), data)
+def resolve_raw(path: Path) -> dict:
+    """The variant's YAML with its ``extends`` chain merged in (not yet validated). The chain is
+    followed in a loop, not by recursion: a chain thousands of files long is merged, not a
+    RecursionError."""
+    chain: list[Path] = []  # the variant first, then what it extends, …
+    layers: list[dict] = []
+    current: Path | None = Path(path)
+    while current is not None:
+        try:
+            current = current.resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte in the name, a symlink loop
+            where = f"extended by {chain[-1]}" if chain else None
+            raise ConfigError(f"not a usable file name: {exc}", path=repr(str(current)), where=where) from None
+        if current in chain:
+            raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*chain, current)), path=current)
+        if chain and not current.is_file():  # name the variant whose `extends:` is wrong, not only its target
+            raise ConfigError(f"extends: {current} is not a file", path=chain[-1])
+        data = read_yaml(current)
+        parent = data.pop("extends", None)
+        if parent is not None and not isinstance(parent, str):
+            raise ConfigError("'extends' must be a path to another YAML file", path=current)
+        chain.append(current)
+        layers.append(data)
+        current = current.parent / parent if parent is not None else None
+    merged = layers.pop()
+    while layers:
+        merged = _merge(merged, layers.pop())
+    return merged
 
 
 def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
@@ -431,10 +441,15 @@ def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> L
 
 
 # ---------------------------------------------------------------- suites: the five submissions
+RUN_TXT_STEM = "run"  # run.txt: the primary's copy, as TIRA expects it
+MAX_SUBMISSIONS = 5  # runs a team may hand in per task
+
+
 class Suite(Strict):
     """A task's submissions: the variant files and which one becomes run.txt on TIRA."""
 
-    variants: tuple[str, ...] = Field(..., min_length=1, max_length=5, description="variant files, relative to the suite")
+    variants: tuple[str, ...] = Field(..., min_length=1, max_length=MAX_SUBMISSIONS,
+                                      description="variant files, relative to the suite")
     primary: str = Field(..., description="the variant written to run.txt")
     topics: str | None = Field(None, description="default topics file (demo), relative to the suite")
     qrels: dict[str, str] = Field({}, description="name → qrels file for the evaluation table (demo)")
@@ -444,6 +459,17 @@ class Suite(Strict):
     def _primary_listed(self):
         if self.primary not in self.variants:
             raise ValueError(f"primary '{self.primary}' is not among variants {list(self.variants)}")
+        # Each variant's run is written to <file name>.txt beside run.txt: two variants of one
+        # name (a/v.yaml, b/v.yaml) would overwrite each other, one named run the primary's copy.
+        stems = [Path(v).stem for v in self.variants]
+        for stem in dict.fromkeys(stems):
+            clashing = [v for v, s in zip(self.variants, stems) if s == stem]
+            if len(clashing) > 1:
+                raise ValueError(f"variants {', '.join(clashing)} would both write {stem}.txt: "
+                                 "give them distinct file names")
+            if stem == RUN_TXT_STEM:
+                raise ValueError(f"variant {clashing[0]} would write run.txt, where the primary's run goes: "
+                                 "rename it")
         return self
 
 

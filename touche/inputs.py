@@ -75,12 +75,47 @@ def split_named(item: str) -> tuple[str, str]:
     return "", str(item)
 
 
+def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: str = "file") -> list[str]:
+    """A label per path (``label(path)``, e.g. the file name) that tells distinct files apart: where
+    two labels clash, the folders above them are prepended until they differ (``c1/run.txt``,
+    ``st2/run.txt``). The same file given twice is an error: a table keyed by label would
+    otherwise silently show one of them."""
+    paths = [Path(p) for p in paths]
+    resolved = [p.resolve() for p in paths]
+    for i, path in enumerate(resolved):
+        if path in resolved[:i]:
+            raise InputError(f"this {what} is given twice (as {paths[resolved.index(path)]} and {paths[i]}); "
+                             "give each once", path=paths[i])
+    labels = [label(p) for p in paths]
+    depth = 1
+    while len(set(labels)) < len(labels):
+        clashing = {x for x in labels if labels.count(x) > 1}
+        parents = [r.parent.parts[-depth:] if depth <= len(r.parent.parts) else r.parent.parts for r in resolved]
+        labels = ["/".join((*parent, label(p))) if x in clashing else x
+                  for x, p, parent in zip(labels, paths, parents)]
+        depth += 1
+    return labels
+
+
 def parse_named_qrels(items: Iterable[str]) -> dict[str, Path]:
-    """``[NAME=]PATH`` command-line items → {name: path}; an unnamed file is named by its stem."""
+    """``[NAME=]PATH`` command-line items → {name: path}; an unnamed file is named by its stem
+    (folders prepended where two stems clash). A NAME given twice is an error."""
+    given = [split_named(item) for item in items]
+    names = [name for name, _ in given if name]
+    for name in names:
+        if names.count(name) > 1:
+            raise InputError(f"the qrels name '{name}' is given twice ("
+                             + ", ".join(f"{n}={p}" for n, p in given if n == name)
+                             + "): give each qrels file its own name")
+    unnamed = [Path(path) for name, path in given if not name]
+    stems = iter(distinct_labels(unnamed, label=lambda p: p.stem, what="qrels file"))
     named: dict[str, Path] = {}
-    for item in items:
-        name, path = split_named(item)
-        named[name or Path(path).stem] = Path(path)
+    for name, path in given:
+        key = name or next(stems)
+        if key in named:
+            raise InputError(f"the qrels name '{key}' names two files ({named[key]} and {path}): "
+                             f"write NAME=PATH for one of them")
+        named[key] = Path(path)
     return named
 
 

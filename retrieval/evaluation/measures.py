@@ -26,6 +26,7 @@ like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled 
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -47,6 +48,9 @@ from touche.retrieval.formats.qrels import (
 )
 from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, read_run, validate_run
 from touche.errors import InputError, ToucheError
+from touche.inputs import distinct_labels
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "NdcgResult",
@@ -57,7 +61,8 @@ __all__ = [
     "image_precision",
     "stance_f1",
     "evaluate",
-    "evaluate",
+    "evaluate_rows",
+    "evaluate_rows_per_topic",
     "format_table",
     "DEFAULT_TREC_MEASURES",
 ]
@@ -141,6 +146,13 @@ def touche_ndcg(
     return NdcgResult(mean, dict(sorted(per_topic.items(), key=lambda kv: natural_key(kv[0]))))
 
 
+def _parse_trec(name: str):
+    try:
+        return ir_measures.parse_measure(name)
+    except (ValueError, NameError, SyntaxError, TypeError):
+        raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+
+
 def trec_measures(
     run_rows: Iterable[RunRow],
     qrels: Mapping[str, Mapping[str, int]],
@@ -152,12 +164,7 @@ def trec_measures(
     Keys are the names as given, prefixed ``trec.``. Averaged over the run's judged topics,
     as trec_eval does; ``all_topics``: over all the qrels' topics, as ``trec_eval -c``.
     """
-    parsed = {}
-    for name in measures:
-        try:
-            parsed[name] = ir_measures.parse_measure(name)
-        except (ValueError, NameError, SyntaxError, TypeError):
-            raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+    parsed = {name: _parse_trec(name) for name in measures}
     run: dict[str, dict[str, float]] = defaultdict(dict)
     for row in run_rows:
         run[row.qid][row.docid] = row.score
@@ -278,10 +285,28 @@ def _first_columns(path: Path) -> int | None:
 
 def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
     """RUN and QRELS given the wrong way round: say so, instead of a column-count error."""
-    qrels_paths = [path for _, path in _named_qrels(qrels)]
+    qrels_paths = [path for _, path in named_qrels(qrels)]
     if _first_columns(Path(run_path)) == 4 and any(_first_columns(q) == 6 for q in qrels_paths):
         raise InputError("this looks like a qrels file (4 columns) and the qrels like a run (6 columns): "
                          "give the run first, then the qrels (touche evaluate RUN QRELS)", path=run_path)
+
+
+_CUTOFF = re.compile(r"@([^@,()]*)$")
+
+
+def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
+    """Every cut-off (``@k``) a positive whole number, before any scorer sees it: pytrec_eval
+    aborts the whole process (SIGABRT, no message) on ``@0``, and Judged@0 divides by zero."""
+    for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
+        text = value if name == "--depth" else (_CUTOFF.search(value).group(1) if _CUTOFF.search(value) else None)
+        if text is None:
+            continue
+        try:
+            ok = int(text) >= 1
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ToucheError(f"the cut-off of {name} must be a positive whole number (k ≥ 1), got {text!r}")
 
 
 def _applies(measure: str, kind: QrelsKind) -> bool:
@@ -316,16 +341,17 @@ def _measure_one(rows: list[RunRow], qrels: Qrels, measures: Sequence[str]) -> d
     return out
 
 
-def _named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
+def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
     if isinstance(qrels, (str, os.PathLike)):
         return [(None, Path(qrels))]
     if isinstance(qrels, Mapping):
         return [(str(name), Path(path)) for name, path in qrels.items()]
     paths = [Path(p) for p in qrels]
-    # Short names from the file stem's last word (relevance, quality, stance); full stem on clashes.
+    # Short names from the file stem's last word (relevance, quality, stance); on clashes the full
+    # stem, with folders prepended where stems clash too (x/qrels, y/qrels: two columns, not one).
     short = [p.stem.rsplit("-", 1)[-1] for p in paths]
     if len(set(short)) != len(short):
-        short = [p.stem for p in paths]
+        short = distinct_labels(paths, label=lambda p: p.stem, what="qrels file")
     return list(zip(short, paths))
 
 
@@ -379,9 +405,42 @@ def evaluate_rows(
 ) -> dict[str, float]:
     """``evaluate`` on rows already in memory (the Python API's runs); the caller vouches for
     their validity (ranks per topic 1, 2, …, no document twice)."""
-    named = [(name, read_qrels(path)) for name, path in _named_qrels(qrels)]
+    results: dict[str, float] = {}
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+        for measure, value in _measure_one(rows_, judged, wanted).items():
+            results[label(measure)] = value
+    return results
+
+
+def evaluate_rows_per_topic(
+    rows: list[RunRow],
+    qrels: QrelsArg,
+    measures: Sequence[str] | None = None,
+    *,
+    depth: int = 5,
+) -> dict[str, dict[str, float]]:
+    """{measure: {topic: value}}, the values ``evaluate_rows`` averages, for the topics it
+    averages over (Touché's nDCG: topics with a judged document in the cut; trec_eval-style:
+    the run's judged topics; image precision: the run's judged topics, each over its 2k images).
+    Stance macro-F1 is one F1 over every judged row of every topic, not a mean of topics: it has
+    no per-topic values (``stance.N`` has: the judged rows per topic)."""
+    results: dict[str, dict[str, float]] = {}
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+        for measure, values in _per_topic_one(rows_, judged, wanted).items():
+            results[label(measure)] = values
+    return results
+
+
+def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
+    """(label of a measure, rows, qrels, measures to compute) per qrels file: measure names
+    checked, topic ids made comparable, the same plan for means and per-topic values."""
+    if isinstance(measures, str):
+        measures = [measures]  # one measure's name, not a sequence of one-letter names
     if measures is not None:
         measures = [ir_measures_name(m) for m in measures]
+    check_cutoffs(measures or (), depth)
+    named = [(name, read_qrels(path)) for name, path in named_qrels(qrels)]
+    if measures is not None:
         unknown = [m for m in measures if not any(_applies(m, q.kind) for _, q in named)]
         if unknown:
             raise ToucheError(
@@ -390,14 +449,81 @@ def evaluate_rows(
                 f"{', '.join(STANCE_MEASURES)}, image.on_topic_P@10, image.argumentative_P@10, "
                 "image.on_stance_P@10"
             )
-    results: dict[str, float] = {}
+    rows = canonical_topics(rows)
+    plan = []
     for name, judged in named:
+        judged = Qrels(judged.kind, {canonical_topic(q): v for q, v in judged.judgments.items()}, judged.path)  # type: ignore[arg-type]
+        _warn_unmatched_topics(rows, judged)
         wanted = [m for m in measures if _applies(m, judged.kind)] if measures is not None else _default_measures(judged.kind, depth)
-        for measure, value in _measure_one(rows, judged, wanted).items():
-            results[f"{name}:{measure}" if name else measure] = value
-    return results
+        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), rows, judged, wanted))
+    return plan
 
 
+def _per_topic_one(rows: list[RunRow], qrels: Qrels, measures: Sequence[str]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    by_topic = _by_topic(rows)
+    trec = [m[len("trec."):] for m in measures if m.startswith("trec.")]
+    trec_values = trec_per_topic(rows, qrels.judgments, trec) if trec else {}  # type: ignore[arg-type]
+    for measure in measures:
+        if match := _TOUCHE_NDCG.fullmatch(measure):
+            order = "score" if match.group(1) else "rank"
+            out[measure] = touche_ndcg(rows, qrels.judgments, int(match.group(2)), order).per_topic  # type: ignore[arg-type]
+        elif measure.startswith("trec."):
+            out[measure] = trec_values[measure]
+        elif match := _IMAGE.fullmatch(measure):
+            k = int(match.group(2))
+            out[measure] = {qid: getattr(image_precision(topic_rows, qrels.judgments, k, topics=[qid]),  # type: ignore[arg-type]
+                                         match.group(1))
+                            for qid, topic_rows in sorted(by_topic.items(), key=lambda kv: natural_key(kv[0]))
+                            if qid in qrels.judgments}
+        elif measure == "stance.N":
+            judged = qrels.judgments
+            out[measure] = {qid: float(sum(1 for r in topic_rows if r.column2 in STANCE_LABELS
+                                           and r.docid in judged.get(qid, {})))  # type: ignore[union-attr]
+                            for qid, topic_rows in by_topic.items() if qid in judged}
+    return out
+
+
+def trec_per_topic(run_rows: Iterable[RunRow], qrels: Mapping[str, Mapping[str, int]],
+                   measures: Sequence[str]) -> dict[str, dict[str, float]]:
+    """``trec_measures``' values per topic (ir_measures' ``iter_calc``), keys ``trec.<name>``."""
+    parsed = {name: _parse_trec(name) for name in measures}
+    run: dict[str, dict[str, float]] = defaultdict(dict)
+    for row in run_rows:
+        run[row.qid][row.docid] = row.score
+    out: dict[str, dict[str, float]] = {f"trec.{name}": {} for name in measures}
+    qrels_dict = {qid: {d: int(v) for d, v in docs.items()} for qid, docs in qrels.items() if qid in run}
+    if not qrels_dict:
+        return out
+    names = {measure: name for name, measure in parsed.items()}
+    for value in ir_measures.iter_calc(list(parsed.values()), qrels_dict, dict(run)):
+        out[f"trec.{names[value.measure]}"][value.query_id] = float(value.value)
+    return out
+
+
+def canonical_topic(qid: str) -> str:
+    """A topic id as a number where it is one: ``001``, ``01`` and ``1`` are topic 1 (Touché's
+    topics are numbered; a run padded with zeros once scored nothing without a word)."""
+    qid = str(qid)
+    return str(int(qid)) if qid.isdecimal() else qid
+
+
+def canonical_topics(rows: list[RunRow]) -> list[RunRow]:
+    if all(canonical_topic(r.qid) == r.qid for r in rows):
+        return rows
+    return [RunRow(canonical_topic(r.qid), r.column2, r.docid, r.rank, r.score, r.tag) for r in rows]
+
+
+def _warn_unmatched_topics(rows: list[RunRow], qrels: Qrels) -> None:
+    """Run and qrels without a topic in common score '-' everywhere: say so, naming both sets."""
+    run_topics = {r.qid for r in rows}
+    judged = qrels.topics()
+    if run_topics and not run_topics & judged:
+        def sample(ids: set[str]) -> str:
+            shown = sorted(ids, key=natural_key)
+            return ", ".join(shown[:6]) + (f", … ({len(shown)} in all)" if len(shown) > 6 else "")
+        log.warning("warning: the run and %s have no topic in common (run: %s; qrels: %s): every score is "
+                    "undefined; are they of the same year and task?", qrels.path, sample(run_topics), sample(judged))
 
 
 def format_table(

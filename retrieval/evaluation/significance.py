@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from touche.retrieval.evaluation.measures import touche_ndcg
+from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
 from touche.retrieval.formats.qrels import QrelsKind, read_qrels
 from touche.retrieval.formats.runfile import read_run
 from touche.errors import ToucheError
@@ -38,35 +38,15 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
     ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
     the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
     """
-
+    check_cutoffs([measure])
     qrels = read_qrels(qrels_path)
     if qrels.kind is not QrelsKind.GRADED:
         raise ToucheError(f"per-topic scores need graded relevance/quality qrels; this file holds {qrels.kind.value} "
                           "judgments (stance F1 and image precision are not per-topic measures here)", path=qrels_path)
-    rows = read_run(run_path)
-    if match := _TOUCHE_NDCG.fullmatch(measure):
-        order = "score" if match.group(1) == "touche2021" else "rank"
-        return dict(touche_ndcg(rows, qrels.judgments, int(match.group(2)), order).per_topic)  # type: ignore[arg-type]
-    if measure.startswith("trec."):
-        return _trec_per_topic(rows, qrels.judgments, measure[len("trec."):])  # type: ignore[arg-type]
-    raise ToucheError(f"no per-topic values for measure {measure!r}: use touche.nDCG@k, touche2021.nDCG@k or "
-                      "trec.<measure> (e.g. trec.P@10)")
-
-
-def _trec_per_topic(rows, judgments: Mapping[str, Mapping[str, int]], name: str) -> dict[str, float]:
-    import ir_measures
-    try:
-        parsed = ir_measures.parse_measure(name)
-    except (ValueError, NameError, SyntaxError, TypeError):
-        raise ToucheError(f"unknown trec_eval-style measure {name!r} "
-                          "(ir_measures names, e.g. nDCG@10, P@10, AP)") from None
-    run: dict[str, dict[str, float]] = {}
-    for row in rows:
-        run.setdefault(row.qid, {})[row.docid] = row.score
-    qrels = {qid: {d: int(v) for d, v in docs.items()} for qid, docs in judgments.items() if qid in run}
-    if not qrels:
-        return {}
-    return {m.query_id: float(m.value) for m in ir_measures.iter_calc([parsed], qrels, run)}
+    if not (_TOUCHE_NDCG.fullmatch(measure) or measure.startswith("trec.")):
+        raise ToucheError(f"no per-topic values for measure {measure!r}: use touche.nDCG@k, touche2021.nDCG@k or "
+                          "trec.<measure> (e.g. trec.P@10)")
+    return evaluate_rows_per_topic(read_run(run_path), qrels_path, [measure])[measure]
 
 
 # ------------------------------------------------------------------ significance
@@ -93,9 +73,11 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     is fixed so that a report gives the same p on every rerun. IR evaluation prefers this test
     (Smucker et al., CIKM 2007) because per-topic nDCG is bounded and far from normal.
     """
+    if not (isinstance(resamples, int) and resamples >= 1):
+        raise ToucheError(f"the randomization test needs at least one resample (got {resamples!r})")
     x, y = np.asarray(a, float), np.asarray(b, float)
-    if len(x) == 0:
-        return math.nan
+    if len(x) < 2:
+        return math.nan  # one topic: no test can tell two systems apart (scipy refuses n < 2)
     if np.all(np.abs(x - y) <= TIE_TOLERANCE):
         return 1.0  # identical on every topic: every sign flip gives the same mean
 
@@ -105,5 +87,6 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     result = stats.permutation_test((x, y), mean_difference, permutation_type="samples", vectorized=True,
                                     n_resamples=resamples, alternative="two-sided", rng=seed)
     return float(min(1.0, result.pvalue))
+
 
 

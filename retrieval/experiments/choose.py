@@ -38,7 +38,7 @@ from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import describe_overrides, format_value
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
 from touche.atomic import write_text
-from touche.config import load_suite, load_variant, resolve_raw, validate
+from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
 from touche.paths import CONFIGS, default_index_root
 from touche.retrieval.session import Session
@@ -312,6 +312,10 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     With ``reference`` the shipped suite's primary variant is run on the sweep's data too, and a
     warning says so when the best point scores below it: a sweep around a weak base can hand in
     five runs all worse than the suite the toolkit already ships."""
+    if not (isinstance(count, int) and 1 <= count <= MAX_SUBMISSIONS):
+        # checked before anything is written: a suite of more runs than Touché takes is refused
+        raise ToucheError(f"--count must be between 1 and {MAX_SUBMISSIONS} (the runs a suite may hand in), "
+                          f"got {count}")
     results = load_results(results_path)
     main = measure or results.manifest["measure"]
     second_measure = default_second_measure(results, main) if second == "auto" else second

@@ -162,7 +162,9 @@ def _by_gain(rows: Sequence[TopicRow]) -> list[TopicRow]:
 
 def _resampling(cmp: Comparison) -> str:
     n = len(cmp.rows)
-    if n and 2 ** n <= cmp.resamples:
+    if n < 2:
+        return "needs two or more common topics"
+    if 2 ** n <= cmp.resamples:
         return f"exact, all {2 ** n} sign flips"
     return f"{cmp.resamples} random sign flips, seed {cmp.seed}"
 

@@ -55,7 +55,7 @@ from touche.retrieval.evaluation.significance import paired_randomization_test, 
 from touche.retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
 from touche.retrieval.formats.qrels import read_qrels
 from touche.retrieval.session import Session
-from touche.stemming.analyzers import content_key
+from touche.retrieval.fingerprint import data_fingerprint, variant_fingerprint
 from touche.atomic import write_text
 from touche.config import LoadedVariant, _describe, load_variant, read_yaml
 from touche.errors import ConfigError, InputError, ToucheError
@@ -218,27 +218,11 @@ def expand_points(spec: SweepSpec) -> list[Point]:
     return points
 
 
-def data_fingerprint(path: Path) -> str:
-    """What a point reads, by content where it is small (topics, qrels: their bytes) and by name,
-    size and modification time where it is large (a corpus: every file under it)."""
-    path = Path(path)
-    h = hashlib.sha256()
-    if path.is_file() and path.stat().st_size <= 50 * 2**20:
-        h.update(path.read_bytes())
-    else:
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files:
-            st = f.stat()
-            h.update(f"{f.relative_to(path) if path.is_dir() else f.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:16]
-
-
 def point_key(point: Point, loaded: LoadedVariant, corpus: Path, topics: Path) -> str:
-    """What decides a point's run: its overrides, the variant they produce (and the contents of
-    the files its analyzer reads), the corpus and topics it reads."""
-    variant = loaded.variant.model_dump(mode="json", exclude={"tag", "description"})
-    payload = {"format": 2, "overrides": point.overrides, "variant": variant,
-               "analyzer_files": content_key(loaded.variant.analyzer, loaded.path.parent),
+    """What decides a point's run: its overrides, the variant they produce with the contents of
+    every file it reads (stoplists, models, fused variants: retrieval/fingerprint.py), the corpus
+    and topics it reads."""
+    payload = {"format": 3, "overrides": point.overrides, "variant": variant_fingerprint(loaded),
                "corpus": str(corpus), "topics": str(topics),
                "data": [data_fingerprint(corpus), data_fingerprint(topics)]}
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]

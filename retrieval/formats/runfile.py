@@ -41,7 +41,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from touche.atomic import atomic_open
+from touche.atomic import atomic_open, check_writable
 from touche.errors import InputError
 
 __all__ = [
@@ -660,6 +660,7 @@ def write_run(
     InputError is raised and ``path`` is left as it was.
     """
     path = Path(path)
+    check_writable(path)  # a folder named like the run: said now, not as a temporary file's error
     fmt = RunFormat.parse(fmt)
     if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
         raise InputError(f"run tag {tag!r} must be non-empty and contain no whitespace",

@@ -34,6 +34,13 @@ class Topic:
 _NUMBER = re.compile(r"[0-9]{1,9}")
 
 
+def _number_problem(text: str) -> str:
+    """Why a topic number is refused: too long for one, or not a whole number at all."""
+    if text.isdecimal() and text.isascii():
+        return f"has {len(text)} digits; topic numbers have at most 9"
+    return "is not a positive whole number"
+
+
 def _text(element: etree._Element | None) -> str:
     """All text inside the element (nested markup included), whitespace collapsed."""
     if element is None:
@@ -94,7 +101,7 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
             raise InputError("the topic has no <number>" if number_el is None else "the topic's <number> is empty",
                              path=p, where=where)
         if not _NUMBER.fullmatch(number):
-            raise InputError(f"topic number {number!r} is not a positive whole number (Touché numbers topics 1, 2, …)",
+            raise InputError(f"topic number {number!r} {_number_problem(number)} (Touché numbers topics 1, 2, …)",
                              path=p, where=where)
         if number not in first_line and str(int(number)) in first_line:
             twin = str(int(number))
@@ -147,7 +154,7 @@ def read_beir_queries(path: Path) -> list[Topic]:
             raise InputError('expected a JSON object with a non-empty "text"', path=path, where=where)
         qid = str(data.get("_id", "")).strip()
         if not _NUMBER.fullmatch(qid):
-            raise InputError(f"query id {qid!r} is not a positive whole number", path=path, where=where)
+            raise InputError(f"query id {qid!r} {_number_problem(qid)}", path=path, where=where)
         if str(int(qid)) in seen:
             raise InputError(f"query {qid} again (first at line {seen[str(int(qid))]})", path=path, where=where)
         seen[str(int(qid))] = number

@@ -31,6 +31,15 @@ class Stage(Strict):
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         raise NotImplementedError
 
+    def files_read(self, variant_dir: Path) -> tuple[Path, ...]:
+        """Files or folders the stage reads besides the index (a model): a sweep point is reused
+        only while their contents stay the same (retrieval/fingerprint.py)."""
+        return ()
+
+    def fused_variants(self, variant_dir: Path) -> tuple[Path, ...]:
+        """Other variant files the stage runs (fusion); they must not lead back to this one."""
+        return ()
+
 
 def place_below(hits: list[tuple[str, float]], floor: float) -> list[tuple[str, float]]:
     """Scores for ``hits`` strictly below ``floor`` that keep their relative order: the tail a

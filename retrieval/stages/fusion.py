@@ -6,6 +6,7 @@ pandas; here rankings are in memory and ties must break by docid for reproducibl
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Literal, Sequence
 
 from pydantic import Field
@@ -34,6 +35,9 @@ class ReciprocalRankFusion(Stage):
     k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
     include_self: bool = Field(True, description="fuse this variant's own ranking too")
 
+    def fused_variants(self, variant_dir: Path) -> tuple[Path, ...]:
+        return tuple(variant_dir / other for other in self.variants)
+
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
-        others = [ctx.run_variant(ctx.variant_path.parent / other) for other in self.variants]
+        others = [ctx.run_variant(path) for path in self.fused_variants(ctx.variant_path.parent)]
         return reciprocal_rank_fusion(([ranking] if self.include_self else []) + others, k=self.k, depth=ctx.top_k)

@@ -132,9 +132,24 @@ def save(model: dict, path: Path = MODEL_FILE) -> Path:
     return write_text(path, json.dumps(model, indent=1) + "\n")
 
 
-@lru_cache(maxsize=4)
 def load(path: Path = MODEL_FILE) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    path = Path(path)
+    stat = path.stat()
+    return _load(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path, mtime_ns: int, size: int) -> dict:
+    """Parsed once per version of the file (a retrained model in the same place is read anew)."""
+    try:
+        model = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise InputError(f"not a quality model written by `touche train-quality`: {exc}", path=path) from None
+    missing = {"features", "coef", "mean", "std", "intercept"} - set(model if isinstance(model, dict) else ())
+    if missing:
+        raise InputError(f"not a quality model written by `touche train-quality` (no {', '.join(sorted(missing))})",
+                         path=path)
+    return model
 
 
 def predict(model: dict, conclusion: str, premises: str) -> float:
@@ -151,9 +166,21 @@ class QualityModel(Stage):
     depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
     weight: float = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
                                                           "added to the retrieval score / best score")
+    model: str | None = Field(None, description="a model file written by `touche train-quality -o FILE` (relative "
+                                                "to the variant); default: the shipped model")
+
+    def model_path(self, variant_dir: Path) -> Path:
+        return MODEL_FILE if self.model is None else variant_dir / self.model
+
+    def files_read(self, variant_dir: Path) -> tuple[Path, ...]:
+        return (self.model_path(variant_dir),)
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
-        model = load()
+        path = self.model_path(ctx.variant_path.parent)
+        if not path.is_file():
+            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
+                             path=path, where=f"{ctx.variant_path}, rerank: quality_model.model")
+        model = load(path.resolve())
         values: dict[str, dict[str, float]] = {}
         for qid, hits in ranking.items():
             raws = ctx.searcher.raw([d for d, _ in hits[: self.depth]])

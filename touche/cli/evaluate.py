@@ -1,11 +1,9 @@
 """``touche evaluate``: Touché's nDCG@5 (unjudged dropped) and trec_eval-style measures."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.cli.common import add_command
-from touche.inputs import parse_named_qrels
+from touche.inputs import distinct_labels, parse_named_qrels
 
 
 def add_parser(sub) -> None:
@@ -25,5 +23,6 @@ def run(args) -> int:
     runs = [args.run, *(args.also or [])]
     qrels = parse_named_qrels(args.qrels)
     measures = args.measures.split(",") if args.measures else None
-    print(format_table({Path(r).name: evaluate(r, qrels, measures, depth=args.depth) for r in runs}))
+    labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
+    print(format_table({label: evaluate(r, qrels, measures, depth=args.depth) for label, r in zip(labels, runs)}))
     return 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
 from touche.cli.common import add_command
+from touche.errors import ToucheError
 from touche.paths import shared_touche_dir
 
 
@@ -13,13 +14,24 @@ def add_parser(sub) -> None:
     p = add_command(sub, "train-quality", run, "fit the quality_model stage's ridge regression on Webis-ArgQuality-20",
                     "touche train-quality ../shared/touche/corpora/webis-argquality20-full.csv")
     p.add_argument("csv", nargs="?", help="the Webis-ArgQuality-20 CSV (default: the shared data's copy)")
-    p.add_argument("-o", "--output", default=str(MODEL_FILE), help="model file to write (default: the shipped one)")
+    p.add_argument("-o", "--output", default="quality_model.json",
+                   help="model file to write (default: quality_model.json in the current directory); a variant "
+                        "uses it with rerank: [{name: quality_model, model: FILE}]")
+    p.add_argument("--replace-shipped", action="store_true",
+                   help="write the model the package ships (what maintainers do after changing the features)")
     p.add_argument("--l2", type=float, default=1.0, help="ridge penalty (default 1.0)")
 
 
 def run(args) -> int:
     csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
+    output = MODEL_FILE if args.replace_shipped else Path(args.output)
+    if output.resolve() == MODEL_FILE.resolve() and not args.replace_shipped:
+        raise ToucheError("this is the model the package ships; pass --replace-shipped to overwrite it", path=output)
+    if output.is_dir():
+        raise ToucheError("the output is a folder; give a file name (e.g. quality_model.json)", path=output)
     model = train(csv, args.l2)
-    print(f"wrote {save(model, Path(args.output))}: {model['examples']} arguments, training Pearson r "
+    print(f"wrote {save(model, output)}: {model['examples']} arguments, training Pearson r "
           f"{model['train_pearson']}, 5-fold r {cross_validated_pearson(csv, l2=args.l2):.3f}")
+    if output.resolve() != MODEL_FILE.resolve():
+        print(f"use it in a variant: rerank: [{{name: quality_model, model: {output.resolve()}}}]")
     return 0
