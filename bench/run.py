@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench import anserini
 from bench.measure import ROOT, Measured, StepFailed, directory_mib, log_interval, python_command, run_measured
-from bench import fullsize
+from bench import explorer, fullsize
 from bench.synthetic import (ARGSME_SIZE, write_corpus, write_jsonl_collection, write_passages, write_topics,
                              write_topics_tsv)
 
@@ -403,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also the full-size Task 2 2022, pair and image submissions (bench/fullsize.py, about "
                              "35 minutes more)")
     parser.add_argument("--skip", action="append", default=[],
-                        choices=["passages", "submission", "sharding", "bm25s"], help="leave a section out")
+                        choices=["passages", "submission", "sharding", "bm25s", "explorer"], help="leave a section out")
     args = parser.parse_args(argv)
     docs = args.docs or (SMALL_DOCS if args.small else ARGSME_SIZE)
     n_passages = args.passages or (SMALL_PASSAGES if args.small else FULL_PASSAGES)
@@ -427,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         if "submission" not in args.skip:
             submission(bench, data)
         summary(bench)
+        if "explorer" not in args.skip and not args.small:  # bench/explorer.py: the run explorer's page sizes
+            print("### The run explorer (python -m bench.explorer)\n", flush=True)
+            explorer.main(["--work", str(args.data / "explorer")])
         if args.fullsize:
             fullsize.main(["--data", str(args.data)])
         if not args.small:  # the full-size rows, measured now or by an earlier --fullsize (they take 25 minutes)

@@ -13,6 +13,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from touche.retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.session import Session, VariantResult
@@ -117,6 +118,7 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
             results.append(result)
             log.info("wrote %s (%d rows, %d topics, %.1f s)", result.run_path,
                      sum(len(r) for r in result.rows.values()), len(result.rows), result.seconds)
+        corpus_read = session.corpus(results[0].loaded)  # resolved (an irds: id is a path now)
     finally:
         session.close()
     primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
@@ -128,13 +130,18 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
         scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
         text = format_table(scores)
         write_text(output_dir / EVALUATION_FILE, text + "\n")
+        explorer = write_explorer([r.run_path for r in results], qrels, output_dir / EXPLORER_FILE,
+                                  names=[r.loaded.name for r in results], corpus=corpus_read,
+                                  corpus_format=results[0].loaded.variant.corpus.format,
+                                  topics=session.topics_path, baseline=primary_result.loaded.name, progress=progress)
+        log.info("wrote %s: open it in a browser to see, topic by topic, why a run wins or loses", explorer)
     else:
         remove_stale_reports(output_dir)
     return SuiteOutcome(results, output_dir / "run.txt", scores, text)
 
 
 EVALUATION_FILE = "evaluation.md"
-REPORT_FILES = (EVALUATION_FILE,)  # what a run with qrels writes beside the runs
+REPORT_FILES = (EVALUATION_FILE, EXPLORER_FILE)  # what a run with qrels writes beside the runs
 
 
 def remove_stale_reports(output_dir: Path) -> None:

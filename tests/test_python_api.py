@@ -45,7 +45,8 @@ def doc_namespace(jvm_started, tmp_path_factory):
 
 def test_the_doc_has_snippets_for_each_promised_step():
     text = "\n".join(code_blocks(DOC.read_text(encoding="utf-8")))
-    for call in ("api.variant(", "api.index(", "api.search(", "api.evaluate(", "api.write("):
+    for call in ("api.variant(", "api.index(", "api.search(", "api.evaluate(", "api.write(", "per_topic=True",
+                 "api.experiment("):
         assert call in text
 
 

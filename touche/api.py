@@ -19,15 +19,17 @@ import pandas as pd
 from touche.config import LoadedVariant, load_variant
 from touche.errors import ConfigError
 from touche.indexing.builder import IndexInfo, ensure_index
-from touche.inputs import resolve_corpus
+from touche.inputs import distinct_labels, resolve_corpus
 from touche.paths import CONFIGS, DEMO, default_index_root
-from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
+from touche.retrieval.evaluation.experiment import experiment as run_experiment
+from touche.retrieval.evaluation.experiment import per_topic_frame
+from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows, valid_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
 from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow, ranked_rows, write_run
 from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
 
-__all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "write", "frame_of_rows"]
+__all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "experiment", "write", "frame_of_rows"]
 
 RUN_COLUMNS = ["query_id", "doc_id", "score", "stance", "rank"]
 PathLike = str | os.PathLike[str]
@@ -125,15 +127,67 @@ def _rows(run: pd.DataFrame, run_format: RunFormat | str | None) -> tuple[list[t
     return grouped, fmt
 
 
-def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | None = None, *,
-             depth: int = 5, run_format: RunFormat | str | None = None) -> dict[str, float]:
+def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | str | None = None, *,
+             depth: int = 5, run_format: RunFormat | str | None = None,
+             per_topic: bool = False) -> dict[str, float] | pd.DataFrame:
     """Touché's measures (``touche evaluate``'s names; ir_measures' spellings ``nDCG@5``,
     ``P@10`` too) of a run frame, scored as its run file would be (sorted by score, ties by
-    document id, ranked, cut to the format's depth), or of a run file."""
-    if not isinstance(run, pd.DataFrame):
-        return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format)
+    document id, ranked, cut to the format's depth), or of a run file.
+
+    ``per_topic=True``: the values per topic instead, as a tidy frame ``run, query_id, measure,
+    value`` (the run named by its file, or a frame's ``attrs["name"]``, else ``run``); their mean
+    is the mean above. Stance macro-F1 has no per-topic values (one F1 over all judged rows)."""
+    if not per_topic:
+        if not isinstance(run, pd.DataFrame):
+            return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format)
+        return evaluate_rows(_ranked(run, run_format), qrels, measures, depth=depth)
+    (name, rows), = _named_runs([run], run_format).items()
+    return per_topic_frame({name: rows}, qrels, measures, depth=depth)
+
+
+def experiment(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg,
+               measures: Sequence[str] | str | None = None, *, baseline: str | int | None = 0,
+               correction: str = "holm", alpha: float = 0.05, depth: int = 5,
+               run_format: RunFormat | str | None = None) -> pd.DataFrame:
+    """Several runs against a baseline, as PyTerrier's ``Experiment`` does it, with Touché's
+    measures: one row per run and measure with the mean, its 95 % topic-bootstrap interval, the
+    number of topics, and against the baseline (default the first run) the mean difference on
+    common topics, wins/losses/ties, the paired randomization p and the p corrected for the runs
+    tested (``correction``: holm, bonferroni, fdr_bh, none). ``runs``: {name: frame or path}, or
+    a list (named by file, or a frame's ``attrs["name"]``)."""
+    if isinstance(measures, str):
+        measures = [measures]
+    named = _named_runs(runs, run_format)
+    return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, alpha=alpha, depth=depth)
+
+
+def _named_runs(runs, run_format) -> dict[str, list[RunRow]]:
+    """Run frames and files as validated rows, each under a distinct name."""
+    if isinstance(runs, Mapping):
+        items = [(str(name), run) for name, run in runs.items()]
+    else:
+        runs = list(runs)
+        paths = [Path(r) for r in runs if not isinstance(r, pd.DataFrame)]
+        labels = iter(distinct_labels(paths, label=lambda p: p.stem, what="run file"))
+        items = []
+        for number, run in enumerate(runs, 1):
+            name = run.attrs.get("name", f"run{number}" if len(runs) > 1 else "run") \
+                if isinstance(run, pd.DataFrame) else next(labels)
+            items.append((str(name), run))
+    out: dict[str, list[RunRow]] = {}
+    for name, run in items:
+        if name in out:
+            raise ConfigError(f"two runs are named {name!r}: name them apart (a mapping, or frame.attrs['name'])")
+        if isinstance(run, pd.DataFrame):
+            out[name] = _ranked(run, run_format)
+        else:
+            out[name] = valid_rows(run, run_format)
+    return out
+
+
+def _ranked(run: pd.DataFrame, run_format: RunFormat | str | None) -> list[RunRow]:
     grouped, fmt = _rows(run, run_format)
-    return evaluate_rows(ranked_rows(grouped, fmt), qrels, measures, depth=depth)
+    return ranked_rows(grouped, fmt)
 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:

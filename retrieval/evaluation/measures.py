@@ -26,6 +26,7 @@ like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled 
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -46,7 +47,7 @@ from touche.retrieval.formats.qrels import (
     StanceQrels,
     read_qrels,
 )
-from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, validated_run
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -357,13 +358,21 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
 
 def refuse_invalid(run_path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> None:
     """Raise InputError, naming the first errors, when the run file fails validation."""
+    valid_rows(run_path, fmt)
+
+
+def valid_rows(run_path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> list[RunRow]:
+    """The rows of a run file that passes validation (read once); InputError naming the first
+    errors otherwise: an invalid run is never scored."""
     fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(run_path)
-    errors = [p for p in validate_run(run_path, fmt) if p.is_error]
+    problems, rows = validated_run(run_path, fmt)
+    errors = [p for p in problems if p.is_error]
     if errors:
         shown = "; ".join(f"line {p.line}: {p.message}" if p.line is not None else p.message for p in errors[:3])
         raise InputError(f"not a valid {fmt.name} run ({len(errors)} error(s)), so not scored: {shown}"
                          + ("; …" if len(errors) > 3 else "") + f" (touche validate {run_path} lists them all)",
                          path=run_path)
+    return rows
 
 
 def evaluate(
@@ -392,8 +401,7 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1.
     """
     _refuse_swapped(run_path, qrels)
-    refuse_invalid(run_path, fmt)
-    return evaluate_rows(read_run(run_path, fmt), qrels, measures, depth=depth)
+    return evaluate_rows(valid_rows(run_path, fmt), qrels, measures, depth=depth)
 
 
 def evaluate_rows(
@@ -431,6 +439,33 @@ def evaluate_rows_per_topic(
     return results
 
 
+def score_rows(
+    rows: list[RunRow],
+    qrels: QrelsArg,
+    measures: Sequence[str] | None = None,
+    *,
+    depth: int = 5,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """``evaluate_rows`` and ``evaluate_rows_per_topic`` at once (one plan, one pass over the qrels)."""
+    means: dict[str, float] = {}
+    per_topic: dict[str, dict[str, float]] = {}
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+        means.update((label(m), v) for m, v in _measure_one(rows_, judged, wanted).items())
+        per_topic.update((label(m), v) for m, v in _per_topic_one(rows_, judged, wanted).items())
+    return means, per_topic
+
+
+def _qrels(path: Path) -> Qrels:
+    """A qrels file, parsed once per version of it (several runs are scored against the same file)."""
+    stat = Path(path).stat()
+    return _qrels_of(Path(path).resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _qrels_of(path: Path, mtime_ns: int, size: int) -> Qrels:
+    return read_qrels(path)
+
+
 def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
     """(label of a measure, rows, qrels, measures to compute) per qrels file: measure names
     checked, topic ids made comparable, the same plan for means and per-topic values."""
@@ -439,7 +474,7 @@ def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] |
     if measures is not None:
         measures = [ir_measures_name(m) for m in measures]
     check_cutoffs(measures or (), depth)
-    named = [(name, read_qrels(path)) for name, path in named_qrels(qrels)]
+    named = [(name, _qrels(path)) for name, path in named_qrels(qrels)]
     if measures is not None:
         unknown = [m for m in measures if not any(_applies(m, q.kind) for _, q in named)]
         if unknown:
@@ -509,9 +544,11 @@ def canonical_topic(qid: str) -> str:
 
 
 def canonical_topics(rows: list[RunRow]) -> list[RunRow]:
-    if all(canonical_topic(r.qid) == r.qid for r in rows):
+    renamed = {q: c for q in {r.qid for r in rows} if (c := canonical_topic(q)) != q}
+    if not renamed:
         return rows
-    return [RunRow(canonical_topic(r.qid), r.column2, r.docid, r.rank, r.score, r.tag) for r in rows]
+    return [RunRow(renamed[r.qid], r.column2, r.docid, r.rank, r.score, r.tag) if r.qid in renamed else r
+            for r in rows]
 
 
 def _warn_unmatched_topics(rows: list[RunRow], qrels: Qrels) -> None:

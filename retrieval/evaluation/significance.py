@@ -90,3 +90,41 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
 
 
 
+
+# ------------------------------------------------------------------ intervals and corrections
+DEFAULT_BOOTSTRAP = 2_000
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+
+
+def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, resamples: int = DEFAULT_BOOTSTRAP,
+                       seed: int = DEFAULT_SEED) -> tuple[float, float]:
+    """The percentile interval of the mean over topics, topics drawn with replacement (scipy's
+    ``bootstrap``; fixed seed: the same interval on every rerun). How far the mean of these
+    topics could move with other topics of the same kind; nan with fewer than two topics."""
+    x = np.asarray(values, float)
+    if len(x) < 2:
+        return math.nan, math.nan
+    if np.allclose(x, x[0], rtol=0, atol=TIE_TOLERANCE):
+        return float(x[0]), float(x[0])
+    result = stats.bootstrap((x,), np.mean, confidence_level=confidence, n_resamples=resamples,
+                             method="percentile", vectorized=True, rng=seed)
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def corrected(p_values: Sequence[float], method: str = "holm") -> list[float]:
+    """p-values corrected for testing several runs against one baseline (statsmodels'
+    ``multipletests``, as PyTerrier's Experiment does): ``holm`` (Holm-Bonferroni, controls the
+    family-wise error), ``bonferroni``, ``fdr_bh`` (Benjamini-Hochberg) or ``none``. Undefined
+    p-values (nan) stay nan and do not count as tests."""
+    if method not in CORRECTIONS:
+        raise ToucheError(f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}")
+    values = [float(p) for p in p_values]
+    defined = [i for i, p in enumerate(values) if not math.isnan(p)]
+    if method == "none" or not defined:
+        return values
+    from statsmodels.stats.multitest import multipletests  # heavy: imported when a correction is asked for
+    adjusted = multipletests([values[i] for i in defined], method=method)[1]
+    out = list(values)
+    for i, p in zip(defined, adjusted):
+        out[i] = float(p)
+    return out

@@ -34,7 +34,7 @@ from touche.errors import InputError
 from touche.atomic import write_text
 from touche.specs.image import ImageSpec
 
-__all__ = ["write_contact_sheet", "render_contact_sheet", "thumbnail_data_uri"]
+__all__ = ["write_contact_sheet", "render_contact_sheet", "thumbnail", "thumbnail_data_uri", "highlight", "snippet"]
 
 THUMBNAIL_PIXELS = 180
 SNIPPET_CHARS = 220
@@ -87,7 +87,7 @@ def thumbnail_data_uri(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> str 
     return found[0] if found else None
 
 
-def _highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: frozenset[str]) -> str:
+def highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: frozenset[str]) -> str:
     """HTML-escaped text with topic terms and cue words marked."""
     out: list[str] = []
     last = 0
@@ -104,7 +104,7 @@ def _highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: froze
     return "".join(out)
 
 
-def _snippet(text: str, terms: frozenset[str], chars: int = SNIPPET_CHARS) -> str:
+def snippet(text: str, terms: frozenset[str], chars: int = SNIPPET_CHARS) -> str:
     """Up to ``chars`` characters of one line of text, starting near the first topic term."""
     flat = " ".join(text.split())
     if len(flat) <= chars:
@@ -182,7 +182,7 @@ def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: T
                         ("near", features.texts.get("near_text", "")), ("queries", queries)):
         if text.strip():
             why.append(f'<span class="field">{label}</span> '
-                       + _highlight(_snippet(text, terms), terms, pro, con))
+                       + highlight(snippet(text, terms), terms, pro, con))
     body = "".join(f'<div class="why">{line}</div>' for line in why)
     return f'<div class="card tier{tier}">{picture}{head}{body}</div>'
 

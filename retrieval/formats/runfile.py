@@ -215,10 +215,12 @@ def _parse_line(
         return None, [Problem(line, f"expected 6 columns `{expected}`, found {len(fields)}")]
     qid, column2, docid, rank_text, score_text, tag = fields
     problems: list[Problem] = []
-    for name, value in (("topic id", qid), ("document id", docid), ("tag", tag)):
-        bad = _CONTROL.search(value)
-        if bad:
-            problems.append(Problem(line, f"{name} {value!r} contains the control character U+{ord(bad.group()):04X}"))
+    if _CONTROL.search(text):  # rare: then find the field that holds it
+        for name, value in (("topic id", qid), ("document id", docid), ("tag", tag)):
+            bad = _CONTROL.search(value)
+            if bad:
+                problems.append(Problem(line, f"{name} {value!r} contains the control character "
+                                              f"U+{ord(bad.group()):04X}"))
     # More digits than int() converts (4300, CPython's limit) is no rank either.
     if not _INT.fullmatch(rank_text) or len(rank_text) > 4000:
         problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
@@ -386,6 +388,16 @@ def _validate_lines(
     fmt: RunFormat,
     topics: Collection[str] | None,
 ) -> list[Problem]:
+    return _validated(lines, fmt, topics)[0]
+
+
+def _validated(
+    lines: Iterable[tuple[int, str]],
+    fmt: RunFormat,
+    topics: Collection[str] | None,
+) -> tuple[list[Problem], list[RunRow]]:
+    """(every problem, ordered by line; the rows parsed on the way): one pass over the file
+    serves both the check and the scorer."""
     problems: list[Problem] = []
     rows: list[tuple[int, RunRow]] = []
     for number, text in lines:
@@ -406,7 +418,7 @@ def _validate_lines(
     if not rows:
         if not any(p.is_error for p in problems):
             problems.append(Problem(None, "the run has no rows"))
-        return _sorted(problems)
+        return _sorted(problems), []
 
     # One tag per run: report each further tag once, where it first appears.
     first_tag_line, first_row = rows[0]
@@ -491,7 +503,7 @@ def _validate_lines(
         for qid in sorted(expected - by_topic.keys(), key=natural_key):
             problems.append(Problem(None, f"topic {qid} is missing (no rows)"))
 
-    return _sorted(problems)
+    return _sorted(problems), [row for _, row in rows]
 
 
 def _sorted(problems: list[Problem]) -> list[Problem]:
@@ -509,6 +521,11 @@ def validate_run(
     See the module docstring for which problems are errors and which are warnings.
     """
     return _validate_lines(_lines(Path(path)), RunFormat.parse(fmt), topics)
+
+
+def validated_run(path: str | os.PathLike[str], fmt: RunFormat | str) -> tuple[list[Problem], list[RunRow]]:
+    """``validate_run``'s problems and the rows, read in one pass (what a scorer needs)."""
+    return _validated(_lines(Path(path)), RunFormat.parse(fmt), None)
 
 
 def check_run(

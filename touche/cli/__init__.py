@@ -16,11 +16,11 @@ import os
 import sys
 import traceback
 
-from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, index, regressions, run,
-                        run_all, sweep, train_quality, validate)
+from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, explore, index, regressions,
+                        run, run_all, sweep, train_quality, validate)
 from touche.errors import ToucheError
 
-COMMANDS = (analyze, index, run, run_all, evaluate, datasets, contact_sheet, validate, sweep, compare, choose,
+COMMANDS = (analyze, index, run, run_all, evaluate, explore, datasets, contact_sheet, validate, sweep, compare, choose,
             chatnoir, regressions, train_quality)
 
 

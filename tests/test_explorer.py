@@ -1,0 +1,308 @@
+"""The run explorer (one self-contained HTML page) and per-topic results in the Python API.
+
+The page's data is checked against the scorer and the files it was made from; the page itself
+is loaded in a real headless Chromium (Debian's, driven by Playwright, which never downloads a
+browser): its DOM, a screenshot that is not blank, a keyboard step, nothing requested over the
+network, and the overview with JavaScript off.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from touche import api
+from touche.errors import ToucheError
+from touche.retrieval.evaluation.experiment import experiment
+from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.experiments.explorer import write_explorer
+from touche.retrieval.formats.runfile import RunRow, read_run
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "demo"
+SUITE = REPO / "configs" / "task1" / "suite.yaml"
+QRELS = {"relevance": DEMO / "qrels-relevance.txt", "quality": DEMO / "qrels-quality.txt"}
+
+
+@pytest.fixture(scope="module")
+def demo_out(jvm_started, tmp_path_factory, index_root):
+    """The demo submission as run_all.sh writes it: five runs, evaluation.md and explore.html."""
+    from touche.retrieval.suite import run_suite
+    out = tmp_path_factory.mktemp("explore-demo")
+    run_suite(SUITE, None, out, index_root=index_root, progress=False)
+    return out
+
+
+def page_data(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', text, re.S)
+    assert found, "the page embeds its data"
+    return json.loads(found.group(1))
+
+
+def runs_of(out: Path) -> list[Path]:
+    return sorted(p for p in out.glob("[1-5]-*.txt"))
+
+
+# --------------------------------------------------------------------------- the page's data
+def test_run_all_writes_the_explorer_beside_the_evaluation_table(demo_out):
+    page = demo_out / "explore.html"
+    assert page.is_file() and (demo_out / "evaluation.md").is_file()
+    data = page_data(page)
+    assert data["runs"] == [p.stem for p in runs_of(demo_out)]
+    assert data["baseline"] == "1-lmd2000-length"  # the primary
+    assert [t["id"] for t in data["topics"]] == ["1", "2", "3", "4", "5", "6"]
+    assert "http://" not in page.read_text() and "https://" not in page.read_text().replace("https://debate", "")
+
+
+def test_overview_means_are_the_scorers_and_intervals_hold_them(demo_out):
+    data = page_data(demo_out / "explore.html")
+    for run in runs_of(demo_out):
+        scores = evaluate(run, QRELS, ["touche.nDCG@5", "trec.Judged@5"])
+        for measure, value in scores.items():
+            row = next(r for r in data["overview"] if r["run"] == run.stem and r["measure"] == measure)
+            assert row["mean"] == pytest.approx(value, abs=1e-6)
+            assert row["ci_low"] <= row["mean"] + 1e-9 and row["mean"] <= row["ci_high"] + 1e-9
+    baseline = [r for r in data["overview"] if r["run"] == data["baseline"]]
+    assert all(r["p"] is None and r["delta"] is None for r in baseline)
+    tested = [r for r in data["overview"] if r["run"] != data["baseline"] and r["measure"] == data["main"]]
+    assert len(tested) == 4 and all(r["p_corrected"] >= r["p"] for r in tested)
+
+
+def test_a_topic_holds_each_runs_top_k_with_labels_ranks_and_texts(demo_out):
+    data = page_data(demo_out / "explore.html")
+    topic = next(t for t in data["topics"] if t["id"] == "1")
+    judged = {}
+    for line in QRELS["relevance"].read_text().splitlines():
+        qid, _, docid, label = line.split()
+        if qid == "1":
+            judged[docid] = int(label)
+    arguments = {a["id"]: a for a in json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]}
+    for run in runs_of(demo_out):
+        rows = [r for r in read_run(run) if r.qid == "1"][:10]
+        assert [h[0] for h in topic["hits"][run.stem]] == [r.docid for r in rows]
+        for row in rows:
+            doc = topic["docs"][row.docid]
+            assert doc["labels"]["relevance"] == judged.get(row.docid)  # None: unjudged
+            assert doc["ranks"][run.stem] == row.rank
+            argument = arguments[row.docid]
+            text = argument["conclusion"] + "\n" + "\n\n".join(p["text"] for p in argument["premises"])
+            assert doc["words"] == len(text.split())
+    assert any(d["labels"]["relevance"] is None for t in data["topics"] for d in t["docs"].values()), \
+        "unjudged documents are shown (as unjudged)"
+    assert any(d["snippet"].count("<mark class=\"term\">") for d in topic["docs"].values())  # the terms are marked
+
+
+def test_documents_absent_from_the_corpus_are_shown_as_absent(tmp_path):
+    judged = [line.split()[2] for line in QRELS["relevance"].read_text().splitlines() if line.startswith("1 ")][:3]
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"1 Q0 {d} {i} {10 - i} t\n" for i, d in enumerate([*judged, "Snot0000-A00000001"], 1)))
+    out = write_explorer([run], QRELS, tmp_path / "x.html", corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
+    docs = page_data(out)["topics"][0]["docs"]
+    assert docs["Snot0000-A00000001"]["absent"] is True
+    assert all("absent" not in docs[d] and docs[d]["words"] > 0 for d in judged)
+
+
+def _image_run(path: Path) -> Path:
+    lines = [f"1 {stance} I{n:016x} {rank} {1.0 / rank} t\n" for stance, base in (("PRO", 0), ("CON", 100))
+             for rank, n in enumerate(range(base, base + 10), 1)]
+    path.write_text("".join(lines))
+    return path
+
+
+def _q0_run(path: Path, qid: str = "1") -> Path:
+    docs = [line.split()[2] for line in QRELS["relevance"].read_text().splitlines() if line.split()[0] == "1"][:5]
+    path.write_text("".join(f"{qid} Q0 {d} {i} {10 - i} t\n" for i, d in enumerate(docs, 1)))
+    return path
+
+
+@pytest.mark.parametrize("case", ["two tasks", "disjoint topics", "qrels of another task", "output is a folder"])
+def test_bad_input_is_a_located_error_and_writes_nothing(tmp_path, case):
+    q0 = _q0_run(tmp_path / "a.txt")
+    out = tmp_path / "x.html"
+    runs, qrels = [q0], QRELS
+    if case == "two tasks":
+        runs = [q0, _image_run(tmp_path / "img.txt")]
+        expected, located = "runs of different tasks", runs[1]
+    elif case == "disjoint topics":
+        runs = [q0, _q0_run(tmp_path / "b.txt", qid="77")]
+        expected, located = "no topic in common", runs[1]
+    elif case == "qrels of another task":
+        qrels = {"image": DEMO / "images" / "qrels.txt"}
+        expected, located = "do not judge Q0 runs", qrels["image"]
+    else:
+        out.mkdir()
+        expected, located = "is a directory", out
+    with pytest.raises(ToucheError, match=expected) as error:
+        write_explorer(runs, qrels, out)
+    assert str(error.value).startswith(f"{located}: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({p.name for p in runs} | ({"x.html"} if out.is_dir() else set()))
+
+
+def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):
+    from test_pipeline import cli
+    runs = [str(p) for p in runs_of(demo_out)]
+    code, text = cli("explore", *runs, "--qrels", f"relevance={QRELS['relevance']}", "-i", str(DEMO / "args.me"),
+                     "-t", str(DEMO / "topics.xml"), "-o", str(tmp_path / "e.html"), "--baseline", "4-bm25-quality-model")
+    assert code == 0, text
+    assert page_data(tmp_path / "e.html")["baseline"] == "4-bm25-quality-model"
+    code, text = cli("explore", *runs, "-o", str(tmp_path / "f.html"))
+    assert code == 2 and "--qrels" in text and not (tmp_path / "f.html").exists()
+
+
+# --------------------------------------------------------------------------- per-topic results in Python
+def _rows(qid_scores: dict[str, list[str]]) -> list[RunRow]:
+    return [RunRow(q, "Q0", d, r, 10.0 - r, "t") for q, docs in qid_scores.items() for r, d in enumerate(docs, 1)]
+
+
+@pytest.fixture()
+def tiny_qrels(tmp_path) -> Path:
+    path = tmp_path / "q.txt"
+    path.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n2 0 d 2\n3 0 e 1\n")
+    return path
+
+
+def test_per_topic_values_are_a_tidy_frame_whose_mean_is_the_mean(tiny_qrels):
+    run = api.frame_of_rows(_rows({"1": ["a", "b"], "2": ["c", "x", "d"], "3": ["y", "e"]}))
+    frame = api.evaluate(run, tiny_qrels, ["touche.nDCG@5", "P@2"], per_topic=True)
+    assert list(frame.columns) == ["run", "query_id", "measure", "value"]
+    ndcg = frame[frame.measure == "touche.nDCG@5"].set_index("query_id")["value"]
+    # hand-computed: topic 1 ideal order; topic 2 (c=1, d=2 condensed to ranks 1, 2) vs ideal (2, 1);
+    # topic 3: e condensed to rank 1, ideal 1
+    dcg2 = 1 + 2 / math.log2(3)
+    assert ndcg["1"] == pytest.approx(1.0) and ndcg["3"] == pytest.approx(1.0)
+    assert ndcg["2"] == pytest.approx(dcg2 / (2 + 1 / math.log2(3)))
+    means = api.evaluate(run, tiny_qrels, ["touche.nDCG@5", "P@2"])
+    assert frame.groupby("measure")["value"].mean().to_dict() == pytest.approx(
+        {"touche.nDCG@5": means["touche.nDCG@5"], "trec.P@2": means["trec.P@2"]})
+
+
+def test_an_experiment_tests_runs_against_a_baseline_with_corrected_p_values(tiny_qrels):
+    best = _rows({"1": ["a", "b"], "2": ["d", "c"], "3": ["e"]})          # 1.0 on every topic
+    worse = _rows({"1": ["b", "a"], "2": ["c", "d"], "3": ["e"]})         # below on topics 1 and 2
+    same = _rows({"1": ["a", "b"], "2": ["d", "c"], "3": ["e"]})
+    table = experiment({"base": best, "worse": worse, "same": same}, tiny_qrels, ["touche.nDCG@5"], resamples=10_000)
+    rows = table.set_index("run")
+    assert rows.loc["base", "mean"] == 1.0 and pd.isna(rows.loc["base", "p"])
+    assert rows.loc["worse", "wins"] == 0 and rows.loc["worse", "losses"] == 2 and rows.loc["worse", "ties"] == 1
+    # exact sign-flip test over 3 topics (8 flips; topic 3's difference is 0): the two non-zero
+    # differences keep their common sign in 4 of 8 flips, so |mean| is as large as observed → p 0.5
+    assert rows.loc["worse", "p"] == pytest.approx(0.5)
+    assert rows.loc["same", "p"] == 1.0
+    # Holm over the two tests: 0.5 × 2 = 1.0, then max(1.0, 1.0 × 1)
+    assert rows.loc["worse", "p_corrected"] == pytest.approx(1.0) and rows.loc["same", "p_corrected"] == 1.0
+    assert not rows.loc["worse", "significant"]
+
+
+def test_holm_correction_by_hand():
+    from touche.retrieval.evaluation.significance import corrected
+    # sorted 0.01, 0.03, 0.04 → 0.01 × 3 = 0.03, 0.03 × 2 = 0.06, max(0.06, 0.04 × 1) = 0.06; nan is no test
+    assert corrected([0.01, 0.04, float("nan"), 0.03]) == pytest.approx([0.03, 0.06, float("nan"), 0.06], nan_ok=True)
+    assert corrected([0.01, 0.04], "none") == [0.01, 0.04]
+    with pytest.raises(ToucheError, match="unknown correction"):
+        corrected([0.1], "sidak-ish")
+
+
+def test_the_experiment_call_of_the_api(tiny_qrels, tmp_path):
+    best = api.frame_of_rows(_rows({"1": ["a", "b"], "2": ["d", "c"], "3": ["e"]}))
+    worse = api.frame_of_rows(_rows({"1": ["b", "a"], "2": ["c", "d"], "3": ["e"]}))
+    path = tmp_path / "worse.txt"
+    api.write(worse, path, "w")
+    table = api.experiment({"base": best, "worse": worse}, tiny_qrels, "touche.nDCG@5").set_index("run")
+    assert table.loc["worse", "p"] == pytest.approx(0.5) and table.loc["worse", "delta"] < 0
+    by_list = api.experiment([best, path], tiny_qrels, "touche.nDCG@5").set_index("run")
+    assert list(by_list.index) == ["run1", "worse"]  # a frame without a name, a file by its name
+    assert by_list.loc["worse", "mean"] == table.loc["worse", "mean"]
+
+
+# --------------------------------------------------------------------------- in a real browser
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (a test dependency) is not installed")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield launched
+        launched.close()
+
+
+def _open(browser, page_path: Path, javascript: bool = True):
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, java_script_enabled=javascript)
+    page = context.new_page()
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(page_path.as_uri())
+    page.wait_for_load_state("load")
+    return context, page, requests, errors
+
+
+def test_the_page_renders_a_topic_with_every_runs_top_k(browser, demo_out, tmp_path):
+    from PIL import Image, ImageStat
+    page_path = demo_out / "explore.html"
+    data = page_data(page_path)
+    context, page, requests, errors = _open(browser, page_path)
+    try:
+        assert errors == []
+        assert page.locator("table.overview tbody tr").count() == 5
+        title = page.inner_text("#topic-title")
+        shown = page.locator("#topic-view").get_attribute("data-topic")
+        topic = next(t for t in data["topics"] if t["id"] == shown)
+        assert title.startswith(f"Topic {shown}") and topic["title"] in title
+        for run in data["runs"]:
+            cards = page.locator(f'.column[data-run="{run}"] .card')
+            assert cards.count() == len(topic["hits"][run]) == 10
+        unjudged = sum(1 for run in data["runs"] for docid, *_ in topic["hits"][run]
+                       if topic["docs"][docid]["labels"]["relevance"] is None)
+        assert page.locator(".card .lab.unjudged", has_text="relevance: unjudged").count() == unjudged
+        first = page.locator(f'.column[data-run="{data["runs"][0]}"] .card').first
+        assert first.get_attribute("data-docid") == topic["hits"][data["runs"][0]][0][0]
+        shot = tmp_path / "page.png"
+        page.screenshot(path=str(shot))
+        with Image.open(shot) as image:
+            spread = ImageStat.Stat(image.convert("L")).stddev[0]
+            colours = len(image.convert("RGB").getcolors(1 << 20) or [])
+        assert spread > 10 and colours > 50, "the screenshot is not blank"
+        page.keyboard.press("j")
+        after = page.locator("#topic-view").get_attribute("data-topic")
+        assert after != shown and page.url.endswith(f"#t-{after}")
+        assert page.inner_text("#topic-title").startswith(f"Topic {after}")
+        page.keyboard.press("k")
+        assert page.locator("#topic-view").get_attribute("data-topic") == shown
+        assert errors == []
+        assert [u for u in requests if not u.startswith(("file://", "data:"))] == [], "the page requested the network"
+        assert {u for u in requests if u.startswith("file://")} == {page_path.as_uri()}
+    finally:
+        context.close()
+
+
+def test_the_overview_needs_no_javascript(browser, demo_out):
+    context, page, requests, errors = _open(browser, demo_out / "explore.html", javascript=False)
+    try:
+        assert page.locator("table.overview tbody tr").count() == 5
+        assert page.locator("figure.chart").count() == 4  # one per run against the baseline
+        assert page.locator("#topic-title").count() == 0
+        assert "needs JavaScript" in page.inner_text("#topic-view")
+        assert page.locator(".topics-table tbody tr").count() == 6
+    finally:
+        context.close()
+
+
+def test_a_chart_bar_opens_its_topic(browser, demo_out):
+    context, page, requests, errors = _open(browser, demo_out / "explore.html")
+    try:
+        bar = page.locator("figure.chart svg a").first
+        target = bar.get_attribute("href")
+        bar.click()
+        assert page.locator("#topic-view").get_attribute("data-topic") == target.removeprefix("#t-")
+    finally:
+        context.close()

@@ -1,0 +1,58 @@
+"""``touche explore``: several runs of one task, their judgements and texts, as one self-contained HTML page."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
+from touche.cli.common import add_command, dataset_option
+from touche.errors import ToucheError
+from touche.inputs import distinct_labels, parse_named_qrels, resolve_input
+
+
+def add_parser(sub) -> None:
+    p = add_command(sub, "explore", run, "see why a run wins or loses: runs side by side with their judgements, "
+                    "intervals and significance, per topic, as one HTML file (no server, no network)",
+                    "touche explore out/*.txt --qrels relevance=demo/qrels-relevance.txt "
+                    "--qrels quality=demo/qrels-quality.txt -i demo/args.me -t demo/topics.xml -o out/explore.html")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files of one task (the first is the baseline)")
+    p.add_argument("--qrels", action="append", metavar="[NAME=]QRELS",
+                   help="qrels files (repeatable; relevance, quality, stance or image judgements)")
+    p.add_argument("-i", "--input", help="the corpus (file or folder) or a TIRA input folder, for the documents' "
+                                         "texts and lengths (optional: without it the page shows ids and labels)")
+    p.add_argument("-t", "--topics", help="topics XML, for titles and the terms marked in snippets "
+                                          "(default: topics.xml of a TIRA input folder)")
+    p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
+                   help="the corpus family (default: from the runs' format and the corpus)")
+    p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
+    p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"documents shown per run and topic (default {DEFAULT_TOP})")
+    p.add_argument("--measures", help="comma-separated measures (default: Touché nDCG@5, nDCG@10, Judged@5, stance "
+                                      "F1 or image precision, as the qrels allow)")
+    p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE})")
+    dataset_option(p)
+
+
+def run(args) -> int:
+    qrels = parse_named_qrels(args.qrels or [])
+    corpus, topics = args.input and Path(args.input), args.topics and Path(args.topics)
+    if corpus is not None and corpus.is_dir() and (corpus / "topics.xml").is_file():
+        inputs = resolve_input(corpus)  # a TIRA input folder: its corpus, its topics, qrels it holds
+        topics = topics or inputs.topics
+        qrels = qrels or dict(inputs.qrels)
+    if not qrels:
+        raise ToucheError("give the qrels to explore the runs against: --qrels [NAME=]FILE (repeatable)")
+    path = write_explorer(args.runs, qrels, Path(args.output), corpus=corpus, corpus_format=args.corpus_format,
+                          topics=topics, baseline=_baseline(args), top=args.top,
+                          measures=args.measures.split(",") if args.measures else None, progress=True)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser")
+    return 0
+
+
+def _baseline(args) -> str | None:
+    """--baseline may name a run by its file name or path as given."""
+    if not args.baseline:
+        return None
+    labels = distinct_labels([Path(r) for r in args.runs], label=lambda p: p.stem, what="run file")
+    for label, given in zip(labels, args.runs):
+        if args.baseline in (label, given, Path(given).name, Path(given).stem):
+            return label
+    raise ToucheError(f"--baseline {args.baseline} is not one of the runs ({', '.join(labels)})")
