@@ -51,11 +51,11 @@ class CountingRuns:
     def __init__(self, real, stop_after: int | None = None):
         self.real, self.stop_after, self.keys = real, stop_after, []
 
-    def __call__(self, sweep, session, point, loaded, key):
+    def __call__(self, sweep, session, point, loaded, key, *rest):
         if self.stop_after is not None and len(self.keys) >= self.stop_after:
             raise KeyboardInterrupt  # as if the user pressed Ctrl-C in the middle of the sweep
         self.keys.append(key)
-        return self.real(sweep, session, point, loaded, key)
+        return self.real(sweep, session, point, loaded, key, *rest)
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ import math
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ import yaml
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import describe_overrides, format_value
+from touche.retrieval.experiments.robust import DEFAULT_CRITERION, SetScores, choose_robustly, leave_one_set_out
+from touche.retrieval.experiments.robust import Choice as RobustChoice
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
 from touche.atomic import write_text
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
@@ -58,24 +60,58 @@ class Choice:
 
 @dataclass(frozen=True)
 class Reference:
-    """The shipped suite's primary variant, run on the sweep's own corpus, topics and qrels."""
+    """The shipped suite's primary variant, run on the sweep's own corpus, topics and qrels (with
+    sets: on each; ``value`` is then the weighted mean over them, ``per_set`` the scores)."""
     variant: Path
     measure: str
     value: float
+    per_set: dict[str, float] = field(default_factory=dict)
+
+
+def _reference_value(results: "SweepResults", record: Record, shipped: Reference) -> float:
+    """A point's value in the reference's terms: its measure, or with sets its weighted mean."""
+    if not shipped.per_set:
+        return record.measures.get(shipped.measure, math.nan)
+    measure = results.manifest["measure"]
+    weights = {e["name"]: e.get("used_weight") or e.get("weight") or 1.0 for e in results.manifest["sets"]}
+    values = {name: results.by_set.get(name, {}).get(record.point) for name in weights}
+    if any(v is None for v in values.values()):
+        return math.nan
+    total = sum(weights.values()) or 1.0
+    return sum(weights[n] * v.measures.get(measure, math.nan) for n, v in values.items()) / total
 
 
 @dataclass(frozen=True)
 class SweepResults:
     directory: Path
     manifest: dict
-    records: list[Record]  # the manifest's points that finished, in point order
+    records: list[Record]  # the manifest's points that finished, in point order (with sets: on the first set)
+    by_set: dict[str, dict[int, Record]] = field(default_factory=dict)  # with sets: set → point → record
 
     @property
     def axes(self) -> list[tuple[str, tuple[str, ...]]]:
         return [(axis["label"], tuple(axis["keys"])) for axis in self.manifest["axes"]]
 
+    @property
+    def several(self) -> bool:
+        return len(self.manifest.get("sets") or []) > 1 or bool(self.by_set and "" not in self.by_set)
+
     def coordinate(self, record: Record, keys: tuple[str, ...]) -> str:
         return json.dumps([record.overrides.get(k) for k in keys], sort_keys=True)
+
+    def set_scores(self) -> list[SetScores]:
+        """Each set's per-topic values of the sort measure, weighted as the sweep weighted them."""
+        measure = self.manifest["measure"]
+        out = []
+        for entry in self.manifest["sets"]:
+            records = self.by_set.get(entry["name"], {})
+            per_topic = {str(p): r.per_topic[measure] for p, r in records.items() if measure in r.per_topic}
+            out.append(SetScores(entry["name"], entry.get("used_weight") or entry.get("weight") or 1.0, per_topic))
+        return out
+
+    def robust(self) -> RobustChoice:
+        points = [str(p["point"]) for p in self.manifest["points"]]
+        return choose_robustly(self.set_scores(), points, self.manifest.get("criterion", DEFAULT_CRITERION))
 
 
 def load_results(path: str | Path) -> SweepResults:
@@ -91,7 +127,11 @@ def load_results(path: str | Path) -> SweepResults:
     finished = [records[p["key"]] for p in manifest["points"] if p["key"] in records]
     if not finished:
         raise ToucheError("the sweep has no finished point yet: run `touche sweep` first", path=directory)
-    return SweepResults(directory, manifest, finished)
+    by_set = {}
+    for entry in manifest.get("sets") or []:
+        by_set[entry["name"]] = {p["point"]: records[key] for p, key in zip(manifest["points"], entry["keys"])
+                                 if key in records}
+    return SweepResults(directory, manifest, finished, by_set)
 
 
 def default_second_measure(results: SweepResults, main: str) -> str | None:
@@ -105,9 +145,18 @@ def default_second_measure(results: SweepResults, main: str) -> str | None:
 
 
 def pick(results: SweepResults, *, measure: str | None = None, second: str | None = None, count: int = 5,
-         min_diff: int | None = None) -> list[Choice]:
-    """The chosen points with the reason each was chosen (see the module docstring)."""
+         min_diff: int | None = None, distinct: str | None = None) -> list[Choice]:
+    """The chosen points with the reason each was chosen (see the module docstring).
+
+    ``distinct``: a swept key (e.g. ``rerank``) in which every pick must differ from every other:
+    five strategies rather than five settings of one."""
     main = measure or results.manifest["measure"]
+    distinct_keys = None
+    if distinct is not None:
+        distinct_keys = next((keys for label, keys in results.axes if distinct == label or distinct in keys), None)
+        if distinct_keys is None:
+            raise ToucheError(f"--distinct {distinct} is not a swept key (swept: "
+                              f"{', '.join(k for _, ks in results.axes for k in ks)})", path=results.directory)
     known = {m for r in results.records for m in r.measures}
     for m in (main, second):
         if m is not None and m not in known:
@@ -125,9 +174,12 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
         and whose ranking is not a pick's ranking again (an identical run adds nothing)."""
         taken = {c.record.key for c in chosen}
         seen = {signatures[c.record.key] for c in chosen}
+        used = {results.coordinate(c.record, distinct_keys) for c in chosen} if distinct_keys else set()
         for needed in range(wanted_diff, 0, -1):
             for record in order:
                 if record.key in taken or signatures[record.key] in seen:
+                    continue
+                if distinct_keys and results.coordinate(record, distinct_keys) in used:
                     continue
                 if all(differing(record, c.record) >= needed for c in chosen):
                     return record, needed
@@ -136,6 +188,19 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
     def why(needed: int) -> str:
         return f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
 
+    if results.several:
+        robust = results.robust()
+        by_point = {r.point: r for r in results.records}
+        order = [by_point[int(robust.points[i])] for i in robust.order if int(robust.points[i]) in by_point]
+        criterion = results.manifest.get("criterion", DEFAULT_CRITERION)
+        sets = len(results.manifest["sets"])
+        chosen = [Choice(order[0], f"the most robust across {sets} sets by {criterion}")]
+        while len(chosen) < count:
+            found = next_diverse(order, chosen)
+            if found is None:
+                break
+            chosen.append(Choice(found[0], f"next by {criterion} that {why(found[1])}"))
+        return chosen
     by_main = sort_records(results.records, main)
     chosen: list[Choice] = [Choice(by_main[0], f"best by {main}")]
     if second is not None and count > 1:
@@ -290,23 +355,34 @@ def shipped_reference(results: SweepResults, measure: str, *, index_root: Path |
     suite_path, suite = load_suite(suite_file)
     primary = suite_path.parent / suite.primary
     qrels_name, bare = split_measure(measure)
-    qrels = results.manifest["qrels"]
-    session = Session(results.manifest["corpus"], results.manifest["topics"],
-                      index_root or default_index_root(), progress=progress)
-    try:
-        result = session.run(load_variant(primary))
-        with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
-            run = session.write(result, Path(folder) / "run.txt")
-            scores = evaluate(run, qrels if qrels_name else next(iter(qrels.values())), [bare])
-    finally:
-        session.close()
-    value = scores.get(measure, scores.get(bare))
-    return None if value is None else Reference(primary, measure, value)
+    sets = results.manifest.get("sets") or [{"name": "", "corpus": results.manifest["corpus"],
+                                              "topics": results.manifest["topics"], "qrels": results.manifest["qrels"]}]
+    values = {}
+    for entry in sets:
+        qrels = entry["qrels"]
+        session = Session(entry["corpus"], entry["topics"], index_root or default_index_root(), progress=progress)
+        try:
+            result = session.run(load_variant(primary))
+            with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
+                run = session.write(result, Path(folder) / "run.txt")
+                scores = evaluate(run, qrels if qrels_name else next(iter(qrels.values())), [bare])
+        finally:
+            session.close()
+        found = scores.get(measure, scores.get(bare))
+        if found is None:
+            return None
+        values[entry["name"]] = found
+    if not results.several:
+        return Reference(primary, measure, next(iter(values.values())))
+    weights = {e["name"]: e.get("used_weight") or e.get("weight") or 1.0 for e in sets}
+    total = sum(weights.values()) or 1.0
+    return Reference(primary, f"{measure}, weighted mean over the sets",
+                     sum(weights[n] * v for n, v in values.items()) / total, values)
 
 
 def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None = None, second: str | None = "auto",
            count: int = 5, min_diff: int | None = None, reference: bool = True,
-           index_root: Path | None = None) -> list[Choice]:
+           index_root: Path | None = None, distinct: str | None = None) -> list[Choice]:
     """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``.
 
     With ``reference`` the shipped suite's primary variant is run on the sweep's data too, and a
@@ -318,15 +394,24 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                           f"got {count}")
     results = load_results(results_path)
     main = measure or results.manifest["measure"]
-    second_measure = default_second_measure(results, main) if second == "auto" else second
-    picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff)
+    if results.several and measure not in (None, results.manifest["measure"]):
+        raise ToucheError("a sweep on several sets is chosen from by its own measure and criterion "
+                          f"({results.manifest['measure']}, {results.manifest.get('criterion')}); --measure does not "
+                          "apply", path=results.directory)
+    second_measure = (None if results.several else default_second_measure(results, main)) if second == "auto" \
+        else second
+    if results.several and second_measure is not None:
+        raise ToucheError("a sweep on several sets has no second measure: its picks follow the criterion over "
+                          "the sets (with diversity)", path=results.directory)
+    picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff, distinct=distinct)
     shipped = shipped_reference(results, main, index_root=index_root) if reference else None
     if shipped is not None:
-        best = picks[0].record.measures.get(main, math.nan)
+        best = _reference_value(results, picks[0].record, shipped)
         if not best >= shipped.value:
             log.warning("the best point of the sweep scores %s = %s, below the shipped suite's primary %s (%s) on "
                         "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
-                        main, _fmt(best), shipped.variant.name, _fmt(shipped.value), shipped.variant.parent.name)
+                        shipped.measure, _fmt(best), shipped.variant.name, _fmt(shipped.value),
+                        shipped.variant.parent.name)
     out = Path(out_dir).resolve()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -372,6 +457,8 @@ def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Pat
 
 def format_choices(results: SweepResults, choices: list[Choice], measures: list[str],
                    shipped: Reference | None = None) -> str:
+    if results.several:
+        return _format_several_sets(results, choices, shipped)
     lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
              f"{len(choices)} of {len(results.records)} finished points; primary (run.txt) = pick 1.", "",
              "| pick | file | tag | " + " | ".join(measures) + " | why | overrides |",
@@ -387,6 +474,51 @@ def format_choices(results: SweepResults, choices: list[Choice], measures: list[
                       f"{shipped.measure} = {_fmt(shipped.value)} on the same data"
                       + ("." if best >= shipped.value else ": **above the best chosen point**.")]
     return "\n".join(lines) + "\n"
+
+
+def _format_several_sets(results: SweepResults, choices: list[Choice], shipped: Reference | None) -> str:
+    """choice.md of a sweep on several sets: each pick on every set with its interval, how stable
+    the primary is, and what choosing this way transferred to each set left out."""
+    robust = results.robust()
+    names = [e["name"] for e in results.manifest["sets"]]
+    index = {p: i for i, p in enumerate(robust.points)}
+    criterion = robust.criterion
+    lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
+             f"{len(choices)} of {len(robust.points)} points, ordered by **{criterion}** over {len(names)} sets "
+             f"(weights {', '.join(f'{n} {w:.2f}' for n, w in zip(names, robust.weights))}); primary (run.txt) = "
+             "pick 1.", "",
+             "| pick | file | " + " | ".join(f"{n} [95 % CI]" for n in names) + f" | {criterion} | picked in | why |",
+             "|---:|---|" + "---:|" * len(names) + "---:|---:|---|"]
+    for number, c in enumerate(choices, 1):
+        i = index[str(c.record.point)]
+        cells = " | ".join(f"{_fmt(robust.means[i, s])} [{_fmt(robust.intervals[i, s, 0])}, "
+                           f"{_fmt(robust.intervals[i, s, 1])}]" for s in range(len(names)))
+        value = -robust.values[i] if criterion == "weighted_rank" else robust.values[i]
+        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {_fmt(value)} | "
+                     f"{robust.pick_share[i]:.0%} | {c.reason} |")
+    lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
+              "which the criterion picks that point.", ""]
+    if robust.lead_is_noise:
+        runner = robust.points[robust.runner_up]
+        lines += [f"**Warning: the primary's lead over the runner-up (point {runner}) is within the noise**: its 95 % "
+                  f"interval under topic resampling is [{robust.lead_interval[0]:+.3f}, {robust.lead_interval[1]:+.3f}]"
+                  f" ({criterion}'s units). These sets cannot tell the two apart; the other picks hedge.", ""]
+    transfers = leave_one_set_out(results.set_scores(), robust.points, criterion)
+    if transfers:
+        lines += ["## Expected transfer (leave one set out)", "",
+                  "| left out | pick on the others | its score there | rank there | the set's own best |",
+                  "|---|---|---:|---:|---:|"]
+        for t in transfers:
+            lines.append(f"| {t.left_out} | point {t.pick} | {_fmt(t.score)} | {t.rank:.0f} of {len(robust.points)} "
+                         f"| {_fmt(t.best_score)} (point {t.best}) |")
+        lines.append("")
+    if shipped is not None:
+        best = _reference_value(results, choices[0].record, shipped) if choices else math.nan
+        per_set = "; ".join(f"{n} {_fmt(v)}" for n, v in shipped.per_set.items())
+        lines += [f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}: {per_set} "
+                  f"(weighted mean {_fmt(shipped.value)}; pick 1: {_fmt(best)})"
+                  + ("." if best >= shipped.value else ": **above the primary chosen here**."), ""]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- command line

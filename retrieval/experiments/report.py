@@ -236,7 +236,7 @@ def format_value(value: Any) -> str:
         head = [str(value["name"])] if "name" in value else []
         return " ".join(head + [f"{k}={format_value(v)}" for k, v in value.items() if k != "name"]) or "{}"
     if isinstance(value, list):
-        return ",".join(format_value(v) for v in value)
+        return ",".join(format_value(v) for v in value) if value else "[]"  # an empty stage list: none
     if value is None:
         return "null"
     if isinstance(value, bool):

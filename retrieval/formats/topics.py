@@ -1,4 +1,4 @@
-"""Reader of the Touché topics XML format (all tasks and years).
+"""Reader (and writer) of the Touché topics XML format (all tasks and years).
 
 ``<topics><topic><number>…</number><title>…</title>[<objects>a, b</objects>]
 [<description>…</description>][<narrative>…</narrative>]</topic>…</topics>``
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from lxml import etree
 
 from touche.errors import InputError
 
-__all__ = ["Topic", "read_topics"]
+__all__ = ["Topic", "read_topics", "topics_xml"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,3 +165,15 @@ def read_beir_queries(path: Path) -> list[Topic]:
     if not topics:
         raise InputError("no queries in the file", path=path)
     return topics
+
+
+def topics_xml(topics: Iterable[Topic]) -> str:
+    """Topics as a Touché topics XML file (what ``read_topics`` reads back unchanged)."""
+    root = etree.Element("topics")
+    for topic in topics:
+        element = etree.SubElement(root, "topic")
+        for tag, text in (("number", topic.number), ("title", topic.title), ("description", topic.description),
+                          ("narrative", topic.narrative), ("objects", ",".join(topic.objects))):
+            if text or tag in ("number", "title"):
+                etree.SubElement(element, tag).text = text
+    return etree.tostring(root, encoding="unicode", pretty_print=True)

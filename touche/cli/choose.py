@@ -17,6 +17,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-second", action="store_true", help="no pick by a second measure")
     p.add_argument("--count", type=int, default=5, help="how many to choose (default 5)")
     p.add_argument("--min-diff", type=int, help="swept parameters a pick must differ in from every other (default 2)")
+    p.add_argument("--distinct", metavar="KEY", help="a swept key every pick must differ in (e.g. rerank: five "
+                                                     "strategies, not five settings of one)")
     p.add_argument("--no-reference", action="store_true",
                    help="do not run the shipped suite's primary variant on the sweep's data to compare (default: "
                         "run it, and warn when the best point scores below it)")
@@ -26,7 +28,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     second = None if args.no_second else (args.second or "auto")
     choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
-                     min_diff=args.min_diff, reference=not args.no_reference,
+                     min_diff=args.min_diff, reference=not args.no_reference, distinct=args.distinct,
                      index_root=Path(args.index_root) if args.index_root else None)
     print((Path(args.out) / "choice.md").read_text(encoding="utf-8"))
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")

@@ -119,6 +119,8 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     origin = typing.get_origin(annotation)
     if _is_union(annotation) or origin in (tuple, list):
         return [m for a in typing.get_args(annotation) if a is not Ellipsis for m in _models_in(a)]
+    if origin is dict:  # name → section (a sweep's sets)
+        return _models_in(typing.get_args(annotation)[1])
     return []
 
 
@@ -233,8 +235,9 @@ def sections(model: type[BaseModel], path: str = "", note: str = "") -> list[Sec
     for name, info in model.model_fields.items():
         key = f"{path}.{name}" if path else name
         models = _models_in(info.annotation)
-        is_list = typing.get_origin(_unannotated(_strip_optional(info.annotation)[0])[0]) in (tuple, list)
-        child_path = f"{key}[]" if is_list and models else key
+        origin = typing.get_origin(_unannotated(_strip_optional(info.annotation)[0])[0])
+        child_path = f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models \
+            else key
         description = info.description or ""
         if name == "name" and _tag(model):
             description = description or "selects this kind"

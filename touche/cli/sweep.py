@@ -22,6 +22,9 @@ def add_parser(sub) -> None:
     p.add_argument("--limit", type=int, help="run at most this many unfinished points now")
     p.add_argument("--dry-run", action="store_true", help="list the points (done/todo) and stop")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--ray", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="run the points as Ray tasks: on a local cluster, or on the one at ADDRESS (auto, HOST:PORT, "
+                        "ray://HOST:PORT; output, index root and data on a shared file system)")
 
 
 def run(args) -> int:
@@ -33,25 +36,36 @@ def run(args) -> int:
     if args.dry_run:
         sweep = load_sweep(args.sweep, corpus=corpus, topics=topics, qrels=qrels, output=output)
         records = read_records(sweep.output / RESULTS_FILE)
-        for point, key in zip(sweep.points, sweep.keys):
+        for dev, i in sweep.jobs():
+            point, key = sweep.points[i], dev.keys[i]
             state = "done" if is_finished(sweep, records, key) else "todo"
-            print(f"{point.number:4d} {state} {key} {point.describe()}")
-        print(f"{len(sweep.points)} points, {len(unfinished(sweep, records))} to run; output {sweep.output}")
+            where = f"{dev.name}: " if dev.name else ""
+            print(f"{point.number:4d} {state} {key} {where}{point.describe()}")
+        sets = f" on {len(sweep.sets)} sets" if sweep.several else ""
+        print(f"{len(sweep.points)} points{sets}, {len(unfinished(sweep, records))} to run; output {sweep.output}")
         return 0
     outcome = run_sweep(args.sweep, corpus=corpus, topics=topics, qrels=qrels, output=output,
                         index_root=args.index_root and Path(args.index_root), progress=not args.quiet,
-                        limit=args.limit)
+                        limit=args.limit, ray=args.ray)
     sweep = outcome.sweep
-    print(f"{len(outcome.records)} of {len(sweep.points)} points finished ({outcome.computed} run now, "
+    runs = len(sweep.jobs())
+    unit = f"runs ({len(sweep.points)} points × {len(sweep.sets)} sets)" if sweep.several else "points"
+    print(f"{len(outcome.records)} of {runs} {unit} finished ({outcome.computed} run now, "
           f"{outcome.reused} found finished), {outcome.indexes} distinct index(es)")
-    if outcome.records:
+    if outcome.records and outcome.choice is not None and outcome.choice.order:
+        choice = outcome.choice
+        pick = sweep.points[choice.pick]
+        scores = "; ".join(f"{dev.name} {choice.means[choice.pick, s]:.4f}" for s, dev in enumerate(sweep.sets))
+        print(f"pick by {sweep.spec.criterion}: point {pick.number} ({describe_overrides(pick.overrides)}): {scores}"
+              + (" — within the noise of the runner-up (results.md)" if choice.lead_is_noise else ""))
+    elif outcome.records:
         best = outcome.best()
         print(f"best {sweep.spec.measure} = {best.measures.get(sweep.spec.measure, math.nan):.4f}: point {best.point} "
               f"({describe_overrides(best.overrides)})")
     for path in (outcome.table_md, outcome.table_csv, outcome.plot):
         if path is not None:
             print(f"wrote {path}")
-    missing = len(sweep.points) - len(outcome.records)
+    missing = runs - len(outcome.records)
     if missing:
-        print(f"{missing} point(s) left: rerun the same command to continue")
+        print(f"{missing} {'run' if sweep.several else 'point'}(s) left: rerun the same command to continue")
     return 0
