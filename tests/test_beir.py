@@ -38,7 +38,7 @@ def test_a_beir_folder_is_task1_with_its_queries_and_qrels(beir_folder, tmp_path
 
     assert detect_task(beir_folder) == "task1"  # not Task 2's passage JSONL
     code, text = cli("run-all", "-i", str(beir_folder), "-o", str(tmp_path / "out"), "--index-root", str(index_root),
-                     "-c", str(REPO / "configs" / "task1" / "1-lmd2000-length.yaml"))
+                     "-c", str(REPO / "configs" / "task1" / "1-krovetz-smart-lmd2000-quality.yaml"))
     assert code == 0, text
     assert "task: task1 (detected" in text
     run = (tmp_path / "out" / "run.txt").read_text().splitlines()

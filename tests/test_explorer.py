@@ -55,7 +55,7 @@ def test_run_all_writes_the_explorer_beside_the_evaluation_table(demo_out):
     assert page.is_file() and (demo_out / "evaluation.md").is_file()
     data = page_data(page)
     assert data["runs"] == [p.stem for p in runs_of(demo_out)]
-    assert data["baseline"] == "1-lmd2000-length"  # the primary
+    assert data["baseline"] == "1-krovetz-smart-lmd2000-quality"  # the primary
     assert [t["id"] for t in data["topics"]] == ["1", "2", "3", "4", "5", "6"]
     assert "http://" not in page.read_text() and "https://" not in page.read_text().replace("https://debate", "")
 
@@ -148,9 +148,9 @@ def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):
     from test_pipeline import cli
     runs = [str(p) for p in runs_of(demo_out)]
     code, text = cli("explore", *runs, "--qrels", f"relevance={QRELS['relevance']}", "-i", str(DEMO / "args.me"),
-                     "-t", str(DEMO / "topics.xml"), "-o", str(tmp_path / "e.html"), "--baseline", "4-bm25-quality-model")
+                     "-t", str(DEMO / "topics.xml"), "-o", str(tmp_path / "e.html"), "--baseline", "4-smart-lmd4000")
     assert code == 0, text
-    assert page_data(tmp_path / "e.html")["baseline"] == "4-bm25-quality-model"
+    assert page_data(tmp_path / "e.html")["baseline"] == "4-smart-lmd4000"
     code, text = cli("explore", *runs, "-o", str(tmp_path / "f.html"))
     assert code == 2 and "--qrels" in text and not (tmp_path / "f.html").exists()
 

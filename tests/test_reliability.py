@@ -706,7 +706,7 @@ def test_api_mistakes_are_touche_errors_naming_the_argument(jvm_started, tmp_pat
     assert str(tmp_path / "folder") in str(error.value) and ".tmp" not in str(error.value)
     (tmp_path / "root-file").write_text("")
     with pytest.raises(ToucheError, match="index root is a file") as error:
-        api.index("task1/1-lmd2000-length", DEMO / "args.me", index_root=tmp_path / "root-file")
+        api.index("task1/1-krovetz-smart-lmd2000-quality", DEMO / "args.me", index_root=tmp_path / "root-file")
     assert str(tmp_path / "root-file") in str(error.value)
     topics = tmp_path / "topics.xml"
     topics.write_text(f"<topics><topic><number>{10**30}</number><title>x</title></topic></topics>")

@@ -53,6 +53,17 @@ def test_the_argmax_of_one_biased_set_is_the_wrong_pick_and_the_weighted_rank_is
     assert criterion_values(means, [0.33, 0.10, 1.0], "weighted_mean")[0] == pytest.approx(0.919 / 1.43)
 
 
+def test_calibrated_rank_gives_a_set_that_disagrees_with_the_judged_one_no_vote():
+    from touche.retrieval.experiments.robust import effective_weights
+    means = np.array([[s.mean(p) for s in SETS] for p in POINTS])
+    # both biased sets rank X > Z > Y, the judged set Y > Z > X: Spearman -1, floored at 0
+    assert effective_weights(means, [0.33, 0.10, 1.0], "calibrated_rank") == pytest.approx([0.0, 0.0, 1.0])
+    assert POINTS[choose_robustly(SETS, POINTS, "calibrated_rank").pick] == "Y"
+    # a set that partly agrees (rho 0.6 over four points) keeps 0.6 of its coverage
+    agreeing = np.array([[0.9, 0.8], [0.8, 0.9], [0.7, 0.6], [0.6, 0.7]])  # ranks 1,2,3,4 vs 2,1,4,3
+    assert effective_weights(agreeing, [0.4, 1.0], "calibrated_rank") == pytest.approx([0.4 * 0.6, 1.0])
+
+
 def test_leave_one_set_out_shows_what_the_biased_sets_transfer():
     transfers = {t.left_out: t for t in leave_one_set_out(SETS, POINTS)}
     # choosing on the two biased sets alone picks X, which ranks last on the fully judged set

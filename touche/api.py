@@ -36,14 +36,14 @@ PathLike = str | os.PathLike[str]
 
 
 def variant(name_or_path: PathLike | LoadedVariant, overrides: Mapping[str, Any] | None = None) -> LoadedVariant:
-    """A run variant: a YAML path, or a shipped one by name (``"task1/1-lmd2000-length"``,
+    """A run variant: a YAML path, or a shipped one by name (``"task1/1-krovetz-smart-lmd2000-quality"``,
     ``"task2/…"``; the names of ``configs/``). ``overrides`` as ``--set`` takes them:
     ``{"retrieval.similarity": {"name": "bm25", "k1": 1.2, "b": 0.75}}``."""
     if isinstance(name_or_path, LoadedVariant):
         return name_or_path if not overrides else load_variant(name_or_path.path, dict(overrides))
     if not str(name_or_path).strip():
         raise ConfigError(f"variant({name_or_path!r}): give a variant YAML path or a shipped name such as "
-                          "'task1/1-lmd2000-length'")
+                          "'task1/1-krovetz-smart-lmd2000-quality'")
     path = Path(name_or_path)
     if not path.is_file():
         shipped = CONFIGS / path.with_suffix(".yaml")

@@ -425,7 +425,13 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     for number, choice in enumerate(picks, 1):
         tag = derive_tag(base_tag, choice.record, used)
         used.add(tag)
-        scores = "; ".join(f"{m} = {_fmt(choice.record.measures.get(m))}" for m in shown)
+        if results.several:  # the sort measure on every set
+            main_measure = results.manifest["measure"]
+            scores = f"{main_measure}: " + "; ".join(
+                f"{name} {_fmt(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(main_measure))}"
+                for name in results.by_set)
+        else:
+            scores = "; ".join(f"{m} = {_fmt(choice.record.measures.get(m))}" for m in shown)
         header = (f"# Chosen by `touche choose` from sweep {Path(results.manifest['sweep']).name} "
                   f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
         path = write_choice(choice, number, base, out, tag, header)
@@ -448,8 +454,10 @@ def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Pat
     suite = {"variants": [c.path.name for c in choices], "primary": choices[0].path.name,
              "topics": rel(manifest["topics"]), "corpus": rel(manifest["corpus"]),
              "qrels": {n: rel(q) for n, q in manifest["qrels"].items()}}
-    header = (f"# The submissions chosen from sweep {Path(manifest['sweep']).name}; primary = best by "
-              f"{manifest['measure']}.\n# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
+    how = (f"the most robust across its {len(manifest['sets'])} sets by {manifest.get('criterion')}" if results.several
+           else f"best by {manifest['measure']}")
+    header = (f"# The submissions chosen from sweep {Path(manifest['sweep']).name}; primary = {how}.\n"
+              f"# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
     path = write_text(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
     load_suite(path)  # the suite we write must load
     return path
@@ -493,7 +501,7 @@ def _format_several_sets(results: SweepResults, choices: list[Choice], shipped: 
         i = index[str(c.record.point)]
         cells = " | ".join(f"{_fmt(robust.means[i, s])} [{_fmt(robust.intervals[i, s, 0])}, "
                            f"{_fmt(robust.intervals[i, s, 1])}]" for s in range(len(names)))
-        value = -robust.values[i] if criterion == "weighted_rank" else robust.values[i]
+        value = -robust.values[i] if criterion.endswith("_rank") else robust.values[i]
         lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {_fmt(value)} | "
                      f"{robust.pick_share[i]:.0%} | {c.reason} |")
     lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "

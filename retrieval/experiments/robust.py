@@ -8,10 +8,12 @@ one set is then the wrong pick with confidence. What this module offers instead:
 
 * **criteria** that combine the sets (``CRITERIA``), each set weighted by how completely it is
   judged (its *judged coverage*, see ``coverage``) unless the sweep says otherwise:
-  ``weighted_rank`` (default) the weighted mean of the point's rank on each set: ranks ignore
-  how far apart the sets' scales lie (a partly judged set scores everything lower);
-  ``worst_case`` the smallest of the point's score / the set's best score; ``weighted_mean`` the
-  weighted mean of the scores;
+  ``calibrated_rank`` (default) the weighted mean of the point's rank on each set, where a set's
+  weight is its coverage times its agreement (Spearman's rho, floored at 0) with the most
+  completely judged set: a biased set votes only as far as it ranks the points as the judged one
+  does; ``weighted_rank`` the same with coverage alone (ranks ignore how far apart the sets'
+  scales lie: a partly judged set scores everything lower); ``worst_case`` the smallest of the
+  point's score / the set's best score; ``weighted_mean`` the weighted mean of the scores;
 * **noise**: topics drawn again with replacement within every set (the same draw for every
   point): how often the pick stays the pick, and the interval of its lead over the runner-up;
 * **leave one set out**: choose on all sets but one and score the pick on the one left out: the
@@ -38,11 +40,14 @@ from scipy import stats
 from touche.retrieval.evaluation.significance import DEFAULT_SEED, bootstrap_interval
 
 CRITERIA = {
+    "calibrated_rank": "the weighted mean of the point's rank on each set (1 = best); a set's weight is its judged "
+                       "coverage times how far it ranks the points as the most completely judged set does "
+                       "(Spearman's rho, 0 when it does not agree)",
     "weighted_rank": "the coverage-weighted mean of the point's rank on each set (1 = best)",
     "worst_case": "the smallest, over the sets, of the point's score divided by the best score on that set",
     "weighted_mean": "the coverage-weighted mean of the point's scores",
 }
-DEFAULT_CRITERION = "weighted_rank"
+DEFAULT_CRITERION = "calibrated_rank"
 STABILITY_RESAMPLES = 1000
 
 
@@ -89,6 +94,9 @@ def criterion_values(means: np.ndarray, weights: Sequence[float], criterion: str
     w = np.asarray(weights, dtype=float)
     if means.shape[1] == 0 or w.sum() <= 0:
         return np.full(means.shape[0], np.nan)
+    if criterion == "calibrated_rank":
+        w = effective_weights(means, w, criterion)
+        criterion = "weighted_rank"
     w = w / w.sum()
     if criterion == "weighted_rank":
         ranks = np.column_stack([_ranks(means[:, s]) for s in range(means.shape[1])])
@@ -98,6 +106,30 @@ def criterion_values(means: np.ndarray, weights: Sequence[float], criterion: str
     best = np.nanmax(np.where(np.isnan(means), -np.inf, means), axis=0)
     scaled = np.where(best > 0, means / np.where(best > 0, best, 1.0), 0.0)
     return np.nanmin(np.where(np.isnan(scaled), 0.0, scaled)[:, w > 0], axis=1)
+
+
+def effective_weights(means: np.ndarray, weights: Sequence[float], criterion: str) -> np.ndarray:
+    """The weights a criterion gives the sets: their own, times (calibrated_rank) their agreement
+    with the most completely judged set."""
+    w = np.asarray(weights, dtype=float)
+    return w * _agreement_with_best_judged(means, w) if criterion == "calibrated_rank" else w
+
+
+def _agreement_with_best_judged(means: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per set: 1 for the most heavily weighted (most completely judged) set, else Spearman's rho
+    of its scores with that set's, floored at 0: a set votes only as far as it ranks the points as
+    the completely judged set does. Two biased sets that agree with each other earn nothing by it."""
+    reference = int(np.argmax(weights))
+    out = np.ones(means.shape[1])
+    for s in range(means.shape[1]):
+        if s == reference:
+            continue
+        both = ~np.isnan(means[:, s]) & ~np.isnan(means[:, reference])
+        rho = 0.0
+        if both.sum() >= 3 and np.ptp(means[both, s]) > 0 and np.ptp(means[both, reference]) > 0:
+            rho = float(stats.spearmanr(means[both, s], means[both, reference]).statistic)
+        out[s] = max(0.0, rho)
+    return out
 
 
 def _best(values: np.ndarray) -> int:

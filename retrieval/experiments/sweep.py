@@ -31,7 +31,7 @@ instead of the argmax of one set, whose judgements may be biased::
                    topics_only: [52, 67, 68, 74, 100], qrels: {relevance: …, quality: …}}
       2021-other: {corpus: [...], topics: …/task1-2021.xml, topics_except: [51, 55, 57, 73, 80, 52, 67, 68, 74, 100],
                    qrels: {relevance: …}}
-    criterion: weighted_rank        # or worst_case, weighted_mean
+    criterion: calibrated_rank      # or weighted_rank, worst_case, weighted_mean
 
 A set's corpus may be a list of files (read as one corpus, as a TIRA folder holding them);
 ``topics_only`` / ``topics_except`` select topics (a held-out test set is never run). Each set
@@ -77,8 +77,8 @@ from touche.retrieval.evaluation.measures import canonical_topic, evaluate
 from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores, split_measure
 from touche.retrieval.experiments.report import Axis, PlotPoint, describe_overrides, format_value, plot_sweep
 from touche.retrieval.experiments.robust import (CRITERIA, DEFAULT_CRITERION, STABILITY_RESAMPLES, SetScores, agreement,
-                                                choose_robustly, coverage, criterion_values, effects,
-                                                leave_one_set_out)
+                                                choose_robustly, coverage, criterion_values, effective_weights,
+                                                effects, leave_one_set_out)
 from touche.retrieval.formats.qrels import read_qrels
 from touche.retrieval.formats.topics import Topic, read_topics, topics_xml
 from touche.retrieval.session import Session
@@ -145,10 +145,11 @@ class SweepSpec(Strict):
                                                  "default out/sweeps/<sweep name> in the current directory")
     sets: dict[str, DevSetSpec] = Field({}, description="development sets, each a corpus, topics and qrels: every "
                                                         "point runs on each (instead of corpus/topics/qrels)")
-    criterion: Literal["weighted_rank", "worst_case", "weighted_mean"] = Field(
-        DEFAULT_CRITERION, description="how the sets' scores order the points: weighted_rank (mean rank, each set "
-                                       "weighted by its judged coverage), worst_case (smallest score / set's best), "
-                                       "weighted_mean")
+    criterion: Literal["calibrated_rank", "weighted_rank", "worst_case", "weighted_mean"] = Field(
+        DEFAULT_CRITERION, description="how the sets' scores order the points: calibrated_rank (mean rank, each set "
+                                       "weighted by its judged coverage times its agreement with the most completely "
+                                       "judged set), weighted_rank (coverage alone), worst_case (smallest score / "
+                                       "set's best), weighted_mean")
 
     @field_validator("grid")
     @classmethod
@@ -1073,7 +1074,7 @@ def several_sets_table(sweep: Sweep, records: list[Record], coverages: dict[str,
             row += [choice.means[i, s], choice.intervals[i, s, 0], choice.intervals[i, s, 1],
                     len(scores[s].per_topic.get(str(point.number), {}))]
         value = choice.values[i]
-        row += [-value if sweep.spec.criterion == "weighted_rank" else value, choice.pick_share[i]]
+        row += [-value if sweep.spec.criterion.endswith("_rank") else value, choice.pick_share[i]]
         rows.append(row)
     coordinates = {str(p.number): dict(p.coordinates) for p in sweep.points}
     analysis = SetsAnalysis(scores, leave_one_set_out(scores, numbers, sweep.spec.criterion),
@@ -1098,7 +1099,9 @@ def format_several_sets(sweep: Sweep, records: list[Record], header: list[str], 
     lines += [f"- base: `{_base_label(sweep)}`; {len(records)} of {len(sweep.jobs())} runs finished "
               f"({len(sweep.points)} points × {len(sweep.sets)} sets), {len({r.index for r in records})} distinct index(es)",
               f"- points ordered by **{sweep.spec.criterion}**: {CRITERIA[sweep.spec.criterion]}", "", "## The sets", "",
-              "| set | topics | scored (best point) | judged coverage: mean, median | weight | |", "|---|---:|---:|---:|---:|---|"]
+              "| set | topics | scored (best point) | judged coverage: mean, median | weight | used weight | |",
+              "|---|---:|---:|---:|---:|---:|---|"]
+    used = effective_weights(choice.means, choice.weights, sweep.spec.criterion)
     for s, dev in enumerate(sweep.sets):
         covered = list((coverages.get(dev.name) or {}).values())
         mean_cov = float(np.mean(covered)) if covered else math.nan
@@ -1107,10 +1110,12 @@ def format_several_sets(sweep: Sweep, records: list[Record], header: list[str], 
         warning = ("**mostly unjudged: its scores rank what other systems found, not what is relevant**"
                    if covered and mean_cov < MOSTLY_UNJUDGED else "")
         lines.append(f"| {dev.name} | {len(dev.selected_topics())} | {scored} | {_cell(mean_cov, 2)}, "
-                     f"{_cell(median_cov, 2)} | {choice.weights[s]:.2f} | {warning} |")
+                     f"{_cell(median_cov, 2)} | {choice.weights[s]:.2f} | {used[s]:.2f} | {warning} |")
     lines += ["", "Judged coverage: per topic, the share of its judged documents the set's corpus holds (1.0: a "
               "perfect ranking of the corpus scores 1.0). Unless a set gives `weight:`, its weight is its mean "
-              "coverage.", ""]
+              "coverage; the used weight is what the criterion gives it"
+              + (" (calibrated_rank: the weight times the set's agreement, Spearman's ρ floored at 0, with the most "
+                 "completely judged set)" if sweep.spec.criterion == "calibrated_rank" else "") + ".", ""]
     if choice.order:
         pick = sweep.points[choice.pick]
         lines += ["## The pick", "", f"Point {pick.number} ({describe_overrides(pick.overrides)}): "
@@ -1124,7 +1129,7 @@ def format_several_sets(sweep: Sweep, records: list[Record], header: list[str], 
             lead = choice.lead_interval
             lines.append(f"Its lead over the runner-up, point {runner.number} ({describe_overrides(runner.overrides)}), "
                          f"lies in [{lead[0]:+.3f}, {lead[1]:+.3f}] (95 % of the draws, in {sweep.spec.criterion}'s "
-                         f"units{': ranks' if sweep.spec.criterion == 'weighted_rank' else ''})"
+                         f"units{': ranks' if sweep.spec.criterion.endswith('_rank') else ''})"
                          + (": **within the noise: these sets cannot tell the two apart**." if choice.lead_is_noise
                             else "."))
         lines.append("")
