@@ -20,7 +20,7 @@ import sqlite3
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -135,6 +135,30 @@ def _erf(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return erf(x, out=out)
 
 
+def usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _on_every_core(forward, batches: list) -> Iterator[np.ndarray]:
+    """``forward`` of each batch, in order, one batch per core at a time. Why not BLAS's own
+    threads: half of a forward pass is element-wise work (erf, softmax, layer norms) that numpy
+    runs on one thread, and the products of one small batch split badly; a batch per thread with
+    single-threaded BLAS (numpy releases the GIL in both) encodes 1.6x faster on 2 cores
+    (bench/dense.py, docs/performance.md)."""
+    workers = min(usable_cores(), len(batches), 8)
+    if workers <= 1:
+        yield from map(forward, batches)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        yield from pool.map(forward, batches)
+
+
 class SentenceEncoder:
     """Unit-length sentence embeddings (BERT, then mean or CLS pooling, then L2 normalisation)."""
 
@@ -215,7 +239,7 @@ class SentenceEncoder:
             pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1.0)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
-    def encode(self, texts: Sequence[str], batch_size: int = 32, progress: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 8, progress: bool = False) -> np.ndarray:
         """One unit-length row per text; texts seen before come from the encoder's cache."""
         keys = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
         todo = {k: t for k, t in zip(keys, texts) if k not in self._cache}
@@ -228,12 +252,9 @@ class SentenceEncoder:
             encodings = self.tokenizer.encode_batch([t for _, t in items])
             # Batches of similar length waste little on padding.
             order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
-            bar = None
-            if progress:
-                from tqdm import tqdm
-                bar = tqdm(total=len(order), desc="dense encoding", unit="text")
-            for start in range(0, len(order), batch_size):
-                chunk = order[start: start + batch_size]
+            batches = [order[start: start + batch_size] for start in range(0, len(order), batch_size)]
+
+            def forward(chunk: list[int]) -> np.ndarray:
                 length = max(len(encodings[i].ids) for i in chunk)
                 ids = np.zeros((len(chunk), length), dtype=np.int64)
                 mask = np.zeros((len(chunk), length), dtype=np.float32)
@@ -241,7 +262,14 @@ class SentenceEncoder:
                     n = len(encodings[i].ids)
                     ids[row, :n] = encodings[i].ids
                     mask[row, :n] = 1.0
-                for i, vector in zip(chunk, self._forward(ids, mask)):
+                return self._forward(ids, mask)
+
+            bar = None
+            if progress:
+                from tqdm import tqdm
+                bar = tqdm(total=len(order), desc="dense encoding", unit="text")
+            for chunk, vectors in zip(batches, _on_every_core(forward, batches)):
+                for i, vector in zip(chunk, vectors):
                     self._cache[items[i][0]] = vector
                 if bar is not None:
                     bar.update(len(chunk))
@@ -319,7 +347,7 @@ def encoder(folder: Path, max_tokens: int) -> SentenceEncoder:
 
 
 def similarities(enc: SentenceEncoder, queries: Mapping[str, str], candidates: Mapping[str, Sequence[str]],
-                 texts: Mapping[str, str], batch_size: int = 32, progress: bool = False) -> dict[str, dict[str, float]]:
+                 texts: Mapping[str, str], batch_size: int = 8, progress: bool = False) -> dict[str, dict[str, float]]:
     """Cosine of each topic's query with each of its candidates' texts: {qid: {docid: cosine}}."""
     ids = list(dict.fromkeys(d for docs in candidates.values() for d in docs))
     # The encoder reads max_tokens word pieces; a page's first few thousand characters hold them.

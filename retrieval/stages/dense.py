@@ -29,7 +29,7 @@ class DenseSimilarity(Stage):
                                                        "layout (relative to the variant)")
     query: Literal["title", "title+description"] = Field("title", description="the topic text that is encoded")
     max_tokens: int = Field(256, ge=16, le=512, description="word pieces of each argument that are encoded")
-    batch_size: int = Field(16, ge=1, le=256, description="texts encoded per forward pass")
+    batch_size: int = Field(8, ge=1, le=256, description="texts encoded per forward pass (one pass per core at a time)")
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         try:

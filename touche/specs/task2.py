@@ -80,7 +80,7 @@ class DenseSpec(Strict):
                                                          "folder, relative to the variant")
     query: Literal["title", "title+description"] = Field("title", description="the topic text that is encoded")
     max_tokens: int = Field(256, ge=8, le=512, description="word pieces read of each text (the model's own limit: 256)")
-    batch_size: int = Field(32, ge=1, le=1024, description="texts per forward pass")
+    batch_size: int = Field(8, ge=1, le=1024, description="texts per forward pass (one pass per core at a time)")
 
 
 class RerankSpec(Strict):
