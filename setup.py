@@ -61,6 +61,7 @@ setup(
     package_data={
         "touche.stemming": ["stoplists/*.txt", "punkt/english/*"],
         "touche.retrieval.stages": ["data/*.json"],
+        "touche.retrieval.tasks.task2": ["data/*.json.gz"],
         "touche.configs": ["**/*.yaml"],
         "touche.demo": ["**/*"],
         "touche.java": ["src/**/*.java"],

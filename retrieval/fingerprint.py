@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from touche.config import LoadedVariant, load_variant
+from touche.retrieval.tasks import handler
 from touche.errors import ConfigError
 from touche.stemming.analyzers import content_key
 
@@ -61,11 +62,9 @@ def _description(loaded: LoadedVariant, chain: tuple[Path, ...]) -> dict[str, An
             except ConfigError as exc:
                 raise ConfigError(f"rrf: the fused variant {other} cannot be loaded: {exc}", path=loaded.path) from None
             fused.append(_description(other_loaded, (*chain, loaded.path)))
-    for spec in (variant.task2, variant.pairs, variant.image):
-        reader = getattr(spec, "files_read", None)
-        if reader is not None:
-            for path in reader(here):
-                files[str(path)] = data_fingerprint(path)
+    task_files = handler(variant.task).files_read
+    for path in task_files(variant, here) if task_files is not None else ():
+        files[str(path)] = data_fingerprint(path)
     return {"variant": variant.model_dump(mode="json", exclude={"tag", "description"}),
             "analyzer_files": content_key(variant.analyzer, here), "files": files, "fused": fused}
 

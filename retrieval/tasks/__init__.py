@@ -61,6 +61,9 @@ class TaskHandler(NamedTuple):
     # The task's own re-ranking, applied right after retrieval and before the variant's generic
     # `rerank:` stages, so that a fusion stage fuses re-ranked rankings.
     rerank: RankingStage | None = None
+    # Files or folders the task reads besides the index (a model), by variant: what a sweep point
+    # is keyed by (retrieval/fingerprint.py).
+    files_read: Callable[[Variant, Path], tuple[Path, ...]] | None = None
 
 
 # task → "module:handler", imported on first use (a task's dependencies load only when it runs).

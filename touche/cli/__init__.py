@@ -17,11 +17,11 @@ import sys
 import traceback
 
 from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, explore, index, regressions,
-                        run, run_all, sweep, train_quality, validate)
+                        run, run_all, sweep, train_quality, train_stance, validate)
 from touche.errors import ToucheError
 
 COMMANDS = (analyze, index, run, run_all, evaluate, explore, datasets, contact_sheet, validate, sweep, compare, choose,
-            chatnoir, regressions, train_quality)
+            chatnoir, regressions, train_quality, train_stance)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -97,8 +97,14 @@ class StanceSpec(Strict):
     """Stance toward the FIRST object (2022): FIRST, SECOND, NEUTRAL or NO (no stance)."""
 
     method: Literal["lexicon", "none"] = Field(
-        "lexicon", description="lexicon: comparative patterns + VADER sentiment near each object; "
-                               "none: every passage NO")
+        "lexicon", description="lexicon: a stance per passage (by `model`); none: every passage NO")
+    model: Literal["patterns", "learned", "combined"] = Field(
+        "patterns", description="patterns: comparative patterns + VADER sentiment + a gate (hand-set); learned: a "
+                                "sentence classifier trained on CompSent-19 alone, its votes decide; combined: a passage "
+                                "model over those votes and the patterns' evidence, fitted on the Touché 2022 sample "
+                                "(cross-fitted by topic; retrieval/tasks/task2/stance_model.py)")
+    model_file: str | None = Field(None, description="a stance model written by `touche train-stance -o FILE` "
+                                                     "(relative to the variant); default: the shipped one")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
                                          "about one and is running prose (see retrieval/tasks/task2/stance.py)")
     gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")

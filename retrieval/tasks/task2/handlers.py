@@ -5,7 +5,8 @@
 """
 from __future__ import annotations
 
-from typing import Mapping
+from pathlib import Path
+from typing import Callable, Mapping
 
 from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking, Searcher
@@ -15,9 +16,11 @@ from touche.retrieval.tasks.task1 import q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
 from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
 from touche.retrieval.tasks.task2.stance import label_stance
+from touche.retrieval.tasks.task2.stance_model import MODEL_FILE, label_passage, topic_key
+from touche.retrieval.tasks.task2.stance_model import load as load_stance_model
 from touche.stemming.words import has_technical_word
 from touche.errors import InputError, ToucheError
-from touche.specs.task2 import Task2Spec
+from touche.specs.task2 import StanceSpec, Task2Spec
 
 
 def _spec(ctx: TaskContext) -> Task2Spec:
@@ -73,16 +76,56 @@ def dense_scores(ctx: TaskContext, ranking: Ranking, texts: Mapping[str, str]) -
 
 
 def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
-    """Every retrieved passage labelled FIRST, SECOND, NEUTRAL or NO toward the first object."""
+    """Every retrieved passage labelled FIRST, SECOND, NEUTRAL or NO toward the first object, by
+    the variant's stance model (``task2.stance.model``)."""
     spec = _spec(ctx)
     comps = {t.number: comparison(t, spec.objects) for t in ctx.topics}
     texts = _texts(ctx.searcher, ranking, max((len(h) for h in ranking.values()), default=0))
+    label = stance_labeller(ctx, spec.stance)
     rows: Rows = {}
-    for qid, hits in ranking.items():
-        comp = comps.get(qid, Comparison((), ()))
-        rows[qid] = [(d, s, label_stance(texts.get(d, ""), comp, spec.stance)) for d, s in hits]
+    for topic in ctx.topics:
+        hits = ranking.get(topic.number)
+        if hits is None:
+            continue
+        comp = comps.get(topic.number, Comparison((), ()))
+        key = topic_key(topic.title, comp.objects)
+        rows[topic.number] = [(d, s, label(texts.get(d, ""), comp, key)) for d, s in hits]
+    for qid, hits in ranking.items():  # a ranking of a topic the file does not hold (never, but whole)
+        if qid not in rows:
+            rows[qid] = [(d, s, "NO") for d, s in hits]
     return rows
 
 
-DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), q0_rows, comparative_queries, task_rerank)
-PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, comparative_queries, task_rerank)
+def stance_model_path(spec: StanceSpec, variant_dir: Path) -> Path:
+    return MODEL_FILE if spec.model_file is None else variant_dir / spec.model_file
+
+
+def stance_labeller(ctx: TaskContext, spec: StanceSpec) -> Callable[[str, Comparison, str], str]:
+    """(passage text, comparison, topic key) → label, by ``spec.model``: the hand-set patterns,
+    or the learned models of stance_model.py (loaded once)."""
+    if spec.method == "none" or spec.model == "patterns":
+        return lambda text, comp, key: label_stance(text, comp, spec)
+    try:
+        model = load_stance_model(stance_model_path(spec, ctx.variant_dir))
+    except ToucheError as exc:
+        raise ToucheError(exc.message, path=exc.path, where=f"{ctx.variant_path}, task2.stance.model_file") from None
+    return lambda text, comp, key: label_passage(text, comp, spec, model, key)
+
+
+def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
+    """The models a Task 2 variant reads from files: the learned stance model (passages), a dense
+    model given as a folder (what the packaged ones are, their version says)."""
+    spec = variant.task2 or Task2Spec()
+    out: list[Path] = []
+    if variant.task == "task2-stance" and spec.stance.model != "patterns" and spec.stance.method != "none":
+        out.append(stance_model_path(spec.stance, variant_dir))
+    model = spec.rerank.dense.model
+    if spec.rerank.weights.dense and model.lower() not in dense.PACKAGED_MODELS:
+        out.append(variant_dir / model)
+    return tuple(out)
+
+
+DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), q0_rows, comparative_queries, task_rerank,
+                                files_read=task2_files)
+PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, comparative_queries, task_rerank,
+                               files_read=task2_files)

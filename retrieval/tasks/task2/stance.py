@@ -134,9 +134,10 @@ def evidence(text: str, comp: Comparison) -> StanceEvidence:
     return StanceEvidence(mean(pattern_votes), mean(sentiment_votes), (named_first, named_second), compared)
 
 
-def takes_stance(text: str, comp: Comparison, spec: StanceSpec) -> bool:
-    """The gate: every object named, comparative language about one, enough running prose."""
-    features = text_features(text, ObjectMatcher(comp), RerankSpec())
+def takes_stance(text: str, comp: Comparison, spec: StanceSpec, features: dict[str, float] | None = None) -> bool:
+    """The gate: every object named, comparative language about one, enough running prose
+    (``features``: the text's re-ranking features, when the caller has them)."""
+    features = features or text_features(text, ObjectMatcher(comp), RerankSpec())
     return (features["objects_all"] > 0 and features["comparative_objects"] > 0
             and features["prose"] >= spec.gate_min_prose)
 

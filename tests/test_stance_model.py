@@ -1,0 +1,139 @@
+"""The learned comparative stance (Task 2 2022): sentences by label and direction, negation,
+objects named in the other order, a multi-word object; passages that name no object; the
+cross-fitted passage model; the arithmetic against scikit-learn's; retraining gives the shipped
+file; the five 2022 variants differ in stance."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from touche.config import load_variant
+from touche.errors import ConfigError
+from touche.paths import shared_touche_dir
+from touche.retrieval.tasks.task2 import stance_model
+from touche.retrieval.tasks.task2.features import ObjectMatcher
+from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.stance_model import (MODEL_FILE, comparative_sentences, label_passage, load,
+                                                       oriented, topic_key)
+from touche.specs.task2 import StanceSpec
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = shared_touche_dir()
+
+
+def votes(text: str, objects: tuple[str, str]) -> np.ndarray:
+    """Per sentence naming both: P(topic's first better), P(second better), P(no comparison)."""
+    model = load()
+    sentences, *_ = comparative_sentences(text, ObjectMatcher(Comparison(objects, ())))
+    return oriented(model.sentences.probabilities(sentences), sentences, model.sentences.classes)
+
+
+@pytest.mark.parametrize("text, objects, side", [
+    ("Python is much better than Java for beginners.", ("python", "java"), 0),    # BETTER, first named first
+    ("Python is much better than Java for beginners.", ("java", "python"), 1),    # the topic's first named second
+    ("Java is far worse than Python for beginners.", ("python", "java"), 0),      # WORSE of the first named
+    ("Java is not better than Python for scripting.", ("python", "java"), 0),     # negation turns the cue
+    ("Windows 10 is faster than macOS on old hardware.", ("windows 10", "macOS"), 0),  # a two-word object
+    ("I prefer tea over coffee in the morning.", ("coffee", "tea"), 1),
+    ("Both Python and Java are popular languages taught at universities.", ("python", "java"), 2),  # NONE
+])
+def test_sentences_by_label_and_direction(text, objects, side):
+    found = votes(text, objects)
+    assert len(found) == 1 and int(found[0].argmax()) == side, found
+
+
+def test_the_placeholders_follow_the_sentence_not_the_topic():
+    sentences, *_ = comparative_sentences("Java is slower than Python.", ObjectMatcher(Comparison(("python", "java"), ())))
+    assert sentences[0].masked == "OBJA is slower than OBJB" and not sentences[0].first_is_topic_first
+    assert sentences[0].cues[stance_model.CUE_NAMES.index("negative_cues")] == 1
+    assert sentences[0].cues[stance_model.CUE_NAMES.index("first_before_cue")] == 1
+
+
+def test_our_tfidf_is_scikit_learns():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    model = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["sentences"]
+    classifier = load().sentences
+    vectorizer = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, token_pattern=stance_model.TFIDF_TOKEN,
+                                 vocabulary=model["tfidf"]["vocabulary"])
+    vectorizer.fit(["x"])
+    vectorizer.idf_ = np.asarray(model["tfidf"]["idf"])
+    for text in ("OBJA is much better than OBJB for beginners", "i prefer OBJA over OBJB over OBJB",
+                 "both OBJA and OBJB are popular"):
+        theirs = vectorizer.transform([text]).toarray()[0]
+        ours = np.zeros_like(theirs)
+        for index, value in classifier._tfidf(text).items():
+            ours[index] = value
+        assert np.allclose(ours, theirs)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "Kontakt | Impressum | Datenschutz | Warenkorb",
+                                  "Recipes for a quick dinner with rice and beans.",
+                                  # not English, though it names both objects and compares them
+                                  "Python ist viel besser als Java für Anfänger, weil die Syntax einfacher ist.",
+                                  "Python es mucho mejor que Java para principiantes, porque la sintaxis es sencilla."])
+def test_a_passage_naming_no_object_or_not_english_is_no_without_running_the_classifier(text, monkeypatch):
+    model = load()
+    monkeypatch.setattr(type(model.sentences), "probabilities",
+                        lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)))
+    for name in ("learned", "combined"):
+        assert label_passage(text, Comparison(("python", "java"), ()), StanceSpec(model=name), model, None) == "NO"
+
+
+def test_english_share_counts_function_words_of_two_letters_or_more():
+    assert stance_model.english_share("Python is much better than Java for beginners.") > 0.3
+    # "débutants" splits into "d" + "butants": the stray letter is no English function word
+    assert stance_model.english_share("Python est bien meilleur que Java pour les débutants.") < 0.15
+    assert stance_model.english_share("") == 0.0
+
+
+def test_the_learned_decision_on_votes():
+    comp = Comparison(("python", "java"), ())
+    spec = StanceSpec(model="learned")
+    model = load()
+    assert label_passage("Python is much better than Java for beginners.", comp, spec, model, None) == "FIRST"
+    assert label_passage("Java is clearly superior to Python for large systems.", comp, spec, model, None) == "SECOND"
+    assert label_passage("Python and Java both run on Linux. Java has a JIT.", comp, spec, model, None) == "NO"
+
+
+def test_a_topic_of_the_training_sample_gets_the_fold_model_that_never_saw_it():
+    model = load()
+    data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["passages"]
+    assert len(data["folds"]) == 5 and sum(len(f["topics"]) for f in data["folds"]) == 50
+    key = data["folds"][2]["topics"][0]
+    assert model.passage_model_for(key) is model.folds[2][1]
+    assert model.passage_model_for(topic_key("Which is better, a cat or a dog?", ("cat", "dog"))) is model.passages
+    assert "CompSent-19" in json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["source"]
+
+
+@pytest.mark.skipif(not (SHARED / "corpora" / "compsent19" / "train.csv").is_file(),
+                    reason=f"CompSent-19 not found under {SHARED}")
+def test_retraining_gives_the_shipped_file(tmp_path, monkeypatch):
+    from test_pipeline import cli
+    monkeypatch.chdir(tmp_path)
+    code, text = cli("train-stance")
+    assert code == 0, text
+    assert (tmp_path / "stance_model.json.gz").read_bytes() == MODEL_FILE.read_bytes()
+    assert "micro-F1 0.86" in text and "combined, out of fold" in text
+    code, text = cli("train-stance", "-o", str(MODEL_FILE))
+    assert code == 2 and "--replace-shipped" in text
+
+
+def test_the_five_2022_variants_differ_in_stance():
+    suite = yaml.safe_load((REPO / "configs" / "task2-stance" / "suite.yaml").read_text())
+    models = [load_variant(REPO / "configs" / "task2-stance" / v).variant.task2.stance.model for v in suite["variants"]]
+    assert set(models) == {"patterns", "learned", "combined"}
+    primary = load_variant(REPO / "configs" / "task2-stance" / suite["primary"]).variant.task2.stance.model
+    assert primary == "combined"
+
+
+def test_a_stance_model_name_or_file_that_is_wrong_is_a_located_error(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(yaml.safe_dump({"extends": str(REPO / "configs" / "task2-stance" / "base.yaml"), "tag": "t",
+                                       "task2": {"stance": {"model": "magic"}}}))
+    with pytest.raises(ConfigError, match="task2.stance.model"):
+        load_variant(variant)
