@@ -235,15 +235,26 @@ def stance_f1(run_rows: Iterable[RunRow], qrels: StanceQrels) -> StanceF1:
             predicted.append(row.column2)
     if not truth:
         return StanceF1(math.nan, 0, {})
-    per_label: dict[str, float] = {}
-    for label in STANCE_LABELS:
-        if label not in truth and label not in predicted:
-            continue
+    per_label = f1_per_label(truth, predicted, [label for label in STANCE_LABELS
+                                                if label in truth or label in predicted])
+    return StanceF1(sum(per_label.values()) / len(per_label), len(truth), per_label)
+
+
+def f1_per_label(truth: Sequence[str], predicted: Sequence[str], labels: Iterable[str]) -> dict[str, float]:
+    """Each label's F1 of ``predicted`` against ``truth`` (0 for a label never predicted correctly)."""
+    out: dict[str, float] = {}
+    for label in labels:
         tp = sum(1 for t, p in zip(truth, predicted) if t == label and p == label)
         fp = sum(1 for t, p in zip(truth, predicted) if t != label and p == label)
         fn = sum(1 for t, p in zip(truth, predicted) if t == label and p != label)
-        per_label[label] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    return StanceF1(sum(per_label.values()) / len(per_label), len(truth), per_label)
+        out[label] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return out
+
+
+def stance_macro_f1(truth: Sequence[str], predicted: Sequence[str]) -> float:
+    """``stance_f1``'s macro-F1 of labels against labels, one passage each (no run, no qrels)."""
+    rows = [RunRow("1", label, str(i), i + 1, 0.0, "t") for i, label in enumerate(predicted)]
+    return stance_f1(rows, {"1": {str(i): label for i, label in enumerate(truth)}}).f1_macro
 
 
 # ------------------------------------------------------------------------- convenience

@@ -56,3 +56,14 @@ def overrides(pairs: list[str] | None, skip_bad_records: bool = False) -> dict[s
         key, value = pair.split("=", 1)
         out[key.strip()] = value
     return out
+
+
+def model_output(output: str, shipped: Path, replace_shipped: bool) -> Path:
+    """Where a ``train-*`` command writes its model: ``output``, or the model the package ships
+    with ``--replace-shipped`` only (in an editable install that is the checkout); never a folder."""
+    path = shipped if replace_shipped else Path(output)
+    if path.resolve() == shipped.resolve() and not replace_shipped:
+        raise ToucheError("this is the model the package ships; pass --replace-shipped to overwrite it", path=path)
+    if path.is_dir():
+        raise ToucheError(f"the output is a folder; give a file name (e.g. {shipped.name})", path=path)
+    return path

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
-from touche.cli.common import add_command
-from touche.errors import ToucheError
+from touche.cli.common import add_command, model_output
 from touche.paths import shared_touche_dir
 
 
@@ -24,11 +23,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
-    output = MODEL_FILE if args.replace_shipped else Path(args.output)
-    if output.resolve() == MODEL_FILE.resolve() and not args.replace_shipped:
-        raise ToucheError("this is the model the package ships; pass --replace-shipped to overwrite it", path=output)
-    if output.is_dir():
-        raise ToucheError("the output is a folder; give a file name (e.g. quality_model.json)", path=output)
+    output = model_output(args.output, MODEL_FILE, args.replace_shipped)
     model = train(csv, args.l2)
     print(f"wrote {save(model, output)}: {model['examples']} arguments, training Pearson r "
           f"{model['train_pearson']}, 5-fold r {cross_validated_pearson(csv, l2=args.l2):.3f}")

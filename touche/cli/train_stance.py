@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.cli.common import add_command
-from touche.errors import ToucheError
+from touche.cli.common import add_command, model_output
 from touche.paths import shared_touche_dir
-from touche.retrieval.evaluation.measures import stance_f1
-from touche.retrieval.formats.runfile import RunRow
+from touche.retrieval.evaluation.measures import stance_macro_f1
 from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
-from touche.retrieval.tasks.task2.stance_training import (judged_passages, read_compsent, save, score_sentences,
-                                                          train, train_passages)
+from touche.retrieval.tasks.task2.stance_training import read_compsent, save, score_sentences, train
 
 
 def add_parser(sub) -> None:
@@ -34,12 +31,9 @@ def run(args) -> int:
     passages = Path(args.passages) if args.passages else shared / "corpora" / "task2-2022-passages.sample.jsonl"
     qrels = Path(args.qrels) if args.qrels else shared / "qrels" / "task2-2022-stance.qrels"
     topics = Path(args.topics) if args.topics else shared / "topics" / "task2-2022.xml"
-    output = MODEL_FILE if args.replace_shipped else Path(args.output)
-    if output.resolve() == MODEL_FILE.resolve() and not args.replace_shipped:
-        raise ToucheError("this is the model the package ships; pass --replace-shipped to overwrite it", path=output)
-    if output.is_dir():
-        raise ToucheError("the output is a folder; give a file name (e.g. stance_model.json.gz)", path=output)
-    model = train(compsent / "train.csv", passages, qrels, topics)
+    output = model_output(args.output, MODEL_FILE, args.replace_shipped)
+    trained = train(compsent / "train.csv", passages, qrels, topics)
+    model = trained.model
     save(model, output)
     print(f"wrote {output}: sentence classifier on {model['sentences']['examples']:,} CompSent-19 sentences, "
           f"passage model on {model['passages']['all']['examples']} judged passages "
@@ -49,17 +43,11 @@ def run(args) -> int:
         s = score_sentences(model["sentences"], sentences, labels)
         print(f"CompSent-19 held-out test ({s.n:,} sentences): micro-F1 {s.micro:.3f}, macro-F1 {s.macro:.3f} "
               "(" + ", ".join(f"{c} {v:.3f}" for c, v in s.per_class.items()) + ")")
-    data = judged_passages(model["sentences"], passages, qrels, topics)
-    _, out_of_fold = train_passages(data)
+    data = trained.passages
     print(f"on the {len(data.labels)} judged passages: learned (CompSent-19 only) macro-F1 "
-          f"{_macro(data.labels, data.learned):.3f}; combined, out of fold (topic-grouped "
-          f"{len(model['passages']['folds'])}-fold) {_macro(data.labels, out_of_fold):.3f}")
+          f"{stance_macro_f1(data.labels, data.learned):.3f}; combined, out of fold (topic-grouped "
+          f"{len(model['passages']['folds'])}-fold) {stance_macro_f1(data.labels, trained.out_of_fold):.3f}")
     if output.resolve() != MODEL_FILE.resolve():
         print(f"use it in a variant: task2: {{stance: {{model: combined, model_file: {output.resolve()}}}}}")
     return 0
 
-
-def _macro(truth: list[str], predicted: list[str]) -> float:
-    """Touché's stance macro-F1 (the scorer's own function) of labels against labels."""
-    rows = [RunRow("1", p, str(i), i + 1, 0.0, "t") for i, p in enumerate(predicted)]
-    return stance_f1(rows, {"1": {str(i): t for i, t in enumerate(truth)}}).f1_macro

@@ -94,7 +94,8 @@ class TextIndex:
 
 
 @lru_cache(maxsize=1)
-def _cue_stems() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+def cue_stems() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Porter stems of the comparative, argumentative and spam cue words."""
     return tuple(frozenset(stem_of(w) for w in cues) for cues in (COMPARATIVE_CUES, ARGUMENTATIVE_CUES, SPAM_CUES))
 
 
@@ -106,7 +107,7 @@ def _well_formed(words_in: int, stops_in: int, capitals_in: int, last_char: str)
 
 
 def index_text(text: str, wanted: set[str]) -> TextIndex:
-    comparative_stems, argumentative_stems, spam_stems = _cue_stems()
+    comparative_stems, argumentative_stems, spam_stems = cue_stems()
     boundaries = web_sentence_boundaries(text)
     boundaries = [b for b in boundaries if b > 0] + [len(text)]
     stop = stopwords()

@@ -81,18 +81,12 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     spec = _spec(ctx)
     comps = {t.number: comparison(t, spec.objects) for t in ctx.topics}
     texts = _texts(ctx.searcher, ranking, max((len(h) for h in ranking.values()), default=0))
+    keys = {t.number: topic_key(t.title, comps[t.number].objects) for t in ctx.topics}
     label = stance_labeller(ctx, spec.stance)
     rows: Rows = {}
-    for topic in ctx.topics:
-        hits = ranking.get(topic.number)
-        if hits is None:
-            continue
-        comp = comps.get(topic.number, Comparison((), ()))
-        key = topic_key(topic.title, comp.objects)
-        rows[topic.number] = [(d, s, label(texts.get(d, ""), comp, key)) for d, s in hits]
-    for qid, hits in ranking.items():  # a ranking of a topic the file does not hold (never, but whole)
-        if qid not in rows:
-            rows[qid] = [(d, s, "NO") for d, s in hits]
+    for qid, hits in ranking.items():
+        comp = comps.get(qid, Comparison((), ()))
+        rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows
 
 
@@ -100,10 +94,15 @@ def stance_model_path(spec: StanceSpec, variant_dir: Path) -> Path:
     return MODEL_FILE if spec.model_file is None else variant_dir / spec.model_file
 
 
+def uses_stance_model(spec: StanceSpec) -> bool:
+    """Whether the stance comes from a model file (learned, combined) rather than the patterns."""
+    return spec.method != "none" and spec.model != "patterns"
+
+
 def stance_labeller(ctx: TaskContext, spec: StanceSpec) -> Callable[[str, Comparison, str], str]:
     """(passage text, comparison, topic key) → label, by ``spec.model``: the hand-set patterns,
     or the learned models of stance_model.py (loaded once)."""
-    if spec.method == "none" or spec.model == "patterns":
+    if not uses_stance_model(spec):
         return lambda text, comp, key: label_stance(text, comp, spec)
     try:
         model = load_stance_model(stance_model_path(spec, ctx.variant_dir))
@@ -117,7 +116,7 @@ def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
     model given as a folder (what the packaged ones are, their version says)."""
     spec = variant.task2 or Task2Spec()
     out: list[Path] = []
-    if variant.task == "task2-stance" and spec.stance.model != "patterns" and spec.stance.method != "none":
+    if variant.task == "task2-stance" and uses_stance_model(spec.stance):
         out.append(stance_model_path(spec.stance, variant_dir))
     model = spec.rerank.dense.model
     if spec.rerank.weights.dense and model.lower() not in dense.PACKAGED_MODELS:

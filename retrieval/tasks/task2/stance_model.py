@@ -49,7 +49,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from touche.retrieval.tasks.task2.features import COMPARATIVE_CUES, ObjectMatcher, stopwords, text_features
+from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
 from touche.retrieval.tasks.task2.objects import Comparison
 from touche.retrieval.tasks.task2.stance import NEGATIONS, _cue_stems, _pattern_vote, _positions, evidence, takes_stance
 from touche.stemming.sentences import web_sentences
@@ -121,7 +121,7 @@ def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[in
     """The 19 pattern cues of a sentence; ``first``/``second``: positions of the object named
     first / second in it."""
     positive, negative = _cue_stems()
-    comparative = _comparative_stems()
+    comparative = cue_stems()[0]  # the comparative cue words
     counts = Counter()
     for i, stem in enumerate(stems):
         sign = 1 if stem in positive else -1 if stem in negative else 0
@@ -148,13 +148,9 @@ def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[in
                     dtype=float)
 
 
-@lru_cache(maxsize=1)
-def _comparative_stems() -> frozenset[str]:
-    return frozenset(stem_of(w) for w in COMPARATIVE_CUES)
-
-
-def sentence_of(tokens: list[str], first: list[int], second: list[int], first_is_topic_first: bool) -> Sentence:
-    stems = [stem_of(t) for t in tokens]
+def sentence_of(tokens: list[str], first: list[int], second: list[int], first_is_topic_first: bool,
+                stems: list[str] | None = None) -> Sentence:
+    stems = stems if stems is not None else [stem_of(t) for t in tokens]
     return Sentence(masked_sentence(tokens, set(first), set(second)), cue_features(tokens, stems, first, second),
                     first_is_topic_first)
 
@@ -179,8 +175,7 @@ def comparative_sentences(text: str, matcher: ObjectMatcher) -> tuple[list[Sente
         if a and b:
             a_first = min(a) <= min(b)
             named_first, named_second = (a, b) if a_first else (b, a)
-            out.append(Sentence(masked_sentence(tokens, set(named_first), set(named_second)),
-                                cue_features(tokens, stems, named_first, named_second), a_first))
+            out.append(sentence_of(tokens, named_first, named_second, a_first, stems))
     return out, n_sentences, n_first, n_second, n_words
 
 
@@ -352,29 +347,36 @@ def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
         raise InputError(f"not a stance model written by `touche train-stance`: {exc}", path=path) from None
 
 
+def gated_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:
+    """The evidence the models read, or None for a passage that is NO before any model runs: no
+    two objects to compare, empty, not English, or naming neither object."""
+    if len(comp.objects) < 2 or not text.strip() or not is_english(text):
+        return None
+    ev = passage_evidence(text, comp, classifier)
+    return ev if ev.named else None
+
+
 EVIDENCE_CACHE = 100_000  # passages: a submission's five variants retrieve largely the same ones
-_EVIDENCE: dict[tuple, PassageEvidence] = {}
+_EVIDENCE: dict[tuple, PassageEvidence | None] = {}
 
 
-def cached_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence:
-    """``passage_evidence``, computed once per passage and topic however many variants label it
+def cached_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:
+    """``gated_evidence``, decided once per passage and topic however many variants label it
     (keyed by the text's digest: the cache holds no texts; emptied when full)."""
     key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), comp, classifier)
-    found = _EVIDENCE.get(key)
-    if found is None:
-        if len(_EVIDENCE) >= EVIDENCE_CACHE:
-            _EVIDENCE.clear()
-        found = _EVIDENCE[key] = passage_evidence(text, comp, classifier)
+    if key in _EVIDENCE:
+        return _EVIDENCE[key]
+    if len(_EVIDENCE) >= EVIDENCE_CACHE:
+        _EVIDENCE.clear()
+    found = _EVIDENCE[key] = gated_evidence(text, comp, classifier)
     return found
 
 
 def label_passage(text: str, comp: Comparison, spec: StanceSpec, model: StanceModel, key: str | None) -> str:
-    """FIRST, SECOND, NEUTRAL or NO by the learned (``spec.model``) stance; NO for a passage that
-    names neither object (the model does not run), for an empty one and for one not in English."""
-    if len(comp.objects) < 2 or not text.strip() or not is_english(text):
-        return "NO"
+    """FIRST, SECOND, NEUTRAL or NO by the learned (``spec.model``) stance; NO without running a
+    model for a passage ``gated_evidence`` turns away."""
     ev = cached_evidence(text, comp, model.sentences)
-    if not ev.named:
+    if ev is None:
         return "NO"
     if spec.model == "learned":
         return learned_label(ev)

@@ -19,17 +19,15 @@ from typing import Iterator
 
 import numpy as np
 
-from touche.retrieval.evaluation.measures import canonical_topic, stance_f1
+from touche.retrieval.evaluation.measures import canonical_topic, f1_per_label, stance_macro_f1
 from touche.retrieval.formats.qrels import read_stance_qrels
-from touche.retrieval.formats.runfile import RunRow
 from touche.retrieval.formats.topics import read_topics
 from touche.retrieval.tasks.task2.objects import Comparison, comparison
 from touche.retrieval.tasks.task2.stance import label_stance
 from touche.retrieval.tasks.task2.stance_model import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
                                                        SENTENCE_CLASSES, SOURCE, TFIDF_TOKEN, PassageClassifier,
-                                                       Sentence, SentenceClassifier, is_english, label_passage,
-                                                       learned_label, load,
-                                                       passage_evidence, sentence_of, tokens_of, topic_key)
+                                                       Sentence, SentenceClassifier, gated_evidence, label_passage,
+                                                       learned_label, load, sentence_of, tokens_of, topic_key)
 from touche.atomic import write_bytes
 from touche.errors import InputError
 from touche.indexing.corpora import open_corpus
@@ -137,12 +135,7 @@ def score_sentences(model: dict, sentences: list[Sentence], labels: list[str]) -
     """F1 of the shipped arithmetic (numpy, rounded weights) on labelled sentences."""
     classifier = SentenceClassifier(model)
     predicted = [classifier.classes[i] for i in classifier.probabilities(sentences).argmax(axis=1)]
-    per_class = {}
-    for c in SENTENCE_CLASSES:
-        tp = sum(1 for t, p in zip(labels, predicted) if t == p == c)
-        fp = sum(1 for t, p in zip(labels, predicted) if p == c != t)
-        fn = sum(1 for t, p in zip(labels, predicted) if t == c != p)
-        per_class[c] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    per_class = f1_per_label(labels, predicted, SENTENCE_CLASSES)
     micro = sum(1 for t, p in zip(labels, predicted) if t == p) / len(labels) if labels else float("nan")
     return SentenceScores(micro, sum(per_class.values()) / len(per_class), per_class, len(labels))
 
@@ -179,14 +172,14 @@ def judged_passages(classifier_model: dict, passages: Path, qrels: Path, topics:
     classifier = SentenceClassifier(classifier_model)
     rows, labels, keys, numbers, learned, open_ = [], [], [], [], [], []
     for comp, key, qid, _, text, label in judged_sample(passages, qrels, topics):
-        ev = passage_evidence(text, comp, classifier)
-        runs = ev.named and is_english(text)  # as label_passage decides
-        rows.append(ev.features)
+        ev = gated_evidence(text, comp, classifier)  # as label_passage decides
+        # a passage turned away is NO before the model runs: its features are never read
+        rows.append(ev.features if ev is not None else np.zeros(len(PASSAGE_FEATURES)))
         labels.append(label)
         keys.append(key)
         numbers.append(qid)
-        learned.append(learned_label(ev) if runs else "NO")
-        open_.append(runs)
+        learned.append(learned_label(ev) if ev is not None else "NO")
+        open_.append(ev is not None)
     if not rows:
         raise InputError("no judged passage of the qrels is in the passage file", path=passages)
     return JudgedPassages(np.stack(rows), labels, keys, numbers, learned, open_)
@@ -240,14 +233,22 @@ def _cross_fit(data: JudgedPassages, deal: list[list[str]]) -> tuple[list[dict],
     return folds, out_of_fold
 
 
-def train(compsent_train: Path, passages: Path, qrels: Path, topics: Path) -> dict:
+@dataclass(frozen=True)
+class Trained:
+    model: dict                # what ``save`` writes
+    passages: JudgedPassages   # the judged passages it was fitted on
+    out_of_fold: list[str]     # their labels by the fold models that never saw their topics
+
+
+def train(compsent_train: Path, passages: Path, qrels: Path, topics: Path) -> Trained:
     sentences, labels = read_compsent(compsent_train)
     sentence_model = train_sentences(sentences, labels)
     data = judged_passages(sentence_model, passages, qrels, topics)
-    passage_model, _ = train_passages(data)
-    return {"format": 1, "source": SOURCE, "terms": "CompSent-19: the authors' public research data (github.com/uhh-lt/"
+    passage_model, out_of_fold = train_passages(data)
+    return Trained({"format": 1, "source": SOURCE, "terms": "CompSent-19: the authors' public research data (github.com/uhh-lt/"
             "comparative); Touché 2022 judgements: the organisers' public qrels",
-            "sentences": sentence_model, "passages": passage_model, "labels": list(PASSAGE_LABELS)}
+            "sentences": sentence_model, "passages": passage_model, "labels": list(PASSAGE_LABELS)},
+                   data, out_of_fold)
 
 
 def save(model: dict, path: Path) -> Path:
@@ -284,6 +285,5 @@ def out_of_fold_spread(data: JudgedPassages, deals: int = 10, seed: int = 0) -> 
     for _ in range(deals):
         order = list(rng.permutation(topics))
         _, predicted = _cross_fit(data, [order[f::FOLDS] for f in range(FOLDS)])
-        rows = [RunRow("1", p, str(i), i + 1, 0.0, "t") for i, p in enumerate(predicted)]
-        out.append(stance_f1(rows, {"1": {str(i): t for i, t in enumerate(data.labels)}}).f1_macro)
+        out.append(stance_macro_f1(data.labels, predicted))
     return out
