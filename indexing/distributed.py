@@ -20,6 +20,7 @@ import logging
 import os
 import signal
 from pathlib import Path
+from typing import Any, Callable
 
 from tqdm import tqdm
 
@@ -133,32 +134,59 @@ def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n:
     if threads > cpus:  # a task asking for more cores than the cluster has would wait forever
         threads = cpus
     shard_variant = variant.model_copy(update={"index": variant.index.model_copy(update={"threads": threads})})
-    heap = shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
-    # The driver's TOUCHE_* settings (heap, caches, lock timeout) hold in the workers too.
-    forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
-    task = ray.remote(num_cpus=threads, max_calls=1, max_retries=RETRIES, retry_exceptions=False,
-                      runtime_env={"env_vars": forwarded})(_build_shard_task)
+    heap = worker_heap(address, cpus, threads)
+    task = remote_task(_build_shard_task, threads, retries=RETRIES, max_calls=1)
     shards_home(target).mkdir(parents=True, exist_ok=True)
     pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
                            k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
     documents = 0
     with tqdm(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
               disable=not progress) as bar:
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            k = pending.pop(done[0])
-            try:
-                meta = ray.get(done[0])
-            except ray.exceptions.RayTaskError as exc:
-                for other in pending:
-                    ray.cancel(other, force=True)
-                cause = exc.cause if isinstance(getattr(exc, "cause", None), ToucheError) else None
-                if cause is not None:
-                    raise cause from None
-                raise ToucheError(f"shard {k} of {n} failed on the cluster: {exc}") from None
-            except ray.exceptions.WorkerCrashedError:
-                raise ToucheError(f"shard {k} of {n}: its worker died {RETRIES + 1} times; see the Ray logs "
-                                  "(/tmp/ray/session_latest/logs)") from None
+        def built(k: int, meta: dict) -> None:
+            nonlocal documents
             documents += meta["stats"]["documents"]
             bar.set_postfix_str(f"{documents:,} documents")
             bar.update(1)
+
+        collect(pending, built, lambda k: f"shard {k} of {n}", RETRIES)
+
+
+def remote_task(fn, threads: int, *, retries: int, max_calls: int | None = None):
+    """``fn`` as a Ray task taking ``threads`` CPUs, run again ``retries`` times if its worker
+    dies (never for an exception it raises). The driver's TOUCHE_* settings (heap, caches, lock
+    timeout) hold in the workers too."""
+    forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
+    options = {"num_cpus": threads, "max_retries": retries, "retry_exceptions": False,
+               "runtime_env": {"env_vars": forwarded}}
+    if max_calls is not None:
+        options["max_calls"] = max_calls
+    return _ray().remote(**options)(fn)
+
+
+def worker_heap(address: str | None, cpus: int, threads: int) -> str:
+    """A task's JVM heap: this machine's share per concurrent task on a local cluster, the
+    default on a real one (whose nodes' memory the driver does not know)."""
+    return shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
+
+
+def collect(pending: dict, on_result: Callable[[Any, Any], None], what: Callable[[Any], str], retries: int) -> None:
+    """Hand each finished task's result to ``on_result(job, result)`` as it comes (``pending``:
+    object ref → job). At the first failure the other tasks are cancelled and a ToucheError the
+    task raised is raised as itself; any other failure names the job by ``what(job)``."""
+    ray = _ray()
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        job = pending.pop(done[0])
+        try:
+            result = ray.get(done[0])
+        except (ray.exceptions.RayTaskError, ray.exceptions.WorkerCrashedError) as exc:
+            for other in pending:
+                ray.cancel(other, force=True)
+            if isinstance(exc, ray.exceptions.WorkerCrashedError):
+                raise ToucheError(f"{what(job)}: its worker died {retries + 1} times; see the Ray logs "
+                                  "(/tmp/ray/session_latest/logs)") from None
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, ToucheError):
+                raise cause from None
+            raise ToucheError(f"{what(job)} failed on the cluster: {exc}") from None
+        on_result(job, result)

@@ -68,12 +68,21 @@ class Reference:
     per_set: dict[str, float] = field(default_factory=dict)
 
 
+def set_weight(entry: dict) -> float:
+    """A set's weight as the sweep gave it to its criterion (``used_weight``; else the file's
+    ``weight:``; else 1), a weight of 0 included."""
+    for name in ("used_weight", "weight"):
+        if entry.get(name) is not None:
+            return float(entry[name])
+    return 1.0
+
+
 def _reference_value(results: "SweepResults", record: Record, shipped: Reference) -> float:
     """A point's value in the reference's terms: its measure, or with sets its weighted mean."""
     if not shipped.per_set:
         return record.measures.get(shipped.measure, math.nan)
     measure = results.manifest["measure"]
-    weights = {e["name"]: e.get("used_weight") or e.get("weight") or 1.0 for e in results.manifest["sets"]}
+    weights = {e["name"]: set_weight(e) for e in results.manifest["sets"]}
     values = {name: results.by_set.get(name, {}).get(record.point) for name in weights}
     if any(v is None for v in values.values()):
         return math.nan
@@ -106,7 +115,7 @@ class SweepResults:
         for entry in self.manifest["sets"]:
             records = self.by_set.get(entry["name"], {})
             per_topic = {str(p): r.per_topic[measure] for p, r in records.items() if measure in r.per_topic}
-            out.append(SetScores(entry["name"], entry.get("used_weight") or entry.get("weight") or 1.0, per_topic))
+            out.append(SetScores(entry["name"], set_weight(entry), per_topic))
         return out
 
     def robust(self) -> RobustChoice:
@@ -374,7 +383,7 @@ def shipped_reference(results: SweepResults, measure: str, *, index_root: Path |
         values[entry["name"]] = found
     if not results.several:
         return Reference(primary, measure, next(iter(values.values())))
-    weights = {e["name"]: e.get("used_weight") or e.get("weight") or 1.0 for e in sets}
+    weights = {e["name"]: set_weight(e) for e in sets}
     total = sum(weights.values()) or 1.0
     return Reference(primary, f"{measure}, weighted mean over the sets",
                      sum(weights[n] * v for n, v in values.items()) / total, values)

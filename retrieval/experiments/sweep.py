@@ -83,7 +83,7 @@ from touche.retrieval.formats.qrels import read_qrels
 from touche.retrieval.formats.topics import Topic, read_topics, topics_xml
 from touche.retrieval.session import Session
 from touche.stemming.analyzers import content_key
-from touche.indexing import builder, distributed
+from touche.indexing import distributed
 from touche.indexing.corpora import open_corpus
 from touche.retrieval.fingerprint import data_fingerprint, variant_fingerprint
 from touche import jvm
@@ -288,13 +288,12 @@ def expand_points(spec: SweepSpec) -> list[Point]:
     return points
 
 
-def point_key(point: Point, loaded: LoadedVariant, corpus: Path, topics: Path, data: list[str] | None = None) -> str:
+def point_key(point: Point, variant: str, corpus: Path, topics: Path, data: list[str]) -> str:
     """What decides a point's run: its overrides, the variant they produce with the contents of
-    every file it reads (stoplists, models, fused variants: retrieval/fingerprint.py), the corpus
-    and topics it reads (``data``: their fingerprints, when known before the files exist)."""
-    payload = {"format": 3, "overrides": point.overrides, "variant": variant_fingerprint(loaded),
-               "corpus": str(corpus), "topics": str(topics),
-               "data": data if data is not None else [data_fingerprint(corpus), data_fingerprint(topics)]}
+    every file it reads (``variant``: retrieval/fingerprint.py's digest of it, its stoplists,
+    models and fused variants), the corpus and topics it reads (``data``: their fingerprints)."""
+    payload = {"format": 3, "overrides": point.overrides, "variant": variant,
+               "corpus": str(corpus), "topics": str(topics), "data": data}
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
 
 
@@ -471,6 +470,8 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             raise ConfigError(f"point {point.number} ({point.describe()}) of the sweep gives an invalid variant: "
                               f"{exc.message}", path=path, where=f"base {exc.path}") from None
         variants.append(loaded)
+    # each variant and each set's data fingerprinted once: the keys combine them
+    fingerprints = [variant_fingerprint(loaded) for loaded in variants]
     for dev in sets:
         if dev.corpus_files is not None or dev.selection:
             # materialised under the output folder: keyed by what they are made of, not where they lie
@@ -478,8 +479,10 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             topics_label = Path(f"{dev.source_topics or dev.topics}#{dev.selection[0] if dev.selection else ''}")
             data = dev.data_fingerprints()
         else:
-            corpus_label, topics_label, data = dev.corpus, dev.topics, None
-        dev.keys = [point_key(point, loaded, corpus_label, topics_label, data) for point, loaded in zip(points, variants)]
+            corpus_label, topics_label = dev.corpus, dev.topics
+            data = [data_fingerprint(dev.corpus), data_fingerprint(dev.topics)]
+        dev.keys = [point_key(point, fingerprint, corpus_label, topics_label, data)
+                    for point, fingerprint in zip(points, fingerprints)]
     return Sweep(path, spec, base, sets, out, points, variants)
 
 
@@ -687,9 +690,7 @@ def _run_points(sweep: Sweep, index_root: Path, progress: bool, limit: int | Non
     return len(todo)
 
 
-def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: str,
-               dev: DevSet | None = None) -> Record:
-    dev = dev or sweep.sets[0]
+def _run_point(sweep: Sweep, session, point: Point, loaded: LoadedVariant, key: str, dev: DevSet) -> Record:
     started = time.perf_counter()
     result = session.run(loaded)
     run_rel = f"runs/{key}.txt"
@@ -719,6 +720,7 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
     for dev in sweep.sets:
         expected: set[str] | None = None  # the measure names every record should have
         per_topic_possible = False
+        qrels_now = qrels_fingerprint(dev.qrels)
         for key in dev.keys:
             record = records.get(key)
             if record is None or not (sweep.output / record.run).is_file():
@@ -727,13 +729,13 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
             if expected is None:
                 expected = set(evaluate(run, dev.qrels, sweep.measures))
                 per_topic_possible = bool(_main_per_topic(sweep, dev, run))
-            same_qrels = record.qrels == qrels_fingerprint(dev.qrels)
+            same_qrels = record.qrels == qrels_now
             if same_qrels and expected <= set(record.measures) and (sweep.spec.measure in record.per_topic
                                                                      or not per_topic_possible):
                 continue
             record.measures = evaluate(run, dev.qrels, sweep.measures)
             record.per_topic = _main_per_topic(sweep, dev, run)
-            record.qrels = qrels_fingerprint(dev.qrels)
+            record.qrels = qrels_now
             record.set = dev.name
             append_record(sweep.output / RESULTS_FILE, record)
 
@@ -806,31 +808,20 @@ def _run_on_ray(sweep: Sweep, index_root: Path, progress: bool, limit: int | Non
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         threads = max(1, min(max(v.variant.retrieval.threads for v in sweep.variants), cpus))
-        heap = builder.shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
-        forwarded = {k: v for k, v in os.environ.items() if k.startswith("TOUCHE_")}
-        task = ray.remote(num_cpus=threads, max_retries=RAY_RETRIES, retry_exceptions=False,
-                          runtime_env={"env_vars": forwarded})(_sweep_batch)
+        heap = distributed.worker_heap(address, cpus, threads)
+        task = distributed.remote_task(_sweep_batch, threads, retries=RAY_RETRIES)
         inputs = _inputs_to_json(sweep)  # the workers load the same sweep, with the same -i/-t/--qrels
         pending = {task.remote(str(sweep.path), inputs, dev.name, indices, str(index_root.resolve()), heap):
                    (dev, indices) for dev, indices in _batches(sweep, todo, cpus)}
         with tqdm(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} on Ray ({cpus} CPUs)",
                   unit=" run", disable=not progress, dynamic_ncols=True) as bar:
-            while pending:
-                finished, _ = ray.wait(list(pending), num_returns=1)
-                dev, indices = pending.pop(finished[0])
-                try:
-                    records = ray.get(finished[0])
-                except (ray.exceptions.RayTaskError, ray.exceptions.WorkerCrashedError) as exc:
-                    for other in pending:
-                        ray.cancel(other, force=True)
-                    cause = getattr(exc, "cause", None)
-                    if isinstance(cause, ToucheError):
-                        raise cause from None
-                    raise ToucheError(f"points {', '.join(str(i + 1) for i in indices)} failed on the cluster: "
-                                      f"{exc}") from None
+            def finished(job, records: list[dict]) -> None:
                 for data in records:
                     append_record(sweep.output / RESULTS_FILE, Record.from_json(data))
                 bar.update(len(records))
+
+            distributed.collect(pending, finished, lambda job: f"points {', '.join(str(i + 1) for i in job[1])}",
+                                RAY_RETRIES)
     finally:
         if ours:
             distributed.disconnect()
