@@ -482,6 +482,15 @@ def test_two_runs_of_one_file_name_are_two_rows_and_one_file_twice_is_refused(tm
     assert code == 2 and "given twice" in text
 
 
+def test_files_of_one_stem_in_one_folder_get_distinct_labels_and_the_labelling_ends(tmp_path):
+    """Labelled by stem, x/qrels.txt and x/qrels.tsv clash in every folder above them: the whole
+    paths tell them apart (the prepending of folders once looped forever)."""
+    from touche.inputs import distinct_labels
+    a, b, c = tmp_path / "x" / "qrels.txt", tmp_path / "x" / "qrels.tsv", tmp_path / "y" / "other.txt"
+    labels = distinct_labels([a, b, c], label=lambda p: p.stem)
+    assert labels == [str(a.resolve()), str(b.resolve()), "other"]
+
+
 def test_two_qrels_of_one_name_are_two_columns_and_one_name_twice_is_refused(tmp_path):
     from touche import api
     (tmp_path / "x").mkdir()

@@ -88,8 +88,12 @@ def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: s
                              "give each once", path=paths[i])
     labels = [label(p) for p in paths]
     depth = 1
+    deepest = max((len(r.parent.parts) for r in resolved), default=0)
     while len(set(labels)) < len(labels):
         clashing = {x for x in labels if labels.count(x) > 1}
+        if depth > deepest:  # no folder tells them apart (x/run.txt, x/run.tsv labelled by stem)
+            labels = [str(r) if x in clashing else x for x, r in zip(labels, resolved)]
+            break
         parents = [r.parent.parts[-depth:] if depth <= len(r.parent.parts) else r.parent.parts for r in resolved]
         labels = ["/".join((*parent, label(p))) if x in clashing else x
                   for x, p, parent in zip(labels, paths, parents)]
