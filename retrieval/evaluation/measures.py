@@ -457,7 +457,8 @@ def score_rows(
     *,
     depth: int = 5,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """``evaluate_rows`` and ``evaluate_rows_per_topic`` at once (one plan, one pass over the qrels)."""
+    """``evaluate_rows`` and ``evaluate_rows_per_topic`` at once: one plan (qrels read and rows
+    grouped once); each measure is then computed for its mean and for its per-topic values."""
     means: dict[str, float] = {}
     per_topic: dict[str, dict[str, float]] = {}
     for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
