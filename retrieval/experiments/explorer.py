@@ -216,6 +216,7 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
     scores = score_runs(loaded.runs, dict(qrels), measures)
     table = experiment(loaded.runs, dict(qrels), measures, baseline=base, scores=scores)
     main = next((m for m in table["measure"] if m.endswith("touche.nDCG@5")), table["measure"].iloc[0])
+    labelled_measures = list(table["measure"].unique())  # the measures as labelled per qrels (relevance:touche.nDCG@5 …)
     per_topic = scores[1]
     judgments = {name: {canonical_topic(q): v for q, v in read_qrels(path).judgments.items()}
                  for name, path in qrels.items()}
@@ -256,7 +257,7 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
                 if doc.thumbnail:
                     thumbnails[docid] = doc.thumbnail
             record["ranks"] = {name: rank_in[name].get(docid) for name in names}
-        values = {name: {m: _number(per_topic[name].get(m, {}).get(qid)) for m in table["measure"].unique()}
+        values = {name: {m: _number(per_topic[name].get(m, {}).get(qid)) for m in labelled_measures}
                   for name in names}
         entry = {"id": qid, "title": topic.title if topic else "", "description": topic.description if topic else "",
                  "objects": list(topic.objects) if topic else [], "values": values, "hits": hits, "docs": shown,
@@ -264,7 +265,7 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
         topic_records.append(entry)
     overview = [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
     return {"title": title, "format": loaded.format.name, "runs": names, "baseline": base, "main": main,
-            "measures": list(table["measure"].unique()), "qrels": {n: k.value for n, k in kinds.items()},
+            "measures": labelled_measures, "qrels": {n: k.value for n, k in kinds.items()},
             "files": {n: str(p) for n, p in loaded.paths.items()}, "corpus": documents.corpus if documents else None,
             "top": top, "overview": overview, "topics": topic_records, "thumbnails": thumbnails,
             "created": time.strftime("%Y-%m-%d %H:%M")}
