@@ -24,12 +24,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.evaluation.measures import (QrelsArg, canonical_topic, canonical_topics, evaluate_rows_per_topic,
-                                                  named_qrels, score_rows, stance_f1)
+from touche.retrieval.evaluation.measures import (QrelsArg, cached_qrels, canonical_topic, canonical_topics,
+                                                  evaluate_rows_per_topic, named_qrels, score_rows, stance_f1)
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE,
                                                       bootstrap_interval, corrected, paired_randomization_test,
                                                       split_measure)
-from touche.retrieval.formats.qrels import read_qrels
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
 
@@ -139,7 +138,7 @@ def _resampled_interval(rows: list[RunRow], qrels: QrelsArg, measure: str, resam
         return math.nan, math.nan, 0
     name, _ = split_measure(measure)
     path = dict(named_qrels(qrels)).get(name)
-    judged = {canonical_topic(q): v for q, v in read_qrels(path).judgments.items()} if path is not None else {}
+    judged = {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()} if path is not None else {}
     by_topic: dict[str, list[RunRow]] = {}
     for row in rows:
         if row.qid in judged:

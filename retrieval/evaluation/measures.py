@@ -467,9 +467,13 @@ def score_rows(
     return means, per_topic
 
 
-def _qrels(path: Path) -> Qrels:
-    """A qrels file, parsed once per version of it (several runs are scored against the same file)."""
-    stat = Path(path).stat()
+def cached_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """A qrels file, parsed once per version of it (several runs are scored against the same file,
+    and a page or sweep reads it for several purposes)."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return read_qrels(path)  # its located error
     return _qrels_of(Path(path).resolve(), stat.st_mtime_ns, stat.st_size)
 
 
@@ -486,7 +490,7 @@ def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] |
     if measures is not None:
         measures = [ir_measures_name(m) for m in measures]
     check_cutoffs(measures or (), depth)
-    named = [(name, _qrels(path)) for name, path in named_qrels(qrels)]
+    named = [(name, cached_qrels(path)) for name, path in named_qrels(qrels)]
     if measures is not None:
         unknown = [m for m in measures if not any(_applies(m, q.kind) for _, q in named)]
         if unknown:

@@ -40,9 +40,11 @@ from tqdm import tqdm
 from touche.indexing.corpora import open_corpus
 from touche.indexing.records import Argument
 from touche.retrieval.evaluation.experiment import experiment, score_runs
-from touche.retrieval.evaluation.measures import canonical_topic, canonical_topics, named_qrels, valid_rows
+from touche.retrieval.evaluation.measures import (cached_qrels, canonical_topic, canonical_topics, named_qrels,
+                                                  valid_rows)
+from touche.retrieval.evaluation.significance import TIE_TOLERANCE
 from touche.retrieval.experiments.contact_sheet import _Images, highlight, snippet, thumbnail
-from touche.retrieval.formats.qrels import QrelsKind, read_qrels
+from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key
 from touche.retrieval.formats.topics import Topic, read_topics
 from touche.retrieval.tasks.image import topic_terms
@@ -179,7 +181,7 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, li
     kinds = {}
     topics = {r.qid for rows in runs.values() for r in rows}
     for name, path in qrels.items():
-        judged = read_qrels(path)
+        judged = cached_qrels(path)
         if fmt not in _KIND_FITS[judged.kind]:
             raise InputError(f"these are {judged.kind.value} qrels, which do not judge {fmt.name} runs (qrels of "
                              "another task?)", path=path)
@@ -218,7 +220,7 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
     main = next((m for m in table["measure"] if m.endswith("touche.nDCG@5")), table["measure"].iloc[0])
     labelled_measures = list(table["measure"].unique())  # the measures as labelled per qrels (relevance:touche.nDCG@5 …)
     per_topic = scores[1]
-    judgments = {name: {canonical_topic(q): v for q, v in read_qrels(path).judgments.items()}
+    judgments = {name: {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()}
                  for name, path in qrels.items()}
     topics = topics or {}
     by_run_topic: dict[str, dict[str, list[RunRow]]] = {}
@@ -333,7 +335,7 @@ def _overview_table(data: dict) -> str:
                 versus = ""
             else:
                 mark = '<span class="sig" title="significant after correction">*</span>' if row["significant"] else ""
-                css = "up" if row["delta"] > 1e-9 else "down" if row["delta"] < -1e-9 else ""
+                css = "up" if row["delta"] > TIE_TOLERANCE else "down" if row["delta"] < -TIE_TOLERANCE else ""
                 versus = (f'<span class="{css}">Δ {_signed(row["delta"])}</span>{mark} '
                           f'<span class="n">p {_p(row["p"])}, corr. {_p(row["p_corrected"])}; '
                           f'{row["wins"]}+ {row["losses"]}− of {row["topics"] or 0}</span>')
@@ -361,12 +363,12 @@ def _delta_chart(data: dict, name: str) -> str:
     for i, (delta, qid) in enumerate(deltas):
         h = abs(delta) * scale
         y = height / 2 - h if delta > 0 else height / 2
-        css = "up" if delta > 1e-9 else "down" if delta < -1e-9 else "tie"
+        css = "up" if delta > TIE_TOLERANCE else "down" if delta < -TIE_TOLERANCE else "tie"
         bars.append(f'<a href="#t-{html.escape(qid)}"><rect class="{css}" x="{pad + i * step:.2f}" y="{y:.2f}" '
                     f'width="{max(step * 0.8, 0.5):.2f}" height="{max(h, 0.8):.2f}"><title>topic {html.escape(qid)}: '
                     f'{delta:+.3f}</title></rect></a>')
-    wins = sum(d > 1e-9 for d, _ in deltas)
-    losses = sum(d < -1e-9 for d, _ in deltas)
+    wins = sum(d > TIE_TOLERANCE for d, _ in deltas)
+    losses = sum(d < -TIE_TOLERANCE for d, _ in deltas)
     return (f'<figure class="chart"><figcaption>{html.escape(name)} − {html.escape(base)} on {html.escape(main)}, '
             f'per topic, sorted ({wins} better, {losses} worse, {len(deltas) - wins - losses} tied; click a bar)'
             f'</figcaption><svg viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
