@@ -190,6 +190,7 @@ class ClueWebSource:
     name: str = "clueweb12"
     report: ReadReport = field(default_factory=ReadReport)
     fields: tuple[str, ...] = ("contents", "title", "body")
+    cheap_field: str = "title"
 
     def __post_init__(self):
         self.files = clueweb_files(self.path)

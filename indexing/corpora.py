@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
@@ -56,6 +56,7 @@ class ArgsMeSource:
     name: str = "argsme"
     report: ReadReport = field(default_factory=ReadReport)
     fields: tuple[str, ...] = ("contents", "conclusion", "premises", "title")
+    cheap_field: str = "conclusion"  # what listing the ids reads (the shortest text)
 
     def __post_init__(self):
         # args.me as BEIR distributes it (corpus.jsonl), or the args.me JSON files
@@ -104,6 +105,24 @@ def open_corpus(fmt: str, path: str | Path | None, *, skip_bad_records: bool = F
     if path is None:
         raise ConfigError("no corpus given: pass -i/--input or set corpus.path")
     return source_class(fmt)(Path(path), skip_bad_records=skip_bad_records)
+
+
+def held_documents(source: CorpusSource, docids: Iterable[str]) -> set[str]:
+    """Which of ``docids`` the corpus holds, read through the family's cheapest field (a family
+    whose judged unit is not one document, e.g. sentence pairs, says how by ``holds``)."""
+    holds = getattr(source, "holds", None)
+    if holds is not None:
+        return holds(docids)
+    ids = {docid for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])])}
+    return {d for d in docids if d in ids}
+
+
+def first_document(source: CorpusSource) -> str | None:
+    """The first document's id (None for an empty corpus): reading it checks, in a moment, that
+    the files are of this family before hours of work depend on it."""
+    for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])]):
+        return docid
+    return None
 
 
 def check_fields(source: CorpusSource, fields: tuple[str, ...] | list[str]) -> None:

@@ -39,7 +39,7 @@ RETRIES = 3  # a shard task whose worker process dies is run again this many tim
 KILL_ONCE_ENV = "TOUCHE_RAY_KILL_ONCE"
 
 
-def _ray():
+def ray_module():
     try:
         import ray  # noqa: PLC0415 (optional and heavy: only distributed builds need it)
     except ImportError:
@@ -50,7 +50,7 @@ def _ray():
 
 def connect(address: str | None, cpus: int | None = None) -> None:
     """Join the cluster at ``address``, or start a local one (``None`` or ``"local"``)."""
-    ray = _ray()
+    ray = ray_module()
     if ray.is_initialized():
         return
     options = dict(include_dashboard=False, log_to_driver=False)
@@ -67,7 +67,7 @@ def connect(address: str | None, cpus: int | None = None) -> None:
 
 def disconnect() -> None:
     """Leave the cluster (a local one stops), keeping the JVM's signal handlers (ray.shutdown resets them)."""
-    ray = _ray()
+    ray = ray_module()
     with jvm.native_signal_handlers_kept():
         ray.shutdown()
 
@@ -112,7 +112,7 @@ def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path
                          address: str | None = None, base_dir: Path | None = None,
                          progress: bool = True) -> IndexInfo:
     """Build the missing shards of ``target`` as Ray tasks, then assemble the N shards."""
-    ray = _ray()
+    ray = ray_module()
     missing = [k for k in range(n) if open_index(shard_dir(target, k, n)) is None]
     if missing:
         ours = not ray.is_initialized()  # a cluster we joined for this build is left after it
@@ -128,7 +128,7 @@ def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path
 
 def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n: int, missing: list[int], *,
                      address: str | None, base_dir: Path | None, progress: bool) -> None:
-    ray = _ray()
+    ray = ray_module()
     threads = variant.index.threads
     cpus = int(ray.cluster_resources().get("CPU", 1))
     if threads > cpus:  # a task asking for more cores than the cluster has would wait forever
@@ -160,7 +160,7 @@ def remote_task(fn, threads: int, *, retries: int, max_calls: int | None = None)
                "runtime_env": {"env_vars": forwarded}}
     if max_calls is not None:
         options["max_calls"] = max_calls
-    return _ray().remote(**options)(fn)
+    return ray_module().remote(**options)(fn)
 
 
 def worker_heap(address: str | None, cpus: int, threads: int) -> str:
@@ -173,7 +173,7 @@ def collect(pending: dict, on_result: Callable[[Any, Any], None], what: Callable
     """Hand each finished task's result to ``on_result(job, result)`` as it comes (``pending``:
     object ref → job). At the first failure the other tasks are cancelled and a ToucheError the
     task raised is raised as itself; any other failure names the job by ``what(job)``."""
-    ray = _ray()
+    ray = ray_module()
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
         job = pending.pop(done[0])

@@ -426,6 +426,7 @@ class ImageSource:
     name: str = "images"
     report: ReadReport = field(default_factory=lambda: ReadReport(unit="image"))
     fields: tuple[str, ...] = FIELDS
+    cheap_field: str = "page_title"  # no OCR
     ocr_cache: Path | None = None  # default: indexing.ocr.default_cache_dir()
 
     def __post_init__(self):

@@ -115,6 +115,7 @@ class PassageSource:
     name: str = "passages"
     report: ReadReport = field(default_factory=ReadReport)
     fields: tuple[str, ...] = ("contents",)
+    cheap_field: str = "contents"
 
     def __post_init__(self):
         self.files = passage_files(self.path)

@@ -349,6 +349,7 @@ class SentenceSource:
     name: str = "argsme-sentences"
     report: ReadReport = field(default_factory=ReadReport)
     fields: tuple[str, ...] = ARGUMENT_FIELDS + SENTENCE_FIELDS
+    cheap_field: str = "sentence"  # ids are sentence ids: a judged pair is two of them
 
     def __post_init__(self):
         self.kind, self.files = sentence_corpus_files(self.path)
@@ -367,6 +368,11 @@ class SentenceSource:
             return read_sentence_csv(self.files, skip_bad_records=self.skip_bad_records, report=self.report)
         return (split_argument(a) for a in
                 read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report))
+
+    def holds(self, docids: Iterable[str]) -> set[str]:
+        """The judged units (``sid1,sid2`` pairs, or single sentences) whose sentences all are here."""
+        sentences = {docid for docid, _, _ in self.documents([self.cheap_field])}
+        return {d for d in docids if all(s in sentences for s in d.split(","))}
 
     def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]:
         sentence_level = [f for f in fields if f in SENTENCE_FIELDS]

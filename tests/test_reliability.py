@@ -352,6 +352,7 @@ def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its
     import shutil
 
     import touche.retrieval.experiments.sweep as sweep_module
+    import touche.retrieval.experiments.sweep.runners as runners
     from test_sweep import CountingRuns, write_sweep
 
     corpus = tmp_path / "corpus"
@@ -362,8 +363,8 @@ def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its
                        corpus=str(corpus), qrels={"relevance": str(qrels)}, measure="relevance:touche.nDCG@5")
     first = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
     assert first.computed == 2
-    counting = CountingRuns(sweep_module._run_point)
-    monkeypatch.setattr(sweep_module, "_run_point", counting)
+    counting = CountingRuns(runners.run_point)
+    monkeypatch.setattr(runners, "run_point", counting)
     # the qrels change: nothing is searched again, but every point is scored anew
     qrels.write_text("\n".join(line for line in qrels.read_text().splitlines() if not line.startswith("1 ")) + "\n")
     rescored = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
@@ -526,6 +527,7 @@ def yaml_dump(data) -> str:
 
 def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_changed(jvm_started, tmp_path):
     import touche.retrieval.experiments.sweep as sweep_module
+    import touche.retrieval.experiments.sweep.runners as runners
     from test_sweep import write_sweep
     from touche.retrieval.stages.quality_model import MODEL_FILE
 

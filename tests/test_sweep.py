@@ -12,8 +12,9 @@ import pytest
 import yaml
 from PIL import Image
 
-import touche.retrieval.experiments.sweep as sweep_module
-from touche.retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Choice
+import touche.retrieval.experiments.sweep.runners as runners
+from touche.retrieval.experiments.sweep.manifest import SweepManifest
+from touche.retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Pick
 from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
 from touche.retrieval.experiments.sweep import (
     RESULTS_FILE,
@@ -51,11 +52,11 @@ class CountingRuns:
     def __init__(self, real, stop_after: int | None = None):
         self.real, self.stop_after, self.keys = real, stop_after, []
 
-    def __call__(self, sweep, session, point, loaded, key, *rest):
+    def __call__(self, sweep, session, point, loaded, dev):
         if self.stop_after is not None and len(self.keys) >= self.stop_after:
             raise KeyboardInterrupt  # as if the user pressed Ctrl-C in the middle of the sweep
-        self.keys.append(key)
-        return self.real(sweep, session, point, loaded, key, *rest)
+        self.keys.append(dev.keys[point.number - 1])
+        return self.real(sweep, session, point, loaded, dev)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +142,8 @@ def test_point_keys_follow_the_variant_not_only_the_overrides(tmp_path: Path) ->
 def test_paths_expand_environment_variables(tmp_path: Path, monkeypatch) -> None:
     path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.k1": [1.0]},
                        corpus="${TOUCHE_TEST_DEMO:-%s}/args.me" % DEMO)
-    assert load_sweep(path).corpus == DEMO / "args.me"
+    (the_set,) = load_sweep(path).sets
+    assert the_set.corpus == DEMO / "args.me"
     monkeypatch.setenv("TOUCHE_TEST_DEMO", str(tmp_path))
     with pytest.raises(ToucheError, match="corpus not found"):
         load_sweep(path)
@@ -199,17 +201,17 @@ def test_each_point_is_a_valid_run_scored_like_a_single_run(finished, tmp_path: 
 
 
 def test_interrupted_sweep_resumes_with_only_the_rest(finished, tmp_path: Path, monkeypatch) -> None:
-    real = sweep_module._run_point
+    real = runners.run_point
     path = write_sweep(tmp_path / "s.yaml", tmp_path / "out")
     stopping = CountingRuns(real, stop_after=3)
-    monkeypatch.setattr(sweep_module, "_run_point", stopping)
+    monkeypatch.setattr(runners, "run_point", stopping)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
     assert len(read_records(tmp_path / "out" / RESULTS_FILE)) == 3
     assert not (tmp_path / "out" / ".sweep.lock").exists() or _lock_free(tmp_path / "out")
 
     resuming = CountingRuns(real)
-    monkeypatch.setattr(sweep_module, "_run_point", resuming)
+    monkeypatch.setattr(runners, "run_point", resuming)
     outcome = run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
     assert (outcome.computed, outcome.reused) == (5, 3)
     assert set(resuming.keys).isdisjoint(stopping.keys) and len(set(resuming.keys + stopping.keys)) == 8
@@ -218,7 +220,7 @@ def test_interrupted_sweep_resumes_with_only_the_rest(finished, tmp_path: Path, 
     assert {r.key: r.measures for r in outcome.records} == done
 
     again = CountingRuns(real)
-    monkeypatch.setattr(sweep_module, "_run_point", again)
+    monkeypatch.setattr(runners, "run_point", again)
     assert run_sweep(path, index_root=finished["root"] / "indexes", progress=False).computed == 0
     assert again.keys == []
 
@@ -240,23 +242,29 @@ def test_torn_record_and_lost_run_file_are_rerun(finished, tmp_path: Path, monke
     (out / RESULTS_FILE).write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])  # crash mid-write
     lost = json.loads(lines[0])
     (out / lost["run"]).unlink()
-    counting = CountingRuns(sweep_module._run_point)
-    monkeypatch.setattr(sweep_module, "_run_point", counting)
+    counting = CountingRuns(runners.run_point)
+    monkeypatch.setattr(runners, "run_point", counting)
     with caplog.at_level("WARNING"):
         outcome = run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
-    assert sorted(counting.keys) == sorted([torn_key, lost["key"]])
+    # the lost run file is run again; the torn record's run file is still there: it is scored
+    assert counting.keys == [lost["key"]]
     assert "not a complete result record" in caplog.text
     assert len(outcome.records) == 8
-    # the appended records start on a fresh line: every key is readable again
     assert set(read_records(out / RESULTS_FILE)) >= {torn_key, lost["key"]}
+    # the torn line is gone from the file: a later call has nothing to warn about
+    assert all(json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines())
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
+    assert "not a complete result record" not in caplog.text
 
 
 def test_a_measure_added_later_is_scored_without_rerunning(finished, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "out"
     shutil.copytree(finished["root"] / "out", out)
     path = write_sweep(tmp_path / "s.yaml", out, measures=["touche.nDCG@5", "trec.P@10"])
-    counting = CountingRuns(sweep_module._run_point)
-    monkeypatch.setattr(sweep_module, "_run_point", counting)
+    counting = CountingRuns(runners.run_point)
+    monkeypatch.setattr(runners, "run_point", counting)
     outcome = run_sweep(path, index_root=finished["root"] / "indexes", progress=False)
     assert counting.keys == [] and outcome.computed == 0
     assert all("relevance:trec.P@10" in r.measures and "quality:trec.P@10" in r.measures for r in outcome.records)
@@ -311,8 +319,12 @@ def fake_results(tmp_path: Path, points: list[tuple[dict, float, float, str]]) -
         (tmp_path / run).write_text(ranking)
         records.append(Record(key=f"k{number}", point=number, overrides=overrides, run=run, seconds=0.0,
                               measures={MEASURE: relevance, "quality:touche.nDCG@5": quality}))
-    manifest = {"measure": MEASURE, "axes": [{"label": "a", "keys": ["a"]}, {"label": "b", "keys": ["b"]}],
-                "qrels": {"relevance": "r", "quality": "q"}}
+    manifest = SweepManifest(
+        sweep="s.yaml", base=str(BASE), measure=MEASURE, measures=[MEASURE], criterion="calibrated_rank",
+        axes=[{"label": "a", "keys": ["a"]}, {"label": "b", "keys": ["b"]}],
+        points=[{"point": r.point, "overrides": r.overrides, "coordinates": r.overrides} for r in records],
+        sets=[{"name": "", "corpus": "c", "topics": "t", "qrels": {"relevance": "r", "quality": "q"},
+               "keys": [r.key for r in records]}], runs=len(records), finished=len(records))
     return SweepResults(tmp_path, manifest, records)
 
 
@@ -350,7 +362,7 @@ def test_choice_without_extends_when_merging_cannot_express_it(tmp_path: Path) -
     # the base weights contents and conclusion; the point weights contents only
     record = Record(key="k", point=7, overrides={"query.field_weights": {"contents": 1.0}}, measures={},
                     run="r", seconds=0)
-    path = write_choice(Choice(record, "why"), 1, BASE, tmp_path, "t-p7", "# header\n")
+    path = write_choice(Pick(record, "why"), 1, BASE, tmp_path, "t-p7", "# header\n")
     assert "extends" not in yaml.safe_load(path.read_text())
     expected = load_variant(BASE, record.overrides).variant.model_dump(exclude={"tag", "description"})
     assert load_variant(path).variant.model_dump(exclude={"tag", "description"}) == expected
@@ -360,7 +372,7 @@ def test_choice_without_extends_when_merging_cannot_express_it(tmp_path: Path) -
 def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) -> None:
     base = REPO / "configs" / "task1" / "examples" / "5-quality-fusion.yaml"
     record = Record(key="k", point=1, overrides={"retrieval.similarity.mu": 500}, measures={}, run="r", seconds=0)
-    path = write_choice(Choice(record, "why"), 1, base, tmp_path / "deep" / "dir", "t-p1", "")
+    path = write_choice(Pick(record, "why"), 1, base, tmp_path / "deep" / "dir", "t-p1", "")
     assert yaml.safe_load(path.read_text())["extends"].endswith("5-quality-fusion.yaml")
     loaded = load_variant(path)
     fusion = loaded.variant.rerank[-1]
@@ -446,12 +458,13 @@ def test_tags_and_file_names_say_what_the_point_is() -> None:
 
 def test_shipped_sweep_files_are_valid() -> None:
     demo = load_sweep(REPO / "configs" / "sweeps" / "task1-demo.yaml")
-    assert len(demo.points) >= 12 and demo.corpus == DEMO / "args.me"
+    assert len(demo.points) >= 12 and [d.corpus for d in demo.sets] == [DEMO / "args.me"]
     from shared import require_shared
     require_shared()
     if not (REPO / "configs" / "task2-stance" / "base.yaml").is_file():
         pytest.skip("configs/task2-stance/base.yaml (the passages sweep's base) is not written yet")
     passages = load_sweep(REPO / "configs" / "sweeps" / "task2-2022-passages.yaml")
-    assert len(passages.points) >= 12 and passages.corpus.name == "task2-2022-passages.sample.jsonl"
-    assert set(passages.qrels) == {"relevance", "quality", "stance"}
+    (passage_set,) = passages.sets
+    assert len(passages.points) >= 12 and passage_set.corpus.name == "task2-2022-passages.sample.jsonl"
+    assert set(passage_set.qrels) == {"relevance", "quality", "stance"}
     assert {v.variant.task for v in passages.variants} == {"task2-stance"}

@@ -231,10 +231,10 @@ def test_choose_distinct_gives_each_pick_another_value_of_the_key(sets_sweep, tm
 def test_choose_keeps_a_set_weight_of_zero():
     """A set given `weight: 0` (or of coverage 0) has no vote in `touche choose` either; a falsy
     weight once fell back to 1."""
-    from touche.retrieval.experiments.choose import SweepResults, set_weight
-    manifest = {"measure": "m", "sets": [{"name": "a", "weight": 0, "used_weight": 0.0},
-                                         {"name": "b", "weight": None, "used_weight": 0.4},
-                                         {"name": "c", "weight": 0.0}, {"name": "d"}]}
-    assert [set_weight(e) for e in manifest["sets"]] == [0.0, 0.4, 0.0, 1.0]
-    results = SweepResults(Path("."), manifest, [], {})
-    assert [s.weight for s in results.set_scores()] == [0.0, 0.4, 0.0, 1.0]
+    from touche.retrieval.experiments.choose import set_weight
+    from touche.retrieval.experiments.sweep.manifest import ManifestSet
+    sets = [ManifestSet(name="a", corpus="c", topics="t", qrels={}, keys=[], weight=0, used_weight=0.0),
+            ManifestSet(name="b", corpus="c", topics="t", qrels={}, keys=[], weight=None, used_weight=0.4),
+            ManifestSet(name="c", corpus="c", topics="t", qrels={}, keys=[], weight=0.0),
+            ManifestSet(name="d", corpus="c", topics="t", qrels={}, keys=[])]
+    assert [set_weight(e) for e in sets] == [0.0, 0.4, 0.0, 1.0]

@@ -360,10 +360,10 @@ def validate(data: dict, path: Path) -> Variant:
     try:
         return Variant.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, Variant), path=path) from None
+        raise ConfigError(describe_validation_error(exc, Variant), path=path) from None
 
 
-def _describe(exc: ValidationError, root: type[BaseModel] | None = None) -> str:
+def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None = None) -> str:
     """One line per problem, in the keys the user wrote; ``root`` (the validated model) lets
     unknown-key messages list the valid keys."""
     lines = []
@@ -479,4 +479,4 @@ def load_suite(path: str | Path) -> tuple[Path, Suite]:
     try:
         return path, Suite.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, Suite), path=path) from None
+        raise ConfigError(describe_validation_error(exc, Suite), path=path) from None

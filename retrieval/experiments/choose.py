@@ -21,6 +21,7 @@ with the sweep's corpus, topics and qrels, so ``touche run-all --suite DIR/suite
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import logging
 import math
@@ -35,10 +36,12 @@ import yaml
 
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import describe_overrides, format_value
-from touche.retrieval.experiments.robust import DEFAULT_CRITERION, SetScores, choose_robustly, leave_one_set_out
-from touche.retrieval.experiments.robust import Choice as RobustChoice
-from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_records, sort_records
+from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
+from touche.retrieval.experiments.robust import criterion_named, weighted_mean
+from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
+from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
+from touche.retrieval.experiments.sweep.sets import DevSet
+from touche.stemming.analyzers import stoplist_path
 from touche.atomic import write_text
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
@@ -51,7 +54,8 @@ TAG_LIMIT = 80
 
 
 @dataclass(frozen=True)
-class Choice:
+class Pick:
+    """A chosen point: its record (on the set the choice leans on most) and why it was chosen."""
     record: Record
     reason: str
     path: Path | None = None
@@ -68,98 +72,91 @@ class Reference:
     per_set: dict[str, float] = field(default_factory=dict)
 
 
-def set_weight(entry: dict) -> float:
-    """A set's weight as the sweep gave it to its criterion (``used_weight``; else the file's
-    ``weight:``; else 1), a weight of 0 included."""
-    for name in ("used_weight", "weight"):
-        if entry.get(name) is not None:
-            return float(entry[name])
+def set_weight(entry: ManifestSet) -> float:
+    """A set's weight as the sweep's criterion used it (``used_weight``; else the weight it
+    started from; else 1), a weight of 0 included."""
+    for value in (entry.used_weight, entry.weight):
+        if value is not None:
+            return float(value)
     return 1.0
-
-
-def _reference_value(results: "SweepResults", record: Record, shipped: Reference) -> float:
-    """A point's value in the reference's terms: its measure, or with sets its weighted mean."""
-    if not shipped.per_set:
-        return record.measures.get(shipped.measure, math.nan)
-    measure = results.manifest["measure"]
-    weights = {e["name"]: set_weight(e) for e in results.manifest["sets"]}
-    values = {name: results.by_set.get(name, {}).get(record.point) for name in weights}
-    if any(v is None for v in values.values()):
-        return math.nan
-    total = sum(weights.values()) or 1.0
-    return sum(weights[n] * v.measures.get(measure, math.nan) for n, v in values.items()) / total
 
 
 @dataclass(frozen=True)
 class SweepResults:
     directory: Path
-    manifest: dict
-    records: list[Record]  # the manifest's points that finished, in point order (with sets: on the first set)
-    by_set: dict[str, dict[int, Record]] = field(default_factory=dict)  # with sets: set → point → record
+    manifest: SweepManifest
+    records: list[Record]  # finished points in point order, on the set the choice leans on most
+    by_set: dict[str, dict[int, Record]] = field(default_factory=dict)  # set → point → record
 
     @property
     def axes(self) -> list[tuple[str, tuple[str, ...]]]:
-        return [(axis["label"], tuple(axis["keys"])) for axis in self.manifest["axes"]]
+        return [(axis.label, tuple(axis.keys)) for axis in self.manifest.axes]
 
     @property
     def several(self) -> bool:
-        return len(self.manifest.get("sets") or []) > 1 or bool(self.by_set and "" not in self.by_set)
+        return self.manifest.several
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {entry.name: set_weight(entry) for entry in self.manifest.sets}
+
+    @property
+    def main_set(self) -> ManifestSet:
+        """The set the choice leans on most (the only one without sets:): the largest weight
+        the criterion used, the first of equals."""
+        weights = [set_weight(e) for e in self.manifest.sets]
+        return self.manifest.sets[max(range(len(weights)), key=lambda s: (weights[s], -s))]
 
     def coordinate(self, record: Record, keys: tuple[str, ...]) -> str:
         return json.dumps([record.overrides.get(k) for k in keys], sort_keys=True)
 
-    def set_scores(self) -> list[SetScores]:
-        """Each set's per-topic values of the sort measure, weighted as the sweep weighted them."""
-        measure = self.manifest["measure"]
-        out = []
-        for entry in self.manifest["sets"]:
-            records = self.by_set.get(entry["name"], {})
-            per_topic = {str(p): r.per_topic[measure] for p, r in records.items() if measure in r.per_topic}
-            out.append(SetScores(entry["name"], set_weight(entry), per_topic))
-        return out
 
-    def robust(self) -> RobustChoice:
-        points = [str(p["point"]) for p in self.manifest["points"]]
-        return choose_robustly(self.set_scores(), points, self.manifest.get("criterion", DEFAULT_CRITERION))
-
-
-def load_results(path: str | Path) -> SweepResults:
-    """A sweep's output directory (or its results.jsonl / sweep.json)."""
+def load_results(path: str | Path, *, partial: bool = False) -> SweepResults:
+    """A sweep's output directory (or its results.jsonl / sweep.json). An unfinished sweep is
+    refused unless ``partial``: its order is of the finished points only."""
     path = Path(path).resolve()
     directory = path if path.is_dir() else path.parent
     manifest_path, results_path = directory / MANIFEST_FILE, directory / RESULTS_FILE
     if not manifest_path.is_file() or not results_path.is_file():
         raise ToucheError(f"not a sweep's output directory: expected {MANIFEST_FILE} and {RESULTS_FILE} "
                           "(written by `touche sweep`)", path=directory)
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest = read_manifest(manifest_path)
     records = read_records(results_path)
-    finished = [records[p["key"]] for p in manifest["points"] if p["key"] in records]
+    by_set = {entry.name: {p.point: records[key] for p, key in zip(manifest.points, entry.keys)
+                           if key in records and (directory / records[key].run).is_file()}
+              for entry in manifest.sets}
+    finished = sum(len(points) for points in by_set.values())
     if not finished:
         raise ToucheError("the sweep has no finished point yet: run `touche sweep` first", path=directory)
-    by_set = {}
-    for entry in manifest.get("sets") or []:
-        by_set[entry["name"]] = {p["point"]: records[key] for p, key in zip(manifest["points"], entry["keys"])
-                                 if key in records}
-    return SweepResults(directory, manifest, finished, by_set)
+    if finished < manifest.runs and not partial:
+        raise ToucheError(f"the sweep is unfinished: {manifest.runs - finished} of {manifest.runs} runs have not run; "
+                          f"rerun `touche sweep {manifest.sweep}` to finish it, or pass --partial to choose among the "
+                          "finished ones", path=directory)
+    if manifest.several and (manifest.choice is None or not manifest.choice.order):
+        why = manifest.choice.why_none if manifest.choice is not None else "the sweep has not reported yet"
+        raise ToucheError(f"the sweep picked nothing: {why or 'no point could be ordered'}", path=directory)
+    results = SweepResults(directory, manifest, [], by_set)
+    main = by_set[results.main_set.name]
+    return SweepResults(directory, manifest, [main[p.point] for p in manifest.points if p.point in main], by_set)
 
 
 def default_second_measure(results: SweepResults, main: str) -> str | None:
     """The main measure on another qrels file: ``quality`` first, else the first other one."""
     name, measure = split_measure(main)
     available = {m for r in results.records for m in r.measures}
-    others = [q for q in results.manifest["qrels"] if q != name and f"{q}:{measure}" in available]
+    others = [q for q in results.main_set.qrels if q != name and f"{q}:{measure}" in available]
     if not others:
         return None
     return f"quality:{measure}" if "quality" in others else f"{others[0]}:{measure}"
 
 
 def pick(results: SweepResults, *, measure: str | None = None, second: str | None = None, count: int = 5,
-         min_diff: int | None = None, distinct: str | None = None) -> list[Choice]:
+         min_diff: int | None = None, distinct: str | None = None) -> list[Pick]:
     """The chosen points with the reason each was chosen (see the module docstring).
 
     ``distinct``: a swept key (e.g. ``rerank``) in which every pick must differ from every other:
     five strategies rather than five settings of one."""
-    main = measure or results.manifest["measure"]
+    main = measure or results.manifest.measure
     distinct_keys = None
     if distinct is not None:
         distinct_keys = next((keys for label, keys in results.axes if distinct == label or distinct in keys), None)
@@ -178,7 +175,7 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
     def differing(a: Record, b: Record) -> int:
         return sum(results.coordinate(a, keys) != results.coordinate(b, keys) for _, keys in axes)
 
-    def next_diverse(order: list[Record], chosen: list[Choice]) -> tuple[Record, int] | None:
+    def next_diverse(order: list[Record], chosen: list[Pick]) -> tuple[Record, int] | None:
         """The first record of ``order`` that differs enough from every pick (relaxing as needed)
         and whose ranking is not a pick's ranking again (an identical run adds nothing)."""
         taken = {c.record.key for c in chosen}
@@ -198,41 +195,39 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
         return f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
 
     if results.several:
-        robust = results.robust()
+        stored = results.manifest.choice
         by_point = {r.point: r for r in results.records}
-        order = [by_point[int(robust.points[i])] for i in robust.order if int(robust.points[i]) in by_point]
-        criterion = results.manifest.get("criterion", DEFAULT_CRITERION)
-        sets = len(results.manifest["sets"])
-        chosen = [Choice(order[0], f"the most robust across {sets} sets by {criterion}")]
+        order = [by_point[number] for number in stored.order if number in by_point]
+        sets = len(results.manifest.sets)
+        chosen = [Pick(order[0], f"the most robust across {sets} sets by {stored.criterion}")]
         while len(chosen) < count:
             found = next_diverse(order, chosen)
             if found is None:
                 break
-            chosen.append(Choice(found[0], f"next by {criterion} that {why(found[1])}"))
+            chosen.append(Pick(found[0], f"next by {stored.criterion} that {why(found[1])}"))
         return chosen
     by_main = sort_records(results.records, main)
-    chosen: list[Choice] = [Choice(by_main[0], f"best by {main}")]
+    chosen: list[Pick] = [Pick(by_main[0], f"best by {main}")]
     if second is not None and count > 1:
         by_second = sort_records(results.records, second)
         if by_second[0].key == by_main[0].key or signatures[by_second[0].key] == signatures[by_main[0].key]:
-            chosen[0] = Choice(by_main[0], f"best by {main} and by {second}")
+            chosen[0] = Pick(by_main[0], f"best by {main} and by {second}")
             found = next_diverse(by_second, chosen)
             if found:
-                chosen.append(Choice(found[0], f"next best by {second} that {why(found[1])}"))
+                chosen.append(Pick(found[0], f"next best by {second} that {why(found[1])}"))
         else:
-            chosen.append(Choice(by_second[0], f"best by {second}"))
+            chosen.append(Pick(by_second[0], f"best by {second}"))
     while len(chosen) < count:
         found = next_diverse(by_main, chosen)
         if found is None:
             break  # every finished point is chosen or repeats a chosen ranking
-        chosen.append(Choice(found[0], f"next best by {main} that {why(found[1])}"))
+        chosen.append(Pick(found[0], f"next best by {main} that {why(found[1])}"))
     return chosen
 
 
 def _ranking_signature(run: Path) -> str:
     """Hash of a run's (topic, document) order: two points with the same signature submit the
     same ranking, whatever their scores."""
-    import hashlib
     digest = hashlib.sha256()
     try:
         with run.open("rb") as handle:
@@ -285,9 +280,6 @@ def nest(overrides: dict[str, Any]) -> dict:
     return out
 
 
-_BUILTIN_STOPLISTS = {"none", "lucene", "snowball", "smart", "terrier"}
-
-
 def rebase_paths(merged: dict, source_dir: Path, target_dir: Path) -> dict:
     """The relative paths of a variant (fusion variants, a stoplist file, corpus.path) resolve
     against the file that is loaded; rewrite them so that they still point at the same files
@@ -299,7 +291,7 @@ def rebase_paths(merged: dict, source_dir: Path, target_dir: Path) -> dict:
 
     changes: dict = {}
     stoplist = merged.get("analyzer", {}).get("stoplist")
-    if isinstance(stoplist, str) and stoplist not in _BUILTIN_STOPLISTS:
+    if isinstance(stoplist, str) and stoplist_path(stoplist) is not None:  # a file, not a named list
         changes.setdefault("analyzer", {})["stoplist"] = moved(stoplist)
     corpus_path = merged.get("corpus", {}).get("path")
     if isinstance(corpus_path, str):
@@ -325,7 +317,7 @@ def _comparable(data: dict, path: Path) -> dict:
     return validate(data, path).model_dump(mode="json", exclude={"tag", "description"})
 
 
-def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: str, header: str) -> Path:
+def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str, header: str) -> Path:
     """Write one chosen point as a variant YAML (extends the base when that reproduces it exactly)."""
     record = choice.record
     name = point_slug(record.overrides)[:60].rstrip("-._") or f"point{record.point}"
@@ -355,63 +347,80 @@ def write_choice(choice: Choice, number: int, base: Path, out_dir: Path, tag: st
 def shipped_reference(results: SweepResults, measure: str, *, index_root: Path | None = None,
                       progress: bool = False) -> Reference | None:
     """The shipped suite's primary for the sweep's task (``configs/<task>/suite.yaml``), run on
-    the sweep's corpus and topics and scored by ``measure`` on its qrels; None when the task has
-    no shipped suite."""
-    task = load_variant(results.manifest["base"]).variant.task
+    each of the sweep's sets and scored by ``measure`` on its qrels; None when the task has no
+    shipped suite."""
+    task = load_variant(results.manifest.base).variant.task
     suite_file = CONFIGS / task / "suite.yaml"
     if not suite_file.is_file():
         return None
     suite_path, suite = load_suite(suite_file)
     primary = suite_path.parent / suite.primary
     qrels_name, bare = split_measure(measure)
-    sets = results.manifest.get("sets") or [{"name": "", "corpus": results.manifest["corpus"],
-                                              "topics": results.manifest["topics"], "qrels": results.manifest["qrels"]}]
     values = {}
-    for entry in sets:
-        qrels = entry["qrels"]
-        session = Session(entry["corpus"], entry["topics"], index_root or default_index_root(), progress=progress)
+    for entry in results.manifest.sets:
+        session = Session(entry.corpus, entry.topics, index_root or default_index_root(), progress=progress)
         try:
             result = session.run(load_variant(primary))
             with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
                 run = session.write(result, Path(folder) / "run.txt")
-                scores = evaluate(run, qrels if qrels_name else next(iter(qrels.values())), [bare])
+                scores = evaluate(run, entry.qrels if qrels_name else next(iter(entry.qrels.values())), [bare])
         finally:
             session.close()
         found = scores.get(measure, scores.get(bare))
         if found is None:
             return None
-        values[entry["name"]] = found
+        values[entry.name] = found
     if not results.several:
         return Reference(primary, measure, next(iter(values.values())))
-    weights = {e["name"]: set_weight(e) for e in sets}
-    total = sum(weights.values()) or 1.0
-    return Reference(primary, f"{measure}, weighted mean over the sets",
-                     sum(weights[n] * v for n, v in values.items()) / total, values)
+    return Reference(primary, f"{measure}, weighted mean over the sets", _weighted(results, values), values)
+
+
+def _weighted(results: SweepResults, values: dict[str, float | None]) -> float:
+    """The weighted mean over the sets, as the criterion weighted them (NaN when a set has none)."""
+    if any(v is None or math.isnan(v) for v in values.values()):
+        return math.nan
+    weights = results.weights
+    return float(weighted_mean([values[n] for n in weights], list(weights.values())))
+
+
+def _reference_value(results: SweepResults, record: Record, shipped: Reference) -> float:
+    """A point's value in the reference's terms: its measure, or with sets its weighted mean."""
+    if not shipped.per_set:
+        return record.measures.get(shipped.measure, math.nan)
+    measure = results.manifest.measure
+    return _weighted(results, {name: getattr(results.by_set.get(name, {}).get(record.point), "measures", {})
+                               .get(measure) for name in results.weights})
 
 
 def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None = None, second: str | None = "auto",
            count: int = 5, min_diff: int | None = None, reference: bool = True,
-           index_root: Path | None = None, distinct: str | None = None) -> list[Choice]:
+           index_root: Path | None = None, distinct: str | None = None, partial: bool = False) -> list[Pick]:
     """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``.
 
     With ``reference`` the shipped suite's primary variant is run on the sweep's data too, and a
     warning says so when the best point scores below it: a sweep around a weak base can hand in
-    five runs all worse than the suite the toolkit already ships."""
+    five runs all worse than the suite the toolkit already ships. ``partial``: choose among the
+    finished points of an unfinished sweep (refused otherwise)."""
     if not (isinstance(count, int) and 1 <= count <= MAX_SUBMISSIONS):
         # checked before anything is written: a suite of more runs than Touché takes is refused
         raise ToucheError(f"--count must be between 1 and {MAX_SUBMISSIONS} (the runs a suite may hand in), "
                           f"got {count}")
-    results = load_results(results_path)
-    main = measure or results.manifest["measure"]
-    if results.several and measure not in (None, results.manifest["measure"]):
+    results = load_results(results_path, partial=partial)
+    manifest = results.manifest
+    main = measure or manifest.measure
+    if results.several and measure not in (None, manifest.measure):
         raise ToucheError("a sweep on several sets is chosen from by its own measure and criterion "
-                          f"({results.manifest['measure']}, {results.manifest.get('criterion')}); --measure does not "
-                          "apply", path=results.directory)
+                          f"({manifest.measure}, {manifest.criterion}); --measure does not apply",
+                          path=results.directory)
     second_measure = (None if results.several else default_second_measure(results, main)) if second == "auto" \
         else second
     if results.several and second_measure is not None:
         raise ToucheError("a sweep on several sets has no second measure: its picks follow the criterion over "
                           "the sets (with diversity)", path=results.directory)
+    out = Path(out_dir).resolve()
+    if out == results.directory:
+        raise ToucheError("--out is the sweep's own folder: choose writes suite.yaml and variant files, give "
+                          "another folder", path=out)
     picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff, distinct=distinct)
     shipped = shipped_reference(results, main, index_root=index_root) if reference else None
     if shipped is not None:
@@ -421,63 +430,79 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                         "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
                         shipped.measure, _fmt(best), shipped.variant.name, _fmt(shipped.value),
                         shipped.variant.parent.name)
-    out = Path(out_dir).resolve()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=out) from None
-    base = Path(results.manifest["base"])
+    base = Path(manifest.base)
     base_tag = load_variant(base).variant.tag
     used: set[str] = set()
-    written: list[Choice] = []
+    written: list[Pick] = []
     shown = [m for m in (main, second_measure) if m]
     for number, choice in enumerate(picks, 1):
         tag = derive_tag(base_tag, choice.record, used)
         used.add(tag)
         if results.several:  # the sort measure on every set
-            main_measure = results.manifest["measure"]
-            scores = f"{main_measure}: " + "; ".join(
-                f"{name} {_fmt(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(main_measure))}"
+            scores = f"{manifest.measure}: " + "; ".join(
+                f"{name} {_fmt(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(manifest.measure))}"
                 for name in results.by_set)
         else:
             scores = "; ".join(f"{m} = {_fmt(choice.record.measures.get(m))}" for m in shown)
-        header = (f"# Chosen by `touche choose` from sweep {Path(results.manifest['sweep']).name} "
+        header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
                   f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
         path = write_choice(choice, number, base, out, tag, header)
-        written.append(Choice(choice.record, choice.reason, path, tag))
+        written.append(Pick(choice.record, choice.reason, path, tag))
     _write_suite(results, written, out)
     write_text(out / "choice.md", format_choices(results, written, shown, shipped))
     return written
 
 
 def _fmt(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
+    return format_number(value)
 
 
-def _write_suite(results: SweepResults, choices: list[Choice], out: Path) -> Path:
+def suite_inputs(entry: ManifestSet, out: Path) -> tuple[Path, Path]:
+    """The corpus and topics of a set for a suite in ``out``: a selection of topics copied there
+    and a list of corpus files linked there, so the suite never points into the sweep's output
+    folder (deleting the sweep must not break the suite)."""
+    corpus, topics = Path(entry.corpus), Path(entry.topics)
+    if entry.corpus_files is not None:
+        linked = DevSet(entry.name, out / "corpus", topics, {}, out, corpus_files=[Path(f) for f in entry.corpus_files])
+        linked.prepare()
+        corpus = linked.corpus
+    if entry.source_topics is not None:
+        topics = write_text(out / "topics.xml", topics.read_text(encoding="utf-8"))
+    return corpus, topics
+
+
+def _write_suite(results: SweepResults, choices: list[Pick], out: Path) -> Path:
     manifest = results.manifest
+    entry = results.main_set
+    corpus, topics = suite_inputs(entry, out)
 
-    def rel(p: str) -> str:
+    def rel(p: str | Path) -> str:
         return os.path.relpath(p, out)
 
     suite = {"variants": [c.path.name for c in choices], "primary": choices[0].path.name,
-             "topics": rel(manifest["topics"]), "corpus": rel(manifest["corpus"]),
-             "qrels": {n: rel(q) for n, q in manifest["qrels"].items()}}
-    how = (f"the most robust across its {len(manifest['sets'])} sets by {manifest.get('criterion')}" if results.several
-           else f"best by {manifest['measure']}")
-    header = (f"# The submissions chosen from sweep {Path(manifest['sweep']).name}; primary = {how}.\n"
+             "topics": rel(topics), "corpus": rel(corpus), "qrels": {n: rel(q) for n, q in entry.qrels.items()}}
+    how = (f"the most robust across its {len(manifest.sets)} sets by {manifest.criterion}; its data: set "
+           f"{entry.name}, which weighs most" if results.several else f"best by {manifest.measure}")
+    header = (f"# The submissions chosen from sweep {Path(manifest.sweep).name}; primary = {how}.\n"
               f"# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
     path = write_text(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
     load_suite(path)  # the suite we write must load
     return path
 
 
-def format_choices(results: SweepResults, choices: list[Choice], measures: list[str],
+def format_choices(results: SweepResults, choices: list[Pick], measures: list[str],
                    shipped: Reference | None = None) -> str:
     if results.several:
         return _format_several_sets(results, choices, shipped)
-    lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
-             f"{len(choices)} of {len(results.records)} finished points; primary (run.txt) = pick 1.", "",
+    points = len(results.manifest.points)
+    lines = [f"# Chosen from sweep {Path(results.manifest.sweep).name}", "",
+             f"{len(choices)} of {len(results.records)} finished points"
+             + (f" (**{points - len(results.records)} of {points} points have not run**)"
+                if len(results.records) < points else "") + "; primary (run.txt) = pick 1.", "",
              "| pick | file | tag | " + " | ".join(measures) + " | why | overrides |",
              "|---:|---|---|" + "---:|" * len(measures) + "---|---|"]
     for number, c in enumerate(choices, 1):
@@ -493,40 +518,41 @@ def format_choices(results: SweepResults, choices: list[Choice], measures: list[
     return "\n".join(lines) + "\n"
 
 
-def _format_several_sets(results: SweepResults, choices: list[Choice], shipped: Reference | None) -> str:
+def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Reference | None) -> str:
     """choice.md of a sweep on several sets: each pick on every set with its interval, how stable
-    the primary is, and what choosing this way transferred to each set left out."""
-    robust = results.robust()
-    names = [e["name"] for e in results.manifest["sets"]]
-    index = {p: i for i, p in enumerate(robust.points)}
-    criterion = robust.criterion
-    lines = [f"# Chosen from sweep {Path(results.manifest['sweep']).name}", "",
-             f"{len(choices)} of {len(robust.points)} points, ordered by **{criterion}** over {len(names)} sets "
-             f"(weights {', '.join(f'{n} {w:.2f}' for n, w in zip(names, robust.weights))}); primary (run.txt) = "
-             "pick 1.", "",
-             "| pick | file | " + " | ".join(f"{n} [95 % CI]" for n in names) + f" | {criterion} | picked in | why |",
+    the primary is, and what choosing this way transferred to each set left out (all as the
+    sweep computed and stored them)."""
+    manifest = results.manifest
+    stored = manifest.choice
+    criterion = criterion_named(stored.criterion)
+    names = [e.name for e in manifest.sets]
+    index = {p.point: i for i, p in enumerate(manifest.points)}
+    missing = manifest.runs - manifest.finished
+    lines = [f"# Chosen from sweep {Path(manifest.sweep).name}", "",
+             f"{len(choices)} of {len(manifest.points)} points, ordered by **{criterion.name}** over {len(names)} sets "
+             f"(weights {', '.join(f'{n} {format_number(w, 2)}' for n, w in results.weights.items())}); primary "
+             "(run.txt) = pick 1." + (f" **{missing} of {manifest.runs} runs have not run.**" if missing else ""), "",
+             "| pick | file | " + " | ".join(f"{n} [95 % CI]" for n in names) + f" | {criterion.name} | picked in | why |",
              "|---:|---|" + "---:|" * len(names) + "---:|---:|---|"]
     for number, c in enumerate(choices, 1):
-        i = index[str(c.record.point)]
-        cells = " | ".join(f"{_fmt(robust.means[i, s])} [{_fmt(robust.intervals[i, s, 0])}, "
-                           f"{_fmt(robust.intervals[i, s, 1])}]" for s in range(len(names)))
-        value = -robust.values[i] if criterion.endswith("_rank") else robust.values[i]
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {_fmt(value)} | "
-                     f"{robust.pick_share[i]:.0%} | {c.reason} |")
+        i = index[c.record.point]
+        cells = " | ".join(f"{_fmt(stored.means[i][s])} [{_fmt(stored.intervals[i][s][0])}, "
+                           f"{_fmt(stored.intervals[i][s][1])}]" for s in range(len(names)))
+        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {_fmt(stored.values[i])} | "
+                     f"{stored.pick_share[i]:.0%} | {c.reason} |")
     lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
               "which the criterion picks that point.", ""]
-    if robust.lead_is_noise:
-        runner = robust.points[robust.runner_up]
-        lines += [f"**Warning: the primary's lead over the runner-up (point {runner}) is within the noise**: its 95 % "
-                  f"interval under topic resampling is [{robust.lead_interval[0]:+.3f}, {robust.lead_interval[1]:+.3f}]"
-                  f" ({criterion}'s units). These sets cannot tell the two apart; the other picks hedge.", ""]
-    transfers = leave_one_set_out(results.set_scores(), robust.points, criterion)
-    if transfers:
+    if stored.lead_is_noise and len(stored.order) > 1:
+        low, high = stored.lead_interval
+        lines += [f"**Warning: the primary's lead over the runner-up (point {stored.order[1]}) is within the noise**: "
+                  f"its 95 % interval under topic resampling is [{low:+.3f}, {high:+.3f}] ({criterion.name}'s units). "
+                  "These sets cannot tell the two apart; the other picks hedge.", ""]
+    if stored.transfers:
         lines += ["## Expected transfer (leave one set out)", "",
                   "| left out | pick on the others | its score there | rank there | the set's own best |",
                   "|---|---|---:|---:|---:|"]
-        for t in transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {_fmt(t.score)} | {t.rank:.0f} of {len(robust.points)} "
+        for t in stored.transfers:
+            lines.append(f"| {t.left_out} | point {t.pick} | {_fmt(t.score)} | {t.rank:.0f} of {len(manifest.points)} "
                          f"| {_fmt(t.best_score)} (point {t.best}) |")
         lines.append("")
     if shipped is not None:
@@ -536,6 +562,3 @@ def _format_several_sets(results: SweepResults, choices: list[Choice], shipped: 
                   f"(weighted mean {_fmt(shipped.value)}; pick 1: {_fmt(best)})"
                   + ("." if best >= shipped.value else ": **above the primary chosen here**."), ""]
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- command line

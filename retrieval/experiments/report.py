@@ -246,6 +246,18 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def format_number(value: Any, digits: int = 3, missing: str = "–") -> str:
+    """A score, weight or share for a report: ``digits`` decimals, ``missing`` for None or NaN,
+    and huge magnitudes in short exponent form (a weight of 1e308 is not 309 digits)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return missing
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isfinite(value) and abs(value) >= 1e6:
+            return f"{value:.3g}"
+        return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+    return str(value)
+
+
 def sweep_layout(axes: Sequence[Axis]) -> str:
     """``heatmap`` for exactly two numeric parameters with several values each, else ``panels``."""
     return "heatmap" if len(axes) == 2 and all(a.numeric and len(a.values) > 1 for a in axes) else "panels"

@@ -33,20 +33,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy import stats
 
 from touche.retrieval.evaluation.significance import DEFAULT_SEED, bootstrap_interval
 
-CRITERIA = {
-    "calibrated_rank": "the weighted mean of the point's rank on each set (1 = best); a set's weight is its judged "
-                       "coverage times how far it ranks the points as the most completely judged set does "
-                       "(Spearman's rho, 0 when it does not agree)",
-    "weighted_rank": "the coverage-weighted mean of the point's rank on each set (1 = best)",
-    "worst_case": "the smallest, over the sets, of the point's score divided by the best score on that set",
-    "weighted_mean": "the coverage-weighted mean of the point's scores",
-}
 DEFAULT_CRITERION = "calibrated_rank"
 STABILITY_RESAMPLES = 1000
 
@@ -87,32 +80,118 @@ def _ranks(column: np.ndarray) -> np.ndarray:
     return stats.rankdata(-filled, method="average")
 
 
-def criterion_values(means: np.ndarray, weights: Sequence[float], criterion: str = DEFAULT_CRITERION) -> np.ndarray:
-    """One value per point, higher is better (a weighted rank is returned negated)."""
-    if criterion not in CRITERIA:
-        raise ValueError(f"unknown criterion {criterion!r}; known: {', '.join(CRITERIA)}")
+class Criterion:
+    """How the sets' scores order the points: one registered class per name (``CRITERIA``).
+
+    ``values`` gives one value per point, higher is better, NaN where the point cannot be
+    ordered; ``shown`` turns a value into the number the reports print (a rank is computed
+    negated, so that higher is better, and shown as the rank itself)."""
+    name: ClassVar[str]
+    description: ClassVar[str]
+    units: ClassVar[str] = "score"
+    shown_negated: ClassVar[bool] = False
+
+    def weights(self, means: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The weights this criterion gives the sets (their own, unless it calibrates them)."""
+        return weights
+
+    def values(self, means: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def shown(self, value: float) -> float:
+        return -value if self.shown_negated else value
+
+
+CRITERIA: dict[str, Criterion] = {}
+
+
+def register_criterion(criterion: type[Criterion]) -> type[Criterion]:
+    """Make a criterion selectable as ``criterion:`` in sweep files (usable as a decorator)."""
+    CRITERIA[criterion.name] = criterion()
+    return criterion
+
+
+def criterion_named(name: str) -> Criterion:
+    try:
+        return CRITERIA[name]
+    except KeyError:
+        raise ValueError(f"unknown criterion {name!r}; known: {', '.join(CRITERIA)}") from None
+
+
+def weighted_mean(values: np.ndarray, weights: Sequence[float]) -> np.ndarray:
+    """The weighted mean over the last axis; an undefined value counts as 0 (a point not scored
+    on a set has nothing there), and no positive weight gives NaN. The one weighted mean of the
+    experiments (criterion, plot, the shipped reference)."""
     w = np.asarray(weights, dtype=float)
-    if means.shape[1] == 0 or w.sum() <= 0:
-        return np.full(means.shape[0], np.nan)
-    if criterion == "calibrated_rank":
-        w = effective_weights(means, w, criterion)
-        criterion = "weighted_rank"
-    w = w / w.sum()
-    if criterion == "weighted_rank":
+    total = w.sum()
+    if not np.isfinite(total) or total <= 0:
+        return np.full(np.shape(values)[:-1], np.nan)
+    return np.where(np.isnan(values), 0.0, values) @ (w / total)
+
+
+class WeightedRank(Criterion):
+    name = "weighted_rank"
+    description = "the coverage-weighted mean of the point's rank on each set (1 = best)"
+    units = "ranks"
+    shown_negated = True
+
+    def values(self, means, weights):
         ranks = np.column_stack([_ranks(means[:, s]) for s in range(means.shape[1])])
-        return -(ranks @ w)
-    if criterion == "weighted_mean":
-        return np.where(np.isnan(means), 0.0, means) @ w
-    best = np.nanmax(np.where(np.isnan(means), -np.inf, means), axis=0)
-    scaled = np.where(best > 0, means / np.where(best > 0, best, 1.0), 0.0)
-    return np.nanmin(np.where(np.isnan(scaled), 0.0, scaled)[:, w > 0], axis=1)
+        return -weighted_mean(ranks, self.weights(means, weights))
+
+
+class CalibratedRank(WeightedRank):
+    name = "calibrated_rank"
+    description = ("the weighted mean of the point's rank on each set (1 = best); a set's weight is its judged "
+                   "coverage times how far it ranks the points as the most completely judged set does "
+                   "(Spearman's rho, 0 when it does not agree)")
+
+    def weights(self, means, weights):
+        return weights * _agreement_with_best_judged(means, weights)
+
+
+class WorstCase(Criterion):
+    name = "worst_case"
+    description = "the smallest, over the sets, of the point's score divided by the best score on that set"
+
+    def values(self, means, weights):
+        best = np.nanmax(np.where(np.isnan(means), -np.inf, means), axis=0)
+        scaled = np.where(best > 0, means / np.where(best > 0, best, 1.0), 0.0)
+        return np.nanmin(np.where(np.isnan(scaled), 0.0, scaled)[:, weights > 0], axis=1)
+
+
+class WeightedMean(Criterion):
+    name = "weighted_mean"
+    description = "the coverage-weighted mean of the point's scores"
+
+    def values(self, means, weights):
+        return weighted_mean(means, weights)
+
+
+for _criterion in (CalibratedRank, WeightedRank, WorstCase, WeightedMean):  # the order the docs list them
+    register_criterion(_criterion)
+
+
+def usable_weights(weights: Sequence[float]) -> bool:
+    """Whether the sets' weights can order anything: all finite, not negative, one above 0."""
+    w = np.asarray(weights, dtype=float)
+    return bool(len(w)) and bool(np.all(np.isfinite(w))) and bool(np.all(w >= 0)) and bool(w.sum() > 0)
+
+
+def criterion_values(means: np.ndarray, weights: Sequence[float], criterion: str = DEFAULT_CRITERION) -> np.ndarray:
+    """One value per point, higher is better (a weighted rank is returned negated); all NaN when
+    the weights cannot order anything (none positive, or one not finite)."""
+    rule = criterion_named(criterion)
+    w = np.asarray(weights, dtype=float)
+    if means.shape[1] == 0 or not usable_weights(w):
+        return np.full(means.shape[0], np.nan)
+    return rule.values(means, w)
 
 
 def effective_weights(means: np.ndarray, weights: Sequence[float], criterion: str) -> np.ndarray:
     """The weights a criterion gives the sets: their own, times (calibrated_rank) their agreement
     with the most completely judged set."""
-    w = np.asarray(weights, dtype=float)
-    return w * _agreement_with_best_judged(means, w) if criterion == "calibrated_rank" else w
+    return criterion_named(criterion).weights(means, np.asarray(weights, dtype=float))
 
 
 def _agreement_with_best_judged(means: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -174,7 +253,10 @@ def choose_robustly(sets: Sequence[SetScores], points: Sequence[str], criterion:
     means = _means(sets, points)
     weights = [s.weight for s in sets]
     values = criterion_values(means, weights, criterion)
-    order = sorted(range(len(points)), key=lambda i: (-(values[i] if not math.isnan(values[i]) else -math.inf), i))
+    # nothing is picked when the criterion orders nothing (no usable weight, no scored point):
+    # the first point "picked in 100 %" would be a tie dressed up as a decision
+    order = [] if np.isnan(values).all() else \
+        sorted(range(len(points)), key=lambda i: (-(values[i] if not math.isnan(values[i]) else -math.inf), i))
     intervals = np.array([[bootstrap_interval(list(s.per_topic.get(p, {}).values()), seed=seed) for s in sets]
                           for p in points], dtype=float).reshape(len(points), len(sets), 2)
     share, lead = _stability(sets, points, weights, criterion, order, resamples, seed)
@@ -206,6 +288,8 @@ def _resampled_means(sets: Sequence[SetScores], points: Sequence[str], resamples
 
 
 def _stability(sets, points, weights, criterion, order, resamples, seed) -> tuple[np.ndarray, tuple[float, float]]:
+    if not order:
+        return np.zeros(len(points)), (math.nan, math.nan)
     if len(points) < 2 or resamples < 1:
         return np.ones(len(points)), (math.nan, math.nan)
     rng = np.random.default_rng(seed)
@@ -214,7 +298,8 @@ def _stability(sets, points, weights, criterion, order, resamples, seed) -> tupl
     leads = []
     for b in range(resamples):
         values = criterion_values(drawn[b], weights, criterion)
-        picks[_best(values)] += 1
+        if not np.isnan(values).all():
+            picks[_best(values)] += 1
         leads.append(values[order[0]] - values[order[1]])
     leads = np.asarray(leads, dtype=float)
     leads = leads[~np.isnan(leads)]
@@ -302,9 +387,11 @@ def effects(sets: Sequence[SetScores], coordinates: Mapping[str, Mapping[str, ob
                 by_topic: dict[str, list[float]] = {}
                 for with_value, without in pairs:
                     a, b = scores.per_topic.get(with_value, {}), scores.per_topic.get(without, {})
-                    for topic in set(a) & set(b):
+                    for topic in sorted(set(a) & set(b)):
                         by_topic.setdefault(topic, []).append(a[topic] - b[topic])
-                diffs = [float(np.mean(v)) for v in by_topic.values()]
+                # topics in a fixed order: the bootstrap's draws index them (a set's order would
+                # follow PYTHONHASHSEED, and the interval with it)
+                diffs = [float(np.mean(by_topic[t])) for t in sorted(by_topic)]
                 if diffs:
                     low, high = bootstrap_interval(diffs, seed=seed)
                     per_set[scores.name] = (float(np.mean(diffs)), low, high, len(diffs))

@@ -23,13 +23,15 @@ def add_parser(sub) -> None:
                    help="do not run the shipped suite's primary variant on the sweep's data to compare (default: "
                         "run it, and warn when the best point scores below it)")
     p.add_argument("--index-root", help="where indexes are kept (for the reference run)")
+    p.add_argument("--partial", action="store_true",
+                   help="choose among the finished points of an unfinished sweep (default: refuse it)")
 
 
 def run(args) -> int:
     second = None if args.no_second else (args.second or "auto")
     choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
                      min_diff=args.min_diff, reference=not args.no_reference, distinct=args.distinct,
-                     index_root=Path(args.index_root) if args.index_root else None)
+                     index_root=Path(args.index_root) if args.index_root else None, partial=args.partial)
     print((Path(args.out) / "choice.md").read_text(encoding="utf-8"))
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
     print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")

@@ -5,6 +5,7 @@ import math
 from pathlib import Path
 
 from touche.retrieval.experiments.report import describe_overrides
+from touche.retrieval.experiments.robust import criterion_named
 from touche.retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
 from touche.cli.common import add_command
 from touche.inputs import parse_named_qrels
@@ -52,12 +53,16 @@ def run(args) -> int:
     unit = f"runs ({len(sweep.points)} points × {len(sweep.sets)} sets)" if sweep.several else "points"
     print(f"{len(outcome.records)} of {runs} {unit} finished ({outcome.computed} run now, "
           f"{outcome.reused} found finished), {outcome.indexes} distinct index(es)")
-    if outcome.records and outcome.choice is not None and outcome.choice.order:
+    analysis = outcome.analysis
+    if sweep.several and analysis.pick is not None:
         choice = outcome.choice
         pick = sweep.points[choice.pick]
         scores = "; ".join(f"{dev.name} {choice.means[choice.pick, s]:.4f}" for s, dev in enumerate(sweep.sets))
-        print(f"pick by {sweep.spec.criterion}: point {pick.number} ({describe_overrides(pick.overrides)}): {scores}"
+        print(f"pick by {criterion_named(sweep.spec.criterion).name}: point {pick.number} "
+              f"({describe_overrides(pick.overrides)}): {scores}"
               + (" — within the noise of the runner-up (results.md)" if choice.lead_is_noise else ""))
+    elif sweep.several and outcome.records:
+        print(f"no pick: {analysis.why_no_pick}")
     elif outcome.records:
         best = outcome.best()
         print(f"best {sweep.spec.measure} = {best.measures.get(sweep.spec.measure, math.nan):.4f}: point {best.point} "

@@ -1,0 +1,123 @@
+"""``sweep.json``: what ``touche sweep`` tells ``touche choose``, as a validated model.
+
+The sweep writes it before the first run (without a choice) and again with every report; choose
+reads it and refuses a file of another format. It holds the robust choice as the sweep computed
+it (order, each set's raw and effective weight, the pick's share of topic resamples), so choose
+never recomputes it and the two can never disagree.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from touche.atomic import write_text
+from touche.config import describe_validation_error
+from touche.errors import ToucheError
+from touche.specs import Strict
+
+MANIFEST_FILE = "sweep.json"
+MANIFEST_FORMAT = 3
+
+
+class Loose(Strict):
+    """Strict about keys; numbers may be NaN (an unscored point), stored as null."""
+    model_config = {**Strict.model_config, "ser_json_inf_nan": "null"}
+
+
+class ManifestAxis(Strict):
+    label: str
+    keys: list[str]
+
+
+class ManifestPoint(Strict):
+    point: int
+    overrides: dict[str, Any]
+    coordinates: dict[str, Any]
+
+
+class ManifestSet(Strict):
+    """One development set as the sweep ran it; ``keys`` are the result keys, point by point."""
+    name: str
+    corpus: str
+    corpus_files: list[str] | None = None  # the files a materialised corpus folder links
+    topics: str
+    source_topics: str | None = None  # the topics file a selection was taken from
+    qrels: dict[str, str]
+    given_weight: float | None = None  # as the sweep file gives it
+    coverage: float | None = None  # the mean judged coverage (None: not computed)
+    weight: float | None = None  # what the criterion starts from: given_weight, else coverage
+    used_weight: float | None = None  # what the criterion gave it (calibrated_rank: times its agreement)
+    description: str = ""
+    keys: list[str]
+    finished: int = 0  # of its runs
+
+
+class StoredTransfer(Loose):
+    """Choosing on every set but ``left_out``: the pick and what it scores there."""
+    left_out: str
+    pick: int
+    score: float | None
+    rank: float
+    best: int
+    best_score: float | None
+
+
+class StoredChoice(Loose):
+    """The order of the points by the criterion over the sets, with its noise."""
+    criterion: str
+    order: list[int]  # point numbers, best first (empty: nothing could be ordered)
+    values: list[float | None]  # the criterion per point (in point order), as the reports show it
+    means: list[list[float | None]]  # point × set
+    intervals: list[list[list[float | None]]]  # point × set × (low, high)
+    pick_share: list[float]  # per point
+    lead_interval: list[float | None]  # the pick's lead over the runner-up, 95 % of the resamples
+    lead_is_noise: bool
+    transfers: list[StoredTransfer] = []
+    why_none: str = ""  # when order is empty: why
+
+
+class SweepManifest(Strict):
+    format: Literal[3] = MANIFEST_FORMAT
+    sweep: str
+    base: str
+    description: str = ""
+    measure: str
+    measures: list[str]
+    criterion: str
+    axes: list[ManifestAxis]
+    points: list[ManifestPoint]
+    sets: list[ManifestSet] = Field(..., min_length=1)
+    runs: int  # points × sets
+    finished: int  # runs with a record and a run file
+    choice: StoredChoice | None = None  # with sets: (None until the sweep has reported)
+
+    @property
+    def several(self) -> bool:
+        return len(self.sets) > 1 or self.sets[0].name != ""
+
+    @property
+    def complete(self) -> bool:
+        return self.finished == self.runs
+
+
+def write_manifest(path: Path, manifest: SweepManifest) -> Path:
+    return write_text(path, manifest.model_dump_json(indent=2) + "\n")
+
+
+def read_manifest(path: Path) -> SweepManifest:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ToucheError(f"cannot read the sweep's manifest: {exc}", path=path) from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise ToucheError(f"the manifest is of format {found!r}, not {MANIFEST_FORMAT}: written by another version "
+                          "of `touche sweep`: run the sweep again with this version", path=path)
+    try:
+        return SweepManifest.model_validate(data)
+    except ValidationError as exc:
+        raise ToucheError(f"not a valid sweep manifest: {describe_validation_error(exc, SweepManifest)}",
+                          path=path) from None

@@ -1,0 +1,215 @@
+"""A sweep's reports, formatted from its analysis (nothing is computed here): ``results.csv``,
+``results.md``, ``sweep.png``."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from touche.retrieval.experiments.report import PlotPoint, describe_overrides, format_number, format_value, plot_sweep
+from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
+from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
+from touche.retrieval.experiments.sweep.loading import Sweep
+from touche.retrieval.experiments.sweep.spec import swept_keys
+
+
+def base_label(sweep: Sweep) -> str:
+    return f"{sweep.base.parent.name}/{sweep.base.name}"  # base.yaml alone would not say which task
+
+
+def format_csv(header: list[str], rows: list[list[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else
+                         json.dumps(v) if isinstance(v, (dict, list)) else v for v in row])
+    return buffer.getvalue()
+
+
+def _unfinished_line(analysis: SweepAnalysis, unit: str) -> list[str]:
+    missing = analysis.runs - len(analysis.records)
+    if not missing:
+        return []
+    return [f"- **unfinished: {missing} of {analysis.runs} {unit} have not run**; the order below is of the "
+            "finished ones only (rerun `touche sweep` to finish)"]
+
+
+def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
+    sweep, records = analysis.sweep, analysis.records
+    (dev,) = sweep.sets
+    (summary,) = analysis.sets
+    main = sweep.spec.measure
+    keys = swept_keys(sweep.spec)
+    measures = measure_columns(records, main)
+    shown = ["rank", "point", *keys, *measures, "p_vs_best", "seconds"]
+    index = {name: analysis.header.index(name) for name in shown}
+
+    def cell(name: str, value: Any) -> str:
+        if isinstance(value, float) and math.isnan(value):
+            return "-"
+        if name == "p_vs_best":
+            return "< 0.001" if value < 0.001 else f"{value:.3f}"
+        if name in measures:
+            return f"{value:.3f}" if isinstance(value, float) else str(value)
+        if name == "seconds":
+            return f"{value:.1f}"
+        return format_value(value)
+
+    lines = [f"# Sweep {sweep.name}: {main}", ""]
+    if sweep.spec.description:
+        lines += [sweep.spec.description, ""]
+    lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {len(sweep.points)} points finished, "
+              f"{analysis.indexes} distinct index(es)",
+              f"- corpus: `{dev.corpus.name}`, topics: `{dev.topics.name}`, qrels: "
+              + ", ".join(f"{n} = `{q.name}`" for n, q in dev.qrels.items())]
+    lines += _unfinished_line(analysis, "points")
+    if summary.coverage:
+        lines.append(f"- judged coverage: the corpus holds {summary.mean_coverage:.0%} of the topics' judged documents "
+                     f"(mean over {len(summary.coverage)} topics)"
+                     + (": **mostly unjudged: the best point here is the best at finding what other systems found; "
+                        "check it on a fully judged set (sets:)**" if summary.mostly_unjudged else ""))
+    if analysis.ranked:
+        best = analysis.ranked[0]
+        lines.append(f"- best: point {best.point} ({describe_overrides(best.overrides)}) "
+                     f"with {main} = {cell(main, best.measures.get(main, math.nan))}")
+    lines += ["- p_vs_best: paired randomization test of each point against the best on the topics both are "
+              "scored on (two-sided, not corrected for multiple comparisons; p ≥ 0.05 means these topics "
+              "cannot tell the point from the best)", ""]
+    if plot is not None:
+        lines += [f"![{main} over the swept parameters]({plot.name})", ""]
+    lines.append("| " + " | ".join(shown) + " |")
+    lines.append("|" + "|".join("---:" if n in measures or n in ("rank", "point", "p_vs_best", "seconds") else "---"
+                                for n in shown) + "|")
+    for row in analysis.rows:
+        lines.append("| " + " | ".join(cell(n, row[index[n]]) for n in shown) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
+    sweep, records, choice = analysis.sweep, analysis.records, analysis.choice
+    criterion = criterion_named(sweep.spec.criterion)
+    main = sweep.spec.measure
+    keys = swept_keys(sweep.spec)
+    cell = format_number
+    lines = [f"# Sweep {sweep.name}: {main} on {len(sweep.sets)} development sets", ""]
+    if sweep.spec.description:
+        lines += [sweep.spec.description, ""]
+    lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {analysis.runs} runs finished "
+              f"({len(sweep.points)} points × {len(sweep.sets)} sets), {analysis.indexes} distinct index(es)"]
+    lines += _unfinished_line(analysis, "runs")
+    lines += [f"- points ordered by **{criterion.name}**: {criterion.description}", "", "## The sets", "",
+              "| set | topics | scored (best point) | judged coverage: mean, median | weight | used weight | |",
+              "|---|---:|---:|---:|---:|---:|---|"]
+    pick = analysis.pick
+    for s, summary in enumerate(analysis.sets):
+        scored = len(analysis.scores[s].per_topic.get(str(sweep.points[pick].number), {})) if pick is not None else 0
+        warning = ("**mostly unjudged: its scores rank what other systems found, not what is relevant**"
+                   if summary.mostly_unjudged else "")
+        lines.append(f"| {summary.name} | {summary.topics} | {scored} | {cell(summary.mean_coverage, 2)}, "
+                     f"{cell(summary.median_coverage, 2)} | {cell(summary.weight, 2)} | {cell(summary.used_weight, 2)} "
+                     f"| {warning} |")
+    lines += ["", "Judged coverage: per topic, the share of its judged documents the set's corpus holds (1.0: a "
+              "perfect ranking of the corpus scores 1.0). Unless a set gives `weight:`, its weight is its mean "
+              "coverage; the used weight is what the criterion gives it"
+              + (" (calibrated_rank: the weight times the set's agreement, Spearman's ρ floored at 0, with the most "
+                 "completely judged set)" if criterion.name == "calibrated_rank" else "") + ".", ""]
+    if choice is None or not choice.order:
+        lines += ["## The pick", "", f"**No pick: {analysis.why_no_pick}.**", ""]
+    else:
+        chosen = sweep.points[choice.pick]
+        lines += ["## The pick", "", f"Point {chosen.number} ({describe_overrides(chosen.overrides)}): "
+                  + "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} "
+                              f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
+                              for s, dev in enumerate(sweep.sets)) + ".", "",
+                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
+                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws."]
+        if choice.runner_up is not None:
+            runner = sweep.points[choice.runner_up]
+            low, high = choice.lead_interval
+            interval = f"[{low:+.3f}, {high:+.3f}]" if math.isfinite(low) and math.isfinite(high) else "undefined"
+            lines.append(f"Its lead over the runner-up, point {runner.number} ({describe_overrides(runner.overrides)}), "
+                         f"lies in {interval} (95 % of the draws, in {criterion.name}'s units"
+                         f"{': ' + criterion.units if criterion.units != 'score' else ''})"
+                         + (": **within the noise: these sets cannot tell the two apart**." if choice.lead_is_noise
+                            else "."))
+        lines.append("")
+    if analysis.transfers:
+        lines += ["## Leave one set out: what the choice transfers", "",
+                  "Choosing on all sets but one, and scoring the pick on the one left out: the expected transfer to "
+                  "topics the choice did not see, beside the best the left-out set allows and what the argmax of each "
+                  "single other set would have given.", "",
+                  "| left out | pick (on the others) | its score there | its rank there | best there | "
+                  "argmax of one other set → score there |", "|---|---|---:|---:|---:|---|"]
+        for t in analysis.transfers:
+            naive = "; ".join(f"{name}: p{point} → {cell(score)}" for name, (point, score) in t.naive.items())
+            lines.append(f"| {t.left_out} | p{t.pick} | {cell(t.score)} | {t.rank:.0f} of {len(sweep.points)} | "
+                         f"{cell(t.best_score)} (p{t.best}) | {naive} |")
+        lines.append("")
+    if analysis.agreement is not None and len(sweep.sets) > 1:
+        names = [d.name for d in sweep.sets]
+        lines += ["## Do the sets agree?", "", "Spearman's ρ of the points' scores between sets (two biased sets "
+                  "that agree are no evidence: compare with the most completely judged set).", "",
+                  "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for a, name in enumerate(names):
+            lines.append(f"| {name} | " + " | ".join(cell(float(analysis.agreement[a, b]), 2)
+                                                    for b in range(len(names))) + " |")
+        lines.append("")
+    if analysis.effects:
+        lines += ["## What each swept value does, per set", "",
+                  "The mean per-topic difference of the points with the value against those with the axis' first "
+                  "value that agree on every other axis; [95 % topic-bootstrap interval]; **bold** where the "
+                  "interval excludes 0.", "",
+                  "| key | value (against) | pairs | " + " | ".join(d.name for d in sweep.sets) + " |",
+                  "|---|---|---:|" + "---|" * len(sweep.sets)]
+        for e in analysis.effects:
+            cells = []
+            for dev in sweep.sets:
+                found = e.per_set.get(dev.name)
+                if found is None:
+                    cells.append("–")
+                    continue
+                mean, low, high, _ = found
+                text = f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+                cells.append(f"**{text}**" if (low > 0 or high < 0) else text)
+            lines.append(f"| {e.axis} | {format_value(e.value)} (vs {format_value(e.reference)}) | {e.pairs} | "
+                         + " | ".join(cells) + " |")
+        lines.append("")
+    if plot is not None:
+        lines += [f"![{main} over the swept parameters]({plot.name})", ""]
+    lines += ["## Every point", "", "| rank | point | " + " | ".join(keys) + " | "
+              + " | ".join(f"{d.name} [95 % CI]" for d in sweep.sets) + f" | {criterion.name} | picked |",
+              "|---:|---:|" + "---|" * len(keys) + "---:|" * len(sweep.sets) + "---:|---:|"]
+    index = {name: analysis.header.index(name) for name in analysis.header}
+    for row in analysis.rows:
+        sets_cells = " | ".join(f"{cell(row[index[d.name]])} [{cell(row[index[d.name + '_ci_low']], 2)}, "
+                                f"{cell(row[index[d.name + '_ci_high']], 2)}]" for d in sweep.sets)
+        lines.append(f"| {row[0]} | {row[1]} | " + " | ".join(format_value(row[index[k]]) for k in keys) + " | "
+                     + sets_cells + f" | {cell(row[index[criterion.name]], 2)} | "
+                     f"{row[index['pick_share']]:.0%} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(analysis: SweepAnalysis) -> Path | None:
+    """The sort measure over the swept parameters; with sets, each point's weighted mean."""
+    sweep = analysis.sweep
+    if not analysis.records:
+        return None
+    choice = analysis.choice
+    if not sweep.several:
+        by_point = {r.point: r for r in analysis.records}
+        points = [PlotPoint(p.coordinates, by_point[p.number].measures.get(sweep.spec.measure, math.nan))
+                  for p in sweep.points if p.number in by_point]
+        label = sweep.spec.measure
+    elif choice is not None:
+        weighted = weighted_mean(choice.means, choice.weights)
+        points = [PlotPoint(p.coordinates, float(weighted[i])) for i, p in enumerate(sweep.points)
+                  if not all(math.isnan(v) for v in choice.means[i])]
+        label = f"{sweep.spec.measure}, weighted mean over {len(sweep.sets)} sets"
+    else:
+        return None
+    return plot_sweep(sweep.axes, points, label, sweep.output / "sweep.png",
+                      title=f"sweep {sweep.name} ({len(points)} points, base {base_label(sweep)})")

@@ -1,0 +1,203 @@
+"""Development sets: where a sweep's points run and are scored, checked before anything runs.
+
+A sweep without ``sets:`` has one set, named "" (its corpus, topics and qrels); every part of
+the sweep treats it like any other. A set whose corpus is a list of files, or whose topics are
+a selection, is materialised under ``<output>/sets/<name>/`` (a folder of links, a topics file).
+
+Everything a set's scores depend on is checked when the sweep loads: the files exist, the topic
+selection names topics the file has, the sort measure's qrels judge at least one of the set's
+topics (the wrong year's qrels would otherwise score every point 0 and, through the coverage
+fallback, outweigh a judged set), and the corpus is of the family the variants read (a
+passage file given to an args.me sweep fails in a moment, not after the earlier sets ran).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from touche.indexing.corpora import first_document, held_documents, open_corpus
+from touche.retrieval.evaluation.measures import canonical_topic
+from touche.retrieval.experiments.robust import coverage
+from touche.retrieval.experiments.sweep.spec import DevSetSpec, canonical, digest, expand_path
+from touche.retrieval.fingerprint import data_fingerprint
+from touche.retrieval.formats.qrels import read_qrels
+from touche.retrieval.formats.topics import Topic, read_topics, topics_xml
+from touche.atomic import write_text
+from touche.errors import ConfigError, InputError, ToucheError
+from touche.inputs import distinct_labels
+
+log = logging.getLogger(__name__)
+
+COVERAGE_FILE = "coverage.json"
+MOSTLY_UNJUDGED = 0.5  # a set whose topics' judged documents are mostly missing from its corpus
+
+
+@dataclass
+class DevSet:
+    """Where the points run and are scored: a corpus, topics and qrels."""
+    name: str
+    corpus: Path                       # what the session reads
+    topics: Path                       # what the session reads
+    qrels: dict[str, Path]
+    folder: Path                       # <output>/sets/<name>: what is materialised, the coverage cache
+    corpus_files: list[Path] | None = None  # a list of files: linked into ``corpus``
+    source_topics: Path | None = None  # the topics file ``topics`` selects from
+    selection: tuple[str, frozenset[str]] | None = None  # ("only" | "except", topic numbers)
+    weight: float | None = None        # as the sweep file gives it (None: the judged coverage)
+    description: str = ""
+    run_keys: list[str] = field(default_factory=list)  # per point: what its run file depends on
+    keys: list[str] = field(default_factory=list)      # per point: the run key and the qrels scored with
+
+    @property
+    def label(self) -> str:
+        return self.name or "the sweep's set"
+
+    @property
+    def materialised(self) -> bool:
+        return self.corpus_files is not None or self.selection is not None
+
+    def link_names(self) -> list[str]:
+        """A distinct name per corpus file: files that share a base name (``a/args.json``,
+        ``b/args.json``) are told apart by their folders, not linked over each other."""
+        files = self.corpus_files or []
+        return [label.replace("/", "-") for label in distinct_labels(files, what=f"corpus file of set {self.label}")]
+
+    def prepare(self) -> None:
+        """Link the corpus files and write the selected topics (idempotent; links of files no
+        longer listed are removed: they would be read as part of the corpus)."""
+        if self.corpus_files is not None:
+            self.corpus.mkdir(parents=True, exist_ok=True)
+            wanted = dict(zip(self.link_names(), self.corpus_files))
+            for stale in self.corpus.iterdir():
+                if stale.name not in wanted and stale.is_symlink():
+                    stale.unlink()
+            for name, file in wanted.items():
+                link = self.corpus / name
+                if link.is_symlink() and link.resolve() == file.resolve():
+                    continue
+                if link.exists() or link.is_symlink():
+                    link.unlink()
+                link.symlink_to(file.resolve())
+        if self.source_topics is not None:
+            write_text(self.topics, topics_xml(self.selected_topics()))
+
+    def selected_topics(self) -> list[Topic]:
+        topics = read_topics(self.source_topics or self.topics)
+        if self.selection is None:
+            return topics
+        kind, numbers = self.selection
+        known = {canonical_topic(t.number) for t in topics}
+        missing = sorted(numbers - known, key=lambda n: (len(n), n))
+        if missing:
+            raise ConfigError(f"set {self.name}: topics_{kind} names topic(s) {', '.join(missing)}, which "
+                              f"{self.source_topics} does not have")
+        keep = [t for t in topics if (canonical_topic(t.number) in numbers) == (kind == "only")]
+        if not keep:
+            raise ConfigError(f"set {self.name}: topics_{kind} leaves no topic of {self.source_topics}")
+        return keep
+
+    def data_fingerprints(self) -> tuple[str, str, str, str]:
+        """(corpus label, topics label, corpus digest, topics digest): what the set's runs read.
+        A materialised set is labelled by what it is made of, not where it lies, so a moved or
+        resumed sweep keeps its keys."""
+        if not self.materialised:
+            return (str(self.corpus), str(self.topics), data_fingerprint(self.corpus), data_fingerprint(self.topics))
+        files = self.corpus_files if self.corpus_files is not None else [self.corpus]
+        names = self.link_names() if self.corpus_files is not None else [f.name for f in files]
+        corpus = hashlib.sha256("".join(f"{n}\0{data_fingerprint(f)}\n" for n, f in zip(names, files)).encode()
+                                ).hexdigest()[:16]
+        topics = hashlib.sha256(topics_xml(self.selected_topics()).encode()).hexdigest()[:16]
+        label = "\0".join(str(f) for f in files)
+        return (label, f"{self.source_topics or self.topics}#{self.selection[0] if self.selection else ''}",
+                corpus, topics)
+
+    def qrels_fingerprint(self) -> str:
+        return hashlib.sha256("".join(f"{n}\0{data_fingerprint(q)}\n" for n, q in sorted(self.qrels.items()))
+                              .encode()).hexdigest()[:16]
+
+
+def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: Path) -> DevSet:
+    files = [expand_path(c, here, sweep_file) for c in (spec.corpus if isinstance(spec.corpus, list) else [spec.corpus])]
+    topics = expand_path(spec.topics, here, sweep_file)
+    for what, found in [("corpus", f) for f in files] + [("topics", topics)]:
+        if not found.exists():
+            raise InputError(f"set {name}: {what} not found: {found}", path=sweep_file)
+    folder = set_folder(output, name)
+    listed = isinstance(spec.corpus, list)
+    selection = None
+    if spec.topics_only or spec.topics_except:
+        kind = "only" if spec.topics_only else "except"
+        selection = (kind, frozenset(str(n) for n in (spec.topics_only or spec.topics_except)))
+    return DevSet(name, folder / "corpus" if listed else files[0], folder / "topics.xml" if selection else topics,
+                  {n: expand_path(q, here, sweep_file) for n, q in spec.qrels.items()}, folder,
+                  corpus_files=files if listed else None, source_topics=topics if selection else None,
+                  selection=selection, weight=spec.weight, description=spec.description)
+
+
+def set_folder(output: Path, name: str) -> Path:
+    """``<output>/sets/<name>`` (``_`` for the one set of a sweep without sets:), refused when the
+    name would lead outside it (the schema already allows no separator; this is the last guard)."""
+    root = (output / "sets").resolve()
+    folder = (root / (name or "_")).resolve()
+    if folder.parent != root:
+        raise ConfigError(f"set name {name!r} does not name a folder inside {root}")
+    return folder
+
+
+def check_set(dev: DevSet, qrels_name: str, formats: set[str]) -> None:
+    """What can be checked before the first run (see the module docstring)."""
+    topics = [canonical_topic(t.number) for t in dev.selected_topics()]
+    for name, path in dev.qrels.items():
+        read_qrels(path)  # a bad qrels file fails now, not after the first hour of runs
+    judged = {canonical_topic(q) for q in read_qrels(dev.qrels[qrels_name]).judgments}
+    if not judged & set(topics):
+        raise ConfigError(f"set {dev.label}: its {qrels_name} qrels ({dev.qrels[qrels_name]}) judge none of its "
+                          f"{len(topics)} topics (qrels of another year or task?): every point would score nothing")
+    for fmt in sorted(formats):
+        try:
+            first_document(open_corpus(fmt, dev.corpus_files[0] if dev.corpus_files else dev.corpus))
+        except ToucheError as exc:
+            raise ConfigError(f"set {dev.label}: its corpus is not what the variants read (corpus.format {fmt}): "
+                              f"{exc}") from None
+
+
+# --------------------------------------------------------------------------- judged coverage
+def set_coverage(dev: DevSet, qrels_name: str, fmt: str) -> dict[str, float]:
+    """Per topic of the set: the share of its judged documents (the sort measure's qrels) that
+    the set's corpus holds; cached in the set's folder by the data it was computed from."""
+    qrels_path = dev.qrels[qrels_name]
+    try:
+        fingerprint = digest([data_fingerprint(dev.corpus), data_fingerprint(dev.topics), data_fingerprint(qrels_path)])
+    except OSError:
+        return {}
+    cache = dev.folder / COVERAGE_FILE
+    if cache.is_file():
+        try:
+            stored = json.loads(cache.read_text(encoding="utf-8"))
+            if stored.get("fingerprint") == fingerprint:
+                return stored["coverage"]
+        except (ValueError, KeyError, AttributeError):
+            pass  # a damaged cache is computed again
+    judged = {canonical_topic(q): v for q, v in read_qrels(qrels_path).judgments.items()}
+    try:
+        held = held_documents(open_corpus(fmt, dev.corpus), {d for docs in judged.values() for d in docs})
+    except ToucheError as exc:
+        log.warning("warning: cannot read %s for the judged coverage of %s: %s", dev.corpus, dev.label, exc)
+        return {}
+    topics = [canonical_topic(t.number) for t in read_topics(dev.topics)]
+    shares = coverage(judged, held, topics)
+    write_text(cache, json.dumps({"fingerprint": fingerprint, "coverage": shares}, indent=1) + "\n")
+    return shares
+
+
+def mean_coverage(shares: dict[str, float]) -> float:
+    return float(np.mean(list(shares.values()))) if shares else float("nan")
+
+
+__all__ = ["DevSet", "dev_set", "set_folder", "check_set", "set_coverage", "mean_coverage", "MOSTLY_UNJUDGED",
+           "canonical"]
