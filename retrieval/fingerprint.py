@@ -22,7 +22,7 @@ from touche.retrieval.tasks import handler
 from touche.errors import ConfigError
 from touche.stemming.analyzers import content_key
 
-__all__ = ["data_fingerprint", "variant_fingerprint", "check_fusion_cycles"]
+__all__ = ["data_fingerprint", "variant_fingerprint", "check_fusion_cycles", "files_read"]
 
 SMALL_FILE = 50 * 2**20
 
@@ -44,6 +44,14 @@ def data_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def files_read(loaded: LoadedVariant) -> tuple[Path, ...]:
+    """The files (models) the variant's stages and its task read besides the index."""
+    here = loaded.path.parent
+    task_files = handler(loaded.variant.task).files_read
+    return (*(path for stage in loaded.variant.rerank for path in stage.files_read(here)),
+            *(task_files(loaded.variant, here) if task_files is not None else ()))
+
+
 def _description(loaded: LoadedVariant, chain: tuple[Path, ...]) -> dict[str, Any]:
     """The variant as it decides a run, with the files it reads and the variants it fuses."""
     if loaded.path in chain:
@@ -51,20 +59,15 @@ def _description(loaded: LoadedVariant, chain: tuple[Path, ...]) -> dict[str, An
                           + " (a variant cannot fuse itself, directly or through others)", path=loaded.path)
     here = loaded.path.parent
     variant = loaded.variant
-    files: dict[str, str] = {}
+    files = {str(path): data_fingerprint(path) for path in files_read(loaded)}
     fused: list[dict[str, Any]] = []
     for stage in variant.rerank:
-        for path in stage.files_read(here):
-            files[str(path)] = data_fingerprint(path)
         for other in stage.fused_variants(here):
             try:
                 other_loaded = load_variant(other)
             except ConfigError as exc:
                 raise ConfigError(f"rrf: the fused variant {other} cannot be loaded: {exc}", path=loaded.path) from None
             fused.append(_description(other_loaded, (*chain, loaded.path)))
-    task_files = handler(variant.task).files_read
-    for path in task_files(variant, here) if task_files is not None else ():
-        files[str(path)] = data_fingerprint(path)
     return {"variant": variant.model_dump(mode="json", exclude={"tag", "description"}),
             "analyzer_files": content_key(variant.analyzer, here), "files": files, "fused": fused}
 

@@ -16,6 +16,7 @@ from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from touche.retrieval.fingerprint import check_fusion_cycles
+from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session, VariantResult
 from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
@@ -52,6 +53,11 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     primary = only_config if only_config else base / suite.primary
     check_variants(variant_paths, overrides)  # all of them, before the first index is built
     prepare_output_directory(output_dir)
+    if qrels:  # the reports written after the runs: a folder in their place is said now, not after
+        for name, what in ((EVALUATION_FILE, "evaluation table"), (EXPLORER_FILE, "explorer page")):
+            if (output_dir / name).is_dir():
+                raise ToucheError(f"is a directory, where run-all writes its {what} ({name}) after the runs; "
+                                  "remove or rename it", path=output_dir / name)
     with _output_lock(output_dir):
         return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
                              overrides, progress)
@@ -62,7 +68,9 @@ def check_variants(paths: list[Path], overrides: dict | None) -> None:
     once failed after two runs were written, and blamed that variant's file."""
     for path in paths:
         try:
-            check_fusion_cycles(load_variant(path, overrides))
+            loaded = load_variant(path, overrides)
+            check_fusion_cycles(loaded)
+            check_variant_files(loaded)
         except ConfigError as exc:
             if not overrides:
                 raise

@@ -147,7 +147,7 @@ def test_compare_runs_from_files(files: dict[str, Path], tmp_path: Path) -> None
 def test_per_topic_errors_name_the_problem(files: dict[str, Path], tmp_path: Path) -> None:
     stance = tmp_path / "stance.qrels"
     stance.write_text("1 0 d1 FIRST\n")
-    with pytest.raises(ToucheError, match="per-topic scores need graded"):
+    with pytest.raises(ToucheError, match="per-topic scores of touche.nDCG@5 need graded qrels; this file holds stance"):
         per_topic_scores(files["a.txt"], stance)
     with pytest.raises(ToucheError, match="no per-topic values for measure 'stance.F1_macro'"):
         per_topic_scores(files["a.txt"], files["qrels.txt"], "stance.F1_macro")

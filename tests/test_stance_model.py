@@ -113,12 +113,31 @@ def test_a_topic_of_the_training_sample_gets_the_fold_model_that_never_saw_it():
 @pytest.mark.skipif(not (SHARED / "corpora" / "compsent19" / "train.csv").is_file(),
                     reason=f"CompSent-19 not found under {SHARED}")
 def test_retraining_gives_the_shipped_file(tmp_path, monkeypatch):
+    """The same model to the last rounded digit: the file keeps 6 significant digits, and the
+    solver's last bits differ between CPUs (here at most 1e-6 apart), so a byte comparison held
+    only on the machine that trained it."""
     from test_pipeline import cli
     monkeypatch.chdir(tmp_path)
     code, text = cli("train-stance")
     assert code == 0, text
-    assert (tmp_path / "stance_model.json.gz").read_bytes() == MODEL_FILE.read_bytes()
-    assert "micro-F1 0.86" in text and "combined, out of fold" in text
+    retrained = json.loads(gzip.decompress((tmp_path / "stance_model.json.gz").read_bytes()))
+    shipped = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+
+    def same(a, b, where="model"):
+        if isinstance(a, dict):
+            assert set(a) == set(b), where
+            for key in a:
+                same(a[key], b[key], f"{where}.{key}")
+        elif isinstance(a, list) and a and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in a):
+            assert np.allclose(a, b, rtol=1e-4, atol=2e-6), where
+        elif isinstance(a, list):
+            assert len(a) == len(b), where
+            for i, (x, y) in enumerate(zip(a, b)):
+                same(x, y, f"{where}[{i}]")
+        else:
+            assert a == b, where
+    same(retrained, shipped)
+    assert "micro-F1 0.863" in text and "combined, out of fold (topic-grouped 5-fold) 0.440" in text
     code, text = cli("train-stance", "-o", str(MODEL_FILE))
     assert code == 2 and "--replace-shipped" in text
 

@@ -158,6 +158,8 @@ def experiment(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFra
     if isinstance(measures, str):
         measures = [measures]
     named = _named_runs(runs, run_format)
+    if isinstance(runs, Mapping) and baseline in runs and not isinstance(baseline, bool):
+        baseline = str(baseline)  # a key of the mapping is a name ({1: a, 2: b}, baseline=1), not a position
     return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, alpha=alpha, depth=depth)
 
 

@@ -32,12 +32,22 @@ def prepare_output_directory(directory: Path) -> None:
         raise ToucheError("the output directory is not writable", path=directory)
 
 
-def check_writable(path: Path) -> None:
-    """A located error now, not after the work, when the file ``path`` could not be written."""
+def check_writable(path: Path, what: str = "run file") -> None:
+    """A located error now, not after the work, when the file ``path`` (a ``what``) could not be
+    written."""
     path = Path(path)
     if path.is_dir():
-        raise ToucheError("is a directory; give the run file's name", path=path)
+        raise ToucheError(f"is a directory; give the {what}'s name", path=path)
     prepare_output_directory(path.parent)
+
+
+def check_not_an_input(output: str | os.PathLike, inputs, what: str = "output") -> None:
+    """No output may replace an input: refused before any work when ``output`` is (or links to)
+    one of the files read (``inputs``)."""
+    target = Path(output).resolve()
+    for given in inputs:
+        if given is not None and Path(given).resolve() == target:
+            raise ToucheError(f"the {what} would replace an input file ({given}); give another name", path=output)
 
 
 def temporary_name(path: Path) -> Path:

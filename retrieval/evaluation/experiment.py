@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from touche.retrieval.evaluation.measures import (QrelsArg, cached_qrels, canonical_topic, canonical_topics,
-                                                  evaluate_rows_per_topic, named_qrels, score_rows, stance_f1)
+                                                  evaluate_rows_per_topic, named_qrels, score_rows)
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE,
                                                       bootstrap_interval, corrected, paired_randomization_test,
                                                       split_measure)
@@ -83,6 +84,7 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
     means, per_topic = scores if scores is not None else score_runs(rows, qrels, measures, depth=depth)
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []
+    untested = []
     for measure in measure_names:
         tests: list[dict] = []
         for name in names:
@@ -93,23 +95,32 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
             if values is not None:
                 low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed)
                 row.update(ci_low=low, ci_high=high, topics=len(values))
-                if base is not None and name != base:
+                if base is not None and name != base and not parse_measure(measure).integer:
                     row.update(_against(values, per_topic[base].get(measure, {}), resamples, seed))
-                    tests.append(row)
+                    tests.append(row)  # a count (stance.N) is no effectiveness: nothing to test
             else:
                 low, high, topics = _resampled_interval(rows[name], qrels, measure, bootstrap, seed)
                 row.update(ci_low=low, ci_high=high, topics=topics)
+                if base is not None and name != base and measure not in untested:
+                    untested.append(measure)
             out.append(row)
         for row, p in zip(tests, corrected([t["p"] for t in tests], correction)):
             row["p_corrected"] = p
             row["significant"] = None if math.isnan(p) else bool(p < alpha)
     frame = pd.DataFrame(out, columns=EXPERIMENT_COLUMNS)
-    return frame.astype({"wins": "Int64", "losses": "Int64", "ties": "Int64", "topics": "Int64"})
+    frame = frame.astype({"wins": "Int64", "losses": "Int64", "ties": "Int64", "topics": "Int64"})
+    # why some rows have no delta or p: said in the frame itself (pandas keeps attrs with it)
+    frame.attrs["notes"] = [f"{m}: no delta or p against the baseline: it is not a mean over topics (one value "
+                            "over all judged rows), so a paired per-topic test does not apply; its interval "
+                            "resamples topics" for m in untested]
+    return frame
 
 
 def _baseline_name(names: list[str], baseline: str | int | None) -> str | None:
     if baseline is None:
         return None
+    if baseline in names:  # a run's name first: runs keyed 1, 2 are named 1 and 2, not positions
+        return baseline
     if isinstance(baseline, int) and not isinstance(baseline, bool):
         if not -len(names) <= baseline < len(names):
             raise ToucheError(f"baseline {baseline} is not a run's position (0..{len(names) - 1})")
@@ -133,10 +144,9 @@ def _against(values: Mapping[str, float], base: Mapping[str, float], resamples: 
 def _resampled_interval(rows: list[RunRow], qrels: QrelsArg, measure: str, resamples: int,
                         seed: int) -> tuple[float, float, int]:
     """A measure without per-topic values (stance macro-F1): topics drawn with replacement, the
-    measure recomputed on their rows; the percentile interval."""
-    if not measure.endswith("stance.F1_macro"):
-        return math.nan, math.nan, 0
-    name, _ = split_measure(measure)
+    measure recomputed on their rows (by its family's scorer); the percentile interval."""
+    name, bare = split_measure(measure)
+    parsed = parse_measure(bare)
     path = dict(named_qrels(qrels)).get(name)
     judged = {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()} if path is not None else {}
     by_topic: dict[str, list[RunRow]] = {}
@@ -150,7 +160,7 @@ def _resampled_interval(rows: list[RunRow], qrels: QrelsArg, measure: str, resam
     values = []
     for _ in range(min(resamples, 1000)):  # each draw recomputes an F1 over thousands of rows
         drawn = rng.integers(0, len(topics), len(topics))
-        value = stance_f1([r for i in drawn for r in by_topic[topics[i]]], judged).f1_macro  # type: ignore[arg-type]
+        value = parsed.family.means([parsed], [r for i in drawn for r in by_topic[topics[i]]], judged)[parsed.name]
         if not math.isnan(value):
             values.append(value)
     if not values:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
-from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
-from touche.retrieval.formats.qrels import QrelsKind, read_qrels
+from touche.retrieval.evaluation.measures import cached_qrels, check_cutoffs, evaluate_rows_per_topic
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.runfile import read_run
 from touche.errors import ToucheError
 
@@ -20,8 +19,6 @@ from touche.errors import ToucheError
 TIE_TOLERANCE = 1e-9
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20220401  # fixed so that a report's p-value is the same on every rerun
-
-_TOUCHE_NDCG = re.compile(r"(touche|touche2021)\.nDCG@(\d+)")
 
 
 # ------------------------------------------------------------------ per-topic scores
@@ -38,15 +35,16 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
     ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
     the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
     """
-    check_cutoffs([measure])
-    qrels = read_qrels(qrels_path)
-    if qrels.kind is not QrelsKind.GRADED:
-        raise ToucheError(f"per-topic scores need graded relevance/quality qrels; this file holds {qrels.kind.value} "
-                          "judgments (stance F1 and image precision are not per-topic measures here)", path=qrels_path)
-    if not (_TOUCHE_NDCG.fullmatch(measure) or measure.startswith("trec.")):
-        raise ToucheError(f"no per-topic values for measure {measure!r}: use touche.nDCG@k, touche2021.nDCG@k or "
-                          "trec.<measure> (e.g. trec.P@10)")
-    return evaluate_rows_per_topic(read_run(run_path), qrels_path, [measure])[measure]
+    parsed = parse_measure(measure)
+    check_cutoffs([parsed.name])
+    if not parsed.has_per_topic:
+        raise ToucheError(f"no per-topic values for measure {measure!r} (it is not a mean over topics): use a "
+                          "measure such as touche.nDCG@k or trec.<measure>")
+    qrels = cached_qrels(qrels_path)
+    if qrels.kind is not parsed.qrels_kind:
+        raise ToucheError(f"per-topic scores of {parsed.name} need {parsed.qrels_kind.value} qrels; this file holds "
+                          f"{qrels.kind.value} judgments", path=qrels_path)
+    return evaluate_rows_per_topic(read_run(run_path), qrels_path, [parsed.name])[parsed.name]
 
 
 # ------------------------------------------------------------------ significance

@@ -48,7 +48,7 @@ from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key
 from touche.retrieval.formats.topics import Topic, read_topics
 from touche.retrieval.tasks.image import topic_terms
-from touche.atomic import check_writable, write_text
+from touche.atomic import check_not_an_input, check_writable, write_text
 from touche.errors import InputError, ToucheError
 from touche.inputs import detect_task, distinct_labels
 
@@ -396,8 +396,7 @@ def render_explorer(data: dict) -> str:
     files = "".join(f"<li><b>{html.escape(n)}</b>: {html.escape(p)}</li>" for n, p in data["files"].items())
     qrels = ", ".join(f"{html.escape(n)} ({k})" for n, k in data["qrels"].items())
     thumbs = "\n".join(f'.t-{docid} {{ background-image: url("{uri}"); }}' for docid, uri in data["thumbnails"].items())
-    payload = json.dumps({k: v for k, v in data.items() if k != "thumbnails"}, ensure_ascii=False,
-                         separators=(",", ":")).replace("</", "<\\/")
+    payload = script_json({k: v for k, v in data.items() if k != "thumbnails"})
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(data["title"])}</title>
@@ -424,6 +423,15 @@ every run, side by side, with labels and snippets) needs JavaScript; the overvie
 """
 
 
+def script_json(value) -> str:
+    """JSON safe inside a ``<script>`` element: every ``<`` (so no ``</script>``, and no ``<!--``,
+    which would make the parser swallow the following script), ``>`` and ``&`` escaped as JSON
+    unicode escapes (the data they encode is unchanged)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
 def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, str | os.PathLike] | Sequence,
                    out_html: str | os.PathLike, *, corpus: str | os.PathLike | None = None,
                    corpus_format: str | None = None, topics: str | os.PathLike | None = None,
@@ -433,9 +441,10 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``."""
     out = Path(out_html)
-    check_writable(out)
-    loaded = load_runs(run_paths, names)
+    check_writable(out, "explorer page")
     named = {str(n) if n else "relevance": Path(p) for n, p in named_qrels(qrels)}
+    check_not_an_input(out, [*run_paths, *named.values(), topics], "explorer page")
+    loaded = load_runs(run_paths, names)
     if not named:
         raise ToucheError("give at least one qrels file: the explorer shows what the judgements say")
     topic_map = {canonical_topic(t.number): t for t in read_topics(topics)} if topics else {}

@@ -36,6 +36,10 @@ class Stage(Strict):
         only while their contents stay the same (retrieval/fingerprint.py)."""
         return ()
 
+    def check_files(self, variant_dir: Path) -> None:
+        """Load what ``files_read`` names now (a model file), raising a located ToucheError when it
+        is missing or damaged: called before the first index is built, not hours into a run."""
+
     def fused_variants(self, variant_dir: Path) -> tuple[Path, ...]:
         """Other variant files the stage runs (fusion); they must not lead back to this one."""
         return ()

@@ -175,6 +175,13 @@ class QualityModel(Stage):
     def files_read(self, variant_dir: Path) -> tuple[Path, ...]:
         return (self.model_path(variant_dir),)
 
+    def check_files(self, variant_dir: Path) -> None:
+        path = self.model_path(variant_dir)
+        if not path.is_file():
+            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
+                             path=path, where="rerank: quality_model.model")
+        load(path.resolve())
+
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         path = self.model_path(ctx.variant_path.parent)
         if not path.is_file():

@@ -64,6 +64,9 @@ class TaskHandler(NamedTuple):
     # Files or folders the task reads besides the index (a model), by variant: what a sweep point
     # is keyed by (retrieval/fingerprint.py).
     files_read: Callable[[Variant, Path], tuple[Path, ...]] | None = None
+    # Loads those files now (variant, its folder), raising a located error for a missing or
+    # damaged one: run before the first index is built (retrieval/preflight.py).
+    check_files: Callable[[Variant, Path], None] | None = None
 
 
 # task → "module:handler", imported on first use (a task's dependencies load only when it runs).

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
 from touche.config import load_variant
@@ -30,6 +31,7 @@ def run(args) -> int:
     if not (args.input and args.topics):
         raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
     check_writable(Path(args.output))  # before minutes of indexing and search, not after
+    check_variant_files(loaded)
     session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
     try:
         result = session.run(loaded)

@@ -17,9 +17,10 @@ from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
-from touche.retrieval.fingerprint import variant_fingerprint
+from touche.retrieval.fingerprint import files_read, variant_fingerprint
+from touche.retrieval.preflight import check_variant_files
 from touche.config import LoadedVariant, describe_validation_error, load_variant, read_yaml
-from touche.errors import ConfigError, InputError
+from touche.errors import ConfigError, InputError, ToucheError
 
 KEY_FORMAT = 4  # 4: result keys hold the qrels; run keys name the run files
 
@@ -117,6 +118,16 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             raise ConfigError(f"point {point.number} ({point.describe()}) of the sweep gives an invalid variant: "
                               f"{exc.message}", path=path, where=f"base {exc.path}") from None
         variants.append(loaded)
+    checked = set()
+    for point, loaded in zip(points, variants):  # model files load now, not after the first set ran
+        files = files_read(loaded)
+        if files not in checked:
+            try:
+                check_variant_files(loaded)
+            except ToucheError as exc:
+                raise ConfigError(f"point {point.number} ({point.describe()}): {exc.message}", path=exc.path,
+                                  where=exc.where) from None
+            checked.add(files)
     formats = {loaded.variant.corpus.format for loaded in variants}
     for dev in sets:
         try:

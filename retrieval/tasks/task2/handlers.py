@@ -124,7 +124,17 @@ def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
     return tuple(out)
 
 
+def check_task2_files(variant, variant_dir: Path) -> None:
+    """The learned stance model loads (format, names, shapes), before any index is built."""
+    spec = variant.task2 or Task2Spec()
+    if variant.task == "task2-stance" and uses_stance_model(spec.stance):
+        try:
+            load_stance_model(stance_model_path(spec.stance, variant_dir))
+        except ToucheError as exc:
+            raise ToucheError(exc.message, path=exc.path, where="task2.stance.model_file") from None
+
+
 DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), q0_rows, comparative_queries, task_rerank,
-                                files_read=task2_files)
+                                files_read=task2_files, check_files=check_task2_files)
 PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, comparative_queries, task_rerank,
-                               files_read=task2_files)
+                               files_read=task2_files, check_files=check_task2_files)

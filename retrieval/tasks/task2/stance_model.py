@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import re
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -337,14 +338,63 @@ def load(path: Path = MODEL_FILE) -> StanceModel:
     return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
+MODEL_FORMAT = 1
+
+
 @lru_cache(maxsize=4)
 def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
+    """Parsed and checked once per version of the file: its format, the feature and cue names it
+    was trained with (a file of another feature order would load and mislabel) and every array's
+    shape, so that a damaged file is an error naming it, never an IndexError mid-run."""
     try:
-        data = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
+        raw = path.read_bytes()
+        data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+    except (OSError, EOFError, ValueError, zlib.error) as exc:  # truncated gzip, not JSON, not UTF-8
+        raise InputError(f"not a stance model written by `touche train-stance` (cannot be read: {exc})",
+                         path=path) from None
+    try:
+        check_model_data(data)
         return StanceModel(SentenceClassifier(data["sentences"]), PassageClassifier(data["passages"]["all"]),
                            tuple((frozenset(f["topics"]), PassageClassifier(f["model"])) for f in data["passages"]["folds"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise InputError(f"not a stance model written by `touche train-stance`: {exc}", path=path) from None
+
+
+def check_model_data(data) -> None:
+    """Raise ValueError naming the first thing a model file's data has wrong."""
+    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"format {found!r}, expected {MODEL_FORMAT}")
+    sentences = data["sentences"]
+    vocabulary = len(sentences["tfidf"]["vocabulary"])
+    if tuple(sentences["cues"]["names"]) != CUE_NAMES:
+        raise ValueError("its sentence cues are not the ones this version computes (retrain it)")
+    classes = len(sentences["classes"])
+    _shape(sentences["tfidf"]["idf"], (vocabulary,), "sentences.tfidf.idf")
+    _shape(sentences["cues"]["mean"], (len(CUE_NAMES),), "sentences.cues.mean")
+    _shape(sentences["cues"]["scale"], (len(CUE_NAMES),), "sentences.cues.scale")
+    _shape(sentences["coef"], (classes, vocabulary + len(CUE_NAMES)), "sentences.coef")
+    _shape(sentences["intercept"], (classes,), "sentences.intercept")
+    if sorted(sentences["classes"]) != sorted(SENTENCE_CLASSES):
+        raise ValueError(f"sentence classes {sentences['classes']}, expected {list(SENTENCE_CLASSES)}")
+    passages = data["passages"]
+    for where, model in [("passages.all", passages["all"])] + [(f"passages.folds[{i}]", f["model"])
+                                                              for i, f in enumerate(passages["folds"])]:
+        if tuple(model["features"]) != PASSAGE_FEATURES:
+            raise ValueError(f"{where}: its passage features are not the ones this version computes (retrain it)")
+        labels = len(model["classes"])
+        _shape(model["mean"], (len(PASSAGE_FEATURES),), f"{where}.mean")
+        _shape(model["scale"], (len(PASSAGE_FEATURES),), f"{where}.scale")
+        _shape(model["coef"], (labels, len(PASSAGE_FEATURES)), f"{where}.coef")
+        _shape(model["intercept"], (labels,), f"{where}.intercept")
+        if not set(model["classes"]) <= set(PASSAGE_LABELS):
+            raise ValueError(f"{where}: labels {model['classes']} beyond {list(PASSAGE_LABELS)}")
+
+
+def _shape(values, expected: tuple[int, ...], where: str) -> None:
+    found = np.shape(np.asarray(values, dtype=float))
+    if found != expected:
+        raise ValueError(f"{where} has shape {found}, expected {expected}")
 
 
 def gated_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:

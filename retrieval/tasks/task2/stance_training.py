@@ -82,18 +82,33 @@ def read_compsent(path: Path) -> tuple[list[Sentence], list[str]]:
     except OSError as exc:
         raise InputError(f"cannot read CompSent-19: {exc.strerror}", path=path) from None
     with handle:
-        reader = csv.DictReader(handle)
-        missing = {"sentence_html", "most_frequent_label"} - set(reader.fieldnames or ())
-        if missing:
-            raise InputError(f"not a CompSent-19 file: no column {', '.join(sorted(missing))}", path=path)
-        for number, row in enumerate(reader, start=2):
-            try:
-                sentence, label = compsent_sentence(row, f"line {number}")
-            except InputError as exc:
-                raise InputError(exc.message, path=path, where=exc.where) from None
-            sentences.append(sentence)
-            labels.append(label)
+        number = 1
+        try:
+            reader = csv.DictReader(handle)
+            missing = {"sentence_html", "most_frequent_label"} - set(reader.fieldnames or ())
+            if missing:
+                raise InputError(f"not a CompSent-19 file: no column {', '.join(sorted(missing))}", path=path)
+            for number, row in enumerate(reader, start=2):
+                try:
+                    sentence, label = compsent_sentence(row, f"line {number}")
+                except InputError as exc:
+                    raise InputError(exc.message, path=path, where=exc.where) from None
+                sentences.append(sentence)
+                labels.append(label)
+        except UnicodeDecodeError as exc:  # decoded in blocks: the header read may meet it already
+            raise InputError(f"not UTF-8 text ({exc.reason}): CompSent-19's CSV is UTF-8", path=path,
+                             where=f"after line {number}") from None
     return sentences, labels
+
+
+def check_trainable(labels: list[str], path: Path, what: str) -> None:
+    """A classifier needs examples of at least two classes: said with the file, before fitting."""
+    if not labels:
+        raise InputError(f"holds no {what} (only a header?): nothing to train on", path=path)
+    classes = sorted(set(labels))
+    if len(classes) < 2:
+        raise InputError(f"all {len(labels)} {what}s are labelled {classes[0]}: a classifier needs at least two "
+                         "classes", path=path)
 
 
 def _round(values, digits: int = 6) -> list:
@@ -242,8 +257,14 @@ class Trained:
 
 def train(compsent_train: Path, passages: Path, qrels: Path, topics: Path) -> Trained:
     sentences, labels = read_compsent(compsent_train)
+    check_trainable(labels, compsent_train, "sentence")
     sentence_model = train_sentences(sentences, labels)
     data = judged_passages(sentence_model, passages, qrels, topics)
+    opened = [label for label, seen in zip(data.labels, data.open) if seen]
+    if not opened:
+        raise InputError("no judged passage reaches the passage model: none names two objects of its topic "
+                         "(topics without <objects>, and titles that name no two objects?)", path=topics)
+    check_trainable(opened, qrels, "judged passage the model sees")
     passage_model, out_of_fold = train_passages(data)
     return Trained({"format": 1, "source": SOURCE, "terms": "CompSent-19: the authors' public research data (github.com/uhh-lt/"
             "comparative); Touché 2022 judgements: the organisers' public qrels",

@@ -1,0 +1,231 @@
+"""The measure registry: every measure name is parsed here, and nowhere else.
+
+A ``MeasureFamily`` (ir_measures' providers, ranx's metric names) knows its names (a pattern),
+the qrels kind it needs, how to compute the means and per-topic values of a batch of its
+measures, which of them have per-topic values (stance macro-F1 does not: it is one F1 over all
+judged rows) and its defaults for a qrels kind. ``parse_measure`` turns a name into a
+``Measure``: ``touche.nDCG@5``, ``relevance:touche.nDCG@5`` (only on the qrels named
+relevance) or a bare ir_measures name (``nDCG@5`` is ``trec.nDCG@5``). Evaluation, experiments,
+significance tests, the explorer and the docs all ask the measure, never its name.
+
+Adding a family: subclass ``MeasureFamily`` and call ``register_measure_family`` (see
+docs/architecture.md, "How to add a measure").
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from touche.retrieval.evaluation.scorers import (ImagePrecision, StanceF1, by_topic, image_precision, parse_trec,
+                                                 stance_f1, touche_ndcg, trec_measures, trec_per_topic)
+from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
+from touche.retrieval.formats.runfile import RunRow, natural_key
+from touche.errors import ToucheError
+
+_CUTOFF = re.compile(r"@(\d+)$")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure name: its family, the groups of the family's pattern, and the qrels
+    name it is restricted to (``relevance:`` in ``relevance:touche.nDCG@5``)."""
+    name: str  # canonical, without the qrels name
+    family: "MeasureFamily"
+    groups: tuple[str | None, ...]
+    qrels: str | None = None
+
+    @property
+    def qrels_kind(self) -> QrelsKind:
+        return self.family.qrels_kind
+
+    @property
+    def has_per_topic(self) -> bool:
+        """Whether the measure is a mean of per-topic values (which paired tests need)."""
+        return self.family.has_per_topic(self)
+
+    @property
+    def integer(self) -> bool:
+        """A count (printed without decimals)."""
+        return self.family.is_count(self)
+
+    @property
+    def cutoff(self) -> int | None:
+        match = _CUTOFF.search(self.name)
+        return int(match.group(1)) if match else None
+
+    def label(self, qrels_name: str | None) -> str:
+        return f"{qrels_name}:{self.name}" if qrels_name else self.name
+
+    def applies_to(self, qrels_name: str | None, kind: QrelsKind) -> bool:
+        return kind is self.qrels_kind and (self.qrels is None or self.qrels == qrels_name)
+
+
+Rows = list[RunRow]
+
+
+class MeasureFamily:
+    """A family of measures computed by one scorer."""
+    prefixes: ClassVar[tuple[str, ...]]  # the name prefixes it owns (``touche.``)
+    pattern: ClassVar[re.Pattern]  # fullmatch on a name
+    qrels_kind: ClassVar[QrelsKind]
+    names: ClassVar[str]  # how error messages and help texts name its measures
+
+    def defaults(self, depth: int) -> list[str]:
+        """The measures computed when none are asked for (on qrels of its kind)."""
+        return []
+
+    def has_per_topic(self, measure: Measure) -> bool:
+        return True
+
+    def is_count(self, measure: Measure) -> bool:
+        return False
+
+    def means(self, measures: Sequence[Measure], rows: Rows, judgments) -> dict[str, float]:
+        raise NotImplementedError
+
+    def per_topic(self, measures: Sequence[Measure], rows: Rows, judgments) -> dict[str, dict[str, float]]:
+        """{measure name: {topic: value}} for those of ``measures`` that have per-topic values."""
+        raise NotImplementedError
+
+
+MEASURE_FAMILIES: list[MeasureFamily] = []
+
+
+def register_measure_family(family: type[MeasureFamily]) -> type[MeasureFamily]:
+    """Make a family's measures known to every command (usable as a decorator)."""
+    MEASURE_FAMILIES[:] = [f for f in MEASURE_FAMILIES if type(f) is not family] + [family()]
+    return family
+
+
+def known_measures() -> str:
+    return ", ".join(f.names for f in MEASURE_FAMILIES)
+
+
+def parse_measure(text: str) -> Measure:
+    """A measure by name (see the module docstring); ToucheError for an unknown one."""
+    qrels, sep, name = str(text).rpartition(":")
+    qrels = qrels if sep else None
+    if not any(name.startswith(p) for f in MEASURE_FAMILIES for p in f.prefixes):
+        name = f"trec.{name}"  # ir_measures' name: trec_eval's measure (unjudged documents count as 0)
+    for family in MEASURE_FAMILIES:
+        if any(name.startswith(p) for p in family.prefixes) and (match := family.pattern.fullmatch(name)):
+            return Measure(name, family, match.groups(), qrels or None)
+    raise ToucheError(f"unknown measure {text!r}; known: {known_measures()}")
+
+
+def defaults_for(kind: QrelsKind, depth: int) -> list[str]:
+    return [m for f in MEASURE_FAMILIES if f.qrels_kind is kind for m in f.defaults(depth)]
+
+
+# --------------------------------------------------------------------------- Touché's own
+class ToucheNdcg(MeasureFamily):
+    """nDCG@k as the organisers' evaluate.py computes it; ``touche2021.`` orders by score."""
+    prefixes = ("touche.", "touche2021.")
+    pattern = re.compile(r"touche(2021)?\.nDCG@(\d+)")
+    qrels_kind = QrelsKind.GRADED
+    names = "touche.nDCG@k, touche2021.nDCG@k"
+
+    def defaults(self, depth):
+        return [f"touche.nDCG@{depth}"]
+
+    def _ndcg(self, measure: Measure, rows, judgments):
+        return touche_ndcg(rows, judgments, int(measure.groups[1]), "score" if measure.groups[0] else "rank")
+
+    def means(self, measures, rows, judgments):
+        return {m.name: self._ndcg(m, rows, judgments).mean for m in measures}
+
+    def per_topic(self, measures, rows, judgments):
+        return {m.name: self._ndcg(m, rows, judgments).per_topic for m in measures}
+
+
+class TrecEval(MeasureFamily):
+    """Any ir_measures measure, as trec_eval computes it (one batched call per run)."""
+    prefixes = ("trec.",)
+    pattern = re.compile(r"trec\.(.+)")
+    qrels_kind = QrelsKind.GRADED
+    names = "trec.<ir_measures name>"
+
+    def defaults(self, depth):
+        trec = [f"nDCG@{depth}", "nDCG@10", "P@10", "AP", f"Judged@{depth}"]
+        return [f"trec.{m}" for m in dict.fromkeys(trec)]
+
+    def means(self, measures, rows, judgments):
+        return trec_measures(rows, judgments, [m.groups[0] for m in measures])
+
+    def per_topic(self, measures, rows, judgments):
+        return trec_per_topic(rows, judgments, [m.groups[0] for m in measures])
+
+
+class Stance(MeasureFamily):
+    """Task 2 2022 stance: macro-F1 over all judged rows (no per-topic values) and their count."""
+    prefixes = ("stance.",)
+    pattern = re.compile(r"stance\.(F1_macro|N)")
+    qrels_kind = QrelsKind.STANCE
+    names = "stance.F1_macro, stance.N"
+
+    def defaults(self, depth):
+        return ["stance.F1_macro", "stance.N"]
+
+    def has_per_topic(self, measure):
+        return measure.groups[0] == "N"
+
+    def is_count(self, measure):
+        return measure.groups[0] == "N"
+
+    def means(self, measures, rows, judgments):
+        found: StanceF1 = stance_f1(rows, judgments)
+        return {m.name: found.f1_macro if m.groups[0] == "F1_macro" else found.n for m in measures}
+
+    def per_topic(self, measures, rows, judgments):
+        if not any(self.has_per_topic(m) for m in measures):
+            return {}
+        return {"stance.N": {qid: float(sum(1 for r in topic_rows if r.column2 in STANCE_LABELS
+                                            and r.docid in judgments.get(qid, {})))
+                             for qid, topic_rows in by_topic(rows).items() if qid in judgments}}
+
+
+class ImageRetrieval(MeasureFamily):
+    """Image retrieval 2022/23: on-topic, argumentative and on-stance precision@k per stance."""
+    prefixes = ("image.",)
+    pattern = re.compile(r"image\.(on_topic|argumentative|on_stance)_P@(\d+)")
+    qrels_kind = QrelsKind.IMAGE
+    names = "image.on_topic_P@10, image.argumentative_P@10, image.on_stance_P@10"
+
+    def defaults(self, depth):
+        return [f"image.{aspect}_P@10" for aspect in ("on_topic", "argumentative", "on_stance")]
+
+    def means(self, measures, rows, judgments):
+        cache: dict[int, ImagePrecision] = {}
+        out = {}
+        for m in measures:
+            k = int(m.groups[1])
+            if k not in cache:
+                cache[k] = image_precision(rows, judgments, k)
+            out[m.name] = getattr(cache[k], m.groups[0])
+        return out
+
+    def per_topic(self, measures, rows, judgments):
+        topics = sorted(by_topic(rows).items(), key=lambda kv: natural_key(kv[0]))
+        return {m.name: {qid: getattr(image_precision(topic_rows, judgments, int(m.groups[1]), topics=[qid]),
+                                      m.groups[0])
+                         for qid, topic_rows in topics if qid in judgments} for m in measures}
+
+
+for _family in (ToucheNdcg, TrecEval, Stance, ImageRetrieval):
+    register_measure_family(_family)
+
+
+def check_trec_name(measure: Measure) -> None:
+    """An ir_measures name that ir_measures cannot parse is refused before any scoring."""
+    if isinstance(measure.family, TrecEval):
+        parse_trec(measure.groups[0])
+
+
+def per_family(measures: Sequence[Measure]) -> list[tuple[MeasureFamily, list[Measure]]]:
+    """The measures grouped by family (one scorer call each), in the order given."""
+    groups: dict[int, tuple[MeasureFamily, list[Measure]]] = {}
+    for m in measures:
+        groups.setdefault(id(m.family), (m.family, []))[1].append(m)
+    return list(groups.values())

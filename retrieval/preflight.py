@@ -1,0 +1,26 @@
+"""Checking a variant's files before the work: every model file it reads is loaded now.
+
+A missing, empty or damaged model file (a stance model, a quality model) was found only when
+its stage ran, i.e. after indexing and retrieval: hours into a full-size run. ``run-all``,
+``run`` and ``sweep`` call ``check_variant_files`` for every variant before the first index.
+"""
+from __future__ import annotations
+
+from touche.retrieval.tasks import handler
+from touche.config import LoadedVariant
+from touche.errors import ToucheError
+
+
+def check_variant_files(loaded: LoadedVariant) -> None:
+    """Load every file the variant's stages and task read; a problem is a located ToucheError
+    naming the variant's file and the key that points at the file."""
+    folder = loaded.path.parent
+    try:
+        for stage in loaded.variant.rerank:
+            stage.check_files(folder)
+        task = handler(loaded.variant.task)
+        if task.check_files is not None:
+            task.check_files(loaded.variant, folder)
+    except ToucheError as exc:
+        where = f"{loaded.path}" + (f", {exc.where}" if exc.where else "")
+        raise ToucheError(exc.message, path=exc.path, where=where) from None
