@@ -18,12 +18,22 @@ from touche.paths import shared_touche_dir
 from touche.retrieval.tasks.task2 import stance_model
 from touche.retrieval.tasks.task2.features import ObjectMatcher
 from touche.retrieval.tasks.task2.objects import Comparison
-from touche.retrieval.tasks.task2.stance_model import (MODEL_FILE, comparative_sentences, label_passage, load,
-                                                       oriented, topic_key)
+from touche.retrieval.tasks.task2.stance_model import MODEL_FILE, comparative_sentences, load, oriented, topic_key
+from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS
 from touche.specs.task2 import StanceSpec
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = shared_touche_dir()
+
+
+@pytest.fixture(autouse=True)
+def fresh_evidence_cache(monkeypatch):
+    """Each test starts with an empty evidence cache: one test's passages never decide another's."""
+    monkeypatch.setattr(stance_model, "_EVIDENCE", {})
+
+
+def label(name: str, text: str, comp: Comparison, key: str | None = None) -> str:
+    return STANCE_MODELS[name].labeller(StanceSpec(model=name), MODEL_FILE)(text, comp, key)
 
 
 def votes(text: str, objects: tuple[str, str]) -> np.ndarray:
@@ -54,21 +64,43 @@ def test_the_placeholders_follow_the_sentence_not_the_topic():
     assert sentences[0].cues[stance_model.CUE_NAMES.index("first_before_cue")] == 1
 
 
-def test_our_tfidf_is_scikit_learns():
+def test_our_inference_is_scikit_learns():
+    """The shipped arithmetic (numpy, per passage: 0.14 ms against scikit-learn's 0.79 ms per call,
+    docs/task2.md) gives scikit-learn's TF-IDF, probabilities and passage labels."""
+    from scipy import sparse
     from sklearn.feature_extraction.text import TfidfVectorizer
-    model = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["sentences"]
+    from sklearn.linear_model import LogisticRegression
+    data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+    model = data["sentences"]
     classifier = load().sentences
     vectorizer = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, token_pattern=stance_model.TFIDF_TOKEN,
                                  vocabulary=model["tfidf"]["vocabulary"])
     vectorizer.fit(["x"])
     vectorizer.idf_ = np.asarray(model["tfidf"]["idf"])
-    for text in ("OBJA is much better than OBJB for beginners", "i prefer OBJA over OBJB over OBJB",
-                 "both OBJA and OBJB are popular"):
-        theirs = vectorizer.transform([text]).toarray()[0]
-        ours = np.zeros_like(theirs)
-        for index, value in classifier._tfidf(text).items():
-            ours[index] = value
-        assert np.allclose(ours, theirs)
+    regression = LogisticRegression()
+    regression.coef_, regression.intercept_ = np.asarray(model["coef"]), np.asarray(model["intercept"])
+    regression.classes_ = np.asarray(model["classes"])
+    comp = ObjectMatcher(Comparison(("python", "java"), ()))
+    texts = ["Python is much better than Java for beginners.", "I prefer Java over Python, not Python over Java.",
+             "Both Python and Java are popular.", "Java is slower than Python but safer than Python."]
+    for text in texts:
+        sentences, *_ = comparative_sentences(text, comp)
+        masked = vectorizer.transform([s.masked for s in sentences])
+        ours = np.zeros(masked.shape)
+        for row, s in enumerate(sentences):
+            for index, value in classifier._tfidf(s.masked).items():
+                ours[row, index] = value
+        assert np.allclose(ours, masked.toarray())
+        cues = (np.stack([s.cues for s in sentences]) - classifier.cue_mean) / classifier.cue_scale * classifier.cue_weight
+        theirs = regression.predict_proba(sparse.hstack([masked, sparse.csr_matrix(cues)]).tocsr())
+        assert np.allclose(classifier.probabilities(sentences), theirs, rtol=0, atol=1e-12)
+    passages = data["passages"]["all"]
+    scaled = LogisticRegression()
+    scaled.coef_, scaled.intercept_ = np.asarray(passages["coef"]), np.asarray(passages["intercept"])
+    scaled.classes_ = np.asarray(passages["classes"])
+    features = np.random.default_rng(7).normal(size=(200, len(passages["features"])))
+    standardised = (features - np.asarray(passages["mean"])) / np.asarray(passages["scale"])
+    assert [load().passages.label(f) for f in features] == list(scaled.predict(standardised))
 
 
 @pytest.mark.parametrize("text", ["", "   ", "Kontakt | Impressum | Datenschutz | Warenkorb",
@@ -81,7 +113,7 @@ def test_a_passage_naming_no_object_or_not_english_is_no_without_running_the_cla
     monkeypatch.setattr(type(model.sentences), "probabilities",
                         lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)))
     for name in ("learned", "combined"):
-        assert label_passage(text, Comparison(("python", "java"), ()), StanceSpec(model=name), model, None) == "NO"
+        assert label(name, text, Comparison(("python", "java"), ())) == "NO"
 
 
 def test_english_share_counts_function_words_of_two_letters_or_more():
@@ -93,11 +125,9 @@ def test_english_share_counts_function_words_of_two_letters_or_more():
 
 def test_the_learned_decision_on_votes():
     comp = Comparison(("python", "java"), ())
-    spec = StanceSpec(model="learned")
-    model = load()
-    assert label_passage("Python is much better than Java for beginners.", comp, spec, model, None) == "FIRST"
-    assert label_passage("Java is clearly superior to Python for large systems.", comp, spec, model, None) == "SECOND"
-    assert label_passage("Python and Java both run on Linux. Java has a JIT.", comp, spec, model, None) == "NO"
+    assert label("learned", "Python is much better than Java for beginners.", comp) == "FIRST"
+    assert label("learned", "Java is clearly superior to Python for large systems.", comp) == "SECOND"
+    assert label("learned", "Python and Java both run on Linux. Java has a JIT.", comp) == "NO"
 
 
 def test_a_topic_of_the_training_sample_gets_the_fold_model_that_never_saw_it():

@@ -71,6 +71,7 @@ class MeasureFamily:
     pattern: ClassVar[re.Pattern]  # fullmatch on a name
     qrels_kind: ClassVar[QrelsKind]
     names: ClassVar[str]  # how error messages and help texts name its measures
+    leaderboard: ClassVar[tuple[str, ...]] = ()  # what Touché's leaderboards show of it (first: ranks by)
 
     def defaults(self, depth: int) -> list[str]:
         """The measures computed when none are asked for (on qrels of its kind)."""
@@ -119,6 +120,22 @@ def defaults_for(kind: QrelsKind, depth: int) -> list[str]:
     return [m for f in MEASURE_FAMILIES if f.qrels_kind is kind for m in f.defaults(depth)]
 
 
+def leaderboard_measures(kinds) -> list[str]:
+    """The compact set a page or table shows for qrels of these kinds (the leaderboards' own)."""
+    kinds = set(kinds)
+    return [m for f in MEASURE_FAMILIES if f.qrels_kind in kinds for m in f.leaderboard]
+
+
+def ranking_measure(labels: Sequence[str]) -> str:
+    """Of labelled measures (``relevance:touche.nDCG@5`` …), the one a leaderboard ranks by:
+    the first that leads its family's leaderboard list (else the first)."""
+    for label in labels:
+        measure = parse_measure(label)
+        if measure.family.leaderboard and measure.name == measure.family.leaderboard[0]:
+            return label
+    return labels[0]
+
+
 # --------------------------------------------------------------------------- Touché's own
 class ToucheNdcg(MeasureFamily):
     """nDCG@k as the organisers' evaluate.py computes it; ``touche2021.`` orders by score."""
@@ -126,6 +143,7 @@ class ToucheNdcg(MeasureFamily):
     pattern = re.compile(r"touche(2021)?\.nDCG@(\d+)")
     qrels_kind = QrelsKind.GRADED
     names = "touche.nDCG@k, touche2021.nDCG@k"
+    leaderboard = ("touche.nDCG@5",)
 
     def defaults(self, depth):
         return [f"touche.nDCG@{depth}"]
@@ -146,6 +164,7 @@ class TrecEval(MeasureFamily):
     pattern = re.compile(r"trec\.(.+)")
     qrels_kind = QrelsKind.GRADED
     names = "trec.<ir_measures name>"
+    leaderboard = ("trec.Judged@5",)  # not a leaderboard's, but how far the top 5 is judged
 
     def defaults(self, depth):
         trec = [f"nDCG@{depth}", "nDCG@10", "P@10", "AP", f"Judged@{depth}"]
@@ -164,6 +183,7 @@ class Stance(MeasureFamily):
     pattern = re.compile(r"stance\.(F1_macro|N)")
     qrels_kind = QrelsKind.STANCE
     names = "stance.F1_macro, stance.N"
+    leaderboard = ("stance.F1_macro",)
 
     def defaults(self, depth):
         return ["stance.F1_macro", "stance.N"]
@@ -192,6 +212,7 @@ class ImageRetrieval(MeasureFamily):
     pattern = re.compile(r"image\.(on_topic|argumentative|on_stance)_P@(\d+)")
     qrels_kind = QrelsKind.IMAGE
     names = "image.on_topic_P@10, image.argumentative_P@10, image.on_stance_P@10"
+    leaderboard = ("image.on_topic_P@10", "image.argumentative_P@10", "image.on_stance_P@10")
 
     def defaults(self, depth):
         return [f"image.{aspect}_P@10" for aspect in ("on_topic", "argumentative", "on_stance")]

@@ -40,6 +40,7 @@ from tqdm import tqdm
 from touche.indexing.corpora import open_corpus
 from touche.indexing.records import Argument
 from touche.retrieval.evaluation.experiment import experiment, score_runs
+from touche.retrieval.evaluation.registry import leaderboard_measures, ranking_measure
 from touche.retrieval.evaluation.measures import (cached_qrels, canonical_topic, canonical_topics, named_qrels,
                                                   valid_rows)
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
@@ -193,13 +194,7 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, li
 
 
 def default_measures(kinds: Mapping[str, QrelsKind]) -> list[str]:
-    graded = any(k is QrelsKind.GRADED for k in kinds.values())
-    out = ["touche.nDCG@5", "trec.Judged@5"] if graded else []
-    if any(k is QrelsKind.STANCE for k in kinds.values()):
-        out.append("stance.F1_macro")
-    if any(k is QrelsKind.IMAGE for k in kinds.values()):
-        out += ["image.on_topic_P@10", "image.argumentative_P@10", "image.on_stance_P@10"]
-    return out
+    return leaderboard_measures(kinds.values())
 
 
 # --------------------------------------------------------------------------- the page's data
@@ -217,7 +212,7 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
     measures = list(measures) if measures else default_measures(kinds)
     scores = score_runs(loaded.runs, dict(qrels), measures)
     table = experiment(loaded.runs, dict(qrels), measures, baseline=base, scores=scores)
-    main = next((m for m in table["measure"] if m.endswith("touche.nDCG@5")), table["measure"].iloc[0])
+    main = ranking_measure(list(table["measure"]))
     labelled_measures = list(table["measure"].unique())  # the measures as labelled per qrels (relevance:touche.nDCG@5 …)
     per_topic = scores[1]
     judgments = {name: {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()}

@@ -28,6 +28,8 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure
+from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.suite import run_suite
 from touche import datasets as ds
 from touche.cli import build_parser
@@ -410,8 +412,7 @@ def main(argv: list[str] | None = None) -> int:
 
 # ---------------------------------------------------------------- the leaderboard on the samples
 LEADERBOARD = REPO / "docs" / "leaderboard.md"
-BOARD_MEASURES = ("touche.nDCG@5", "trec.Judged@5", "stance.F1_macro", "image.on_topic_P@10",
-                  "image.argumentative_P@10", "image.on_stance_P@10")
+BOARD_MEASURES = tuple(leaderboard_measures(QrelsKind))
 
 
 @dataclass
@@ -533,12 +534,12 @@ def run_board(board: Board, work: Path) -> str:
     for name in suite.variants:
         loaded = load_variant(suite_file.parent / name)
         scores = evaluate(out / f"{loaded.name}.txt", qrels)
-        picked = {k: v for k, v in scores.items() if k.split(":", 1)[-1] in BOARD_MEASURES}
+        picked = {k: v for k, v in scores.items() if parse_measure(k).name in BOARD_MEASURES}
         rows.append((loaded.name + (" (primary)" if name == suite.primary else ""), loaded.variant.tag, picked))
     columns = list(dict.fromkeys(k for _, _, picked in rows for k in picked))
     def header(column: str) -> str:  # "image:image.on_topic_P@10" → "image.on_topic_P@10"
-        qrels, _, measure = column.partition(":")
-        return measure if measure.startswith(qrels + ".") else f"{qrels} {measure}"
+        measure = parse_measure(column)
+        return measure.name if measure.name.startswith(f"{measure.qrels}.") else f"{measure.qrels} {measure.name}"
 
     lines = ["| variant | tag | " + " | ".join(header(c) for c in columns) + " |",
              "|---|---|" + "---:|" * len(columns)]

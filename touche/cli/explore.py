@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.retrieval.evaluation.registry import leaderboard_measures
+from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.cli.common import add_command, dataset_option
 from touche.errors import ToucheError
@@ -25,8 +27,9 @@ def add_parser(sub) -> None:
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
     p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"documents shown per run and topic (default {DEFAULT_TOP})")
-    p.add_argument("--measures", help="comma-separated measures (default: Touché nDCG@5, nDCG@10, Judged@5, stance "
-                                      "F1 or image precision, as the qrels allow)")
+    p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
+                                      "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
+                                      "qrels given: " + ", ".join(leaderboard_measures(QrelsKind)))
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE})")
     dataset_option(p)
 

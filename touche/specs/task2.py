@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from touche import registry
 from touche.specs import Strict
 
 DEFAULT_COMPARATIVE_TERMS = ("better", "vs", "versus", "compared", "comparison", "advantages", "disadvantages",
@@ -98,11 +99,12 @@ class StanceSpec(Strict):
 
     method: Literal["lexicon", "none"] = Field(
         "lexicon", description="lexicon: a stance per passage (by `model`); none: every passage NO")
-    model: Literal["patterns", "learned", "combined"] = Field(
-        "patterns", description="patterns: comparative patterns + VADER sentiment + a gate (hand-set); learned: a "
-                                "sentence classifier trained on CompSent-19 alone, its votes decide; combined: a passage "
-                                "model over those votes and the patterns' evidence, fitted on the Touché 2022 sample "
-                                "(cross-fitted by topic; retrieval/tasks/task2/stance_model.py)")
+    model: str = Field(
+        "patterns", description="a registered stance model (retrieval/tasks/task2/stance_models.py): patterns: "
+                                "comparative patterns + VADER sentiment + a gate (hand-set); learned: a sentence "
+                                "classifier trained on CompSent-19 alone, its votes decide; combined: a passage model "
+                                "over those votes and the patterns' evidence, fitted on the Touché 2022 sample "
+                                "(cross-fitted by topic). Each reads only its own settings below")
     model_file: str | None = Field(None, description="a stance model written by `touche train-stance -o FILE` "
                                                      "(relative to the variant); default: the shipped one")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
@@ -115,6 +117,27 @@ class StanceSpec(Strict):
                                 description="without the gate: total evidence below this (and no comparison of "
                                             "both objects) is NO")
     neutral_needs_both: bool = Field(True, description="NEUTRAL only when both objects are named; otherwise NO")
+
+    @field_validator("model")
+    @classmethod
+    def _registered(cls, value):
+        models = registry.load_ref(STANCE_MODELS)  # the models are code of a higher layer: named, loaded here
+        if value not in models:
+            raise ValueError(f"unknown stance model {value!r}; expected one of {', '.join(models)}")
+        return value
+
+    @model_validator(mode="after")
+    def _only_the_models_settings(self):
+        models = registry.load_ref(STANCE_MODELS)
+        ignored = sorted(self.model_fields_set - {"method", "model"} - models[self.model].settings)
+        if ignored:
+            reads = ", ".join(sorted(models[self.model].settings)) or "none"
+            raise ValueError(f"model {self.model} does not read {', '.join(ignored)} (its settings: {reads}); "
+                             "remove them or choose the model that reads them")
+        return self
+
+
+STANCE_MODELS = "touche.retrieval.tasks.task2.stance_models:STANCE_MODELS"
 
 
 class ChatNoirSpec(Strict):

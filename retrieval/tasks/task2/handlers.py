@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking, Searcher
@@ -15,9 +15,8 @@ from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.tasks.task1 import q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
 from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
-from touche.retrieval.tasks.task2.stance import label_stance
-from touche.retrieval.tasks.task2.stance_model import MODEL_FILE, label_passage, topic_key
-from touche.retrieval.tasks.task2.stance_model import load as load_stance_model
+from touche.retrieval.tasks.task2.stance_model import topic_key
+from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS, Labeller, model_file
 from touche.stemming.words import has_technical_word
 from touche.errors import InputError, ToucheError
 from touche.specs.task2 import StanceSpec, Task2Spec
@@ -90,25 +89,19 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     return rows
 
 
-def stance_model_path(spec: StanceSpec, variant_dir: Path) -> Path:
-    return MODEL_FILE if spec.model_file is None else variant_dir / spec.model_file
-
-
 def uses_stance_model(spec: StanceSpec) -> bool:
-    """Whether the stance comes from a model file (learned, combined) rather than the patterns."""
-    return spec.method != "none" and spec.model != "patterns"
+    """Whether the stance comes from a model file (stance_models.py: ``uses_file``)."""
+    return spec.method != "none" and STANCE_MODELS[spec.model].uses_file
 
 
-def stance_labeller(ctx: TaskContext, spec: StanceSpec) -> Callable[[str, Comparison, str], str]:
-    """(passage text, comparison, topic key) → label, by ``spec.model``: the hand-set patterns,
-    or the learned models of stance_model.py (loaded once)."""
-    if not uses_stance_model(spec):
-        return lambda text, comp, key: label_stance(text, comp, spec)
+def stance_labeller(ctx: TaskContext, spec: StanceSpec) -> Labeller:
+    """(passage text, comparison, topic key) → label, by the registered ``spec.model``."""
+    if spec.method == "none":
+        return lambda text, comp, key: "NO"
     try:
-        model = load_stance_model(stance_model_path(spec, ctx.variant_dir))
+        return STANCE_MODELS[spec.model].labeller(spec, model_file(spec, ctx.variant_dir))
     except ToucheError as exc:
         raise ToucheError(exc.message, path=exc.path, where=f"{ctx.variant_path}, task2.stance.model_file") from None
-    return lambda text, comp, key: label_passage(text, comp, spec, model, key)
 
 
 def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
@@ -117,7 +110,7 @@ def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
     spec = variant.task2 or Task2Spec()
     out: list[Path] = []
     if variant.task == "task2-stance" and uses_stance_model(spec.stance):
-        out.append(stance_model_path(spec.stance, variant_dir))
+        out.append(model_file(spec.stance, variant_dir))
     model = spec.rerank.dense.model
     if spec.rerank.weights.dense and model.lower() not in dense.PACKAGED_MODELS:
         out.append(variant_dir / model)
@@ -129,7 +122,7 @@ def check_task2_files(variant, variant_dir: Path) -> None:
     spec = variant.task2 or Task2Spec()
     if variant.task == "task2-stance" and uses_stance_model(spec.stance):
         try:
-            load_stance_model(stance_model_path(spec.stance, variant_dir))
+            STANCE_MODELS[spec.stance.model].check_file(model_file(spec.stance, variant_dir))
         except ToucheError as exc:
             raise ToucheError(exc.message, path=exc.path, where="task2.stance.model_file") from None
 

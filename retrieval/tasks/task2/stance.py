@@ -59,11 +59,11 @@ class StanceEvidence:
 
 
 @lru_cache(maxsize=1)
-def _cue_stems() -> tuple[frozenset[str], frozenset[str]]:
+def stance_cue_stems() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(stem_of(w) for w in POSITIVE_CUES), frozenset(stem_of(w) for w in NEGATIVE_CUES)
 
 
-def _positions(tokens: list[str], stems: list[str], obj: frozenset[str]) -> list[int]:
+def positions(tokens: list[str], stems: list[str], obj: frozenset[str]) -> list[int]:
     """Token positions where the object is named (its last content word)."""
     if not obj:
         return []
@@ -74,9 +74,9 @@ def _positions(tokens: list[str], stems: list[str], obj: frozenset[str]) -> list
     return [i for i, s in enumerate(stems) if s in obj and obj <= set(stems[max(0, i - 3): i + 4])]
 
 
-def _pattern_vote(tokens: list[str], stems: list[str], first: list[int], second: list[int]) -> float:
+def pattern_vote(tokens: list[str], stems: list[str], first: list[int], second: list[int]) -> float:
     """+1: the sentence says the first object is better; -1: the second; 0: no pattern."""
-    positive, negative = _cue_stems()
+    positive, negative = stance_cue_stems()
     votes = 0.0
     for i, s in enumerate(stems):
         sign = 1 if s in positive else -1 if s in negative else 0
@@ -115,15 +115,15 @@ def evidence(text: str, comp: Comparison) -> StanceEvidence:
     for sentence in sentences(text):
         tokens = words(sentence)
         stems = [stem_of(t) for t in tokens]
-        first = _positions(tokens, stems, first_obj)
-        second = _positions(tokens, stems, second_obj)
+        first = positions(tokens, stems, first_obj)
+        second = positions(tokens, stems, second_obj)
         named_first |= bool(first)
         named_second |= bool(second)
         if not first and not second:
             continue
         if first and second:
             compared = True
-        vote = _pattern_vote(tokens, stems, first, second)
+        vote = pattern_vote(tokens, stems, first, second)
         if vote:
             pattern_votes.append(vote)
         elif bool(first) != bool(second):

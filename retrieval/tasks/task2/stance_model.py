@@ -52,7 +52,8 @@ import numpy as np
 
 from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
 from touche.retrieval.tasks.task2.objects import Comparison
-from touche.retrieval.tasks.task2.stance import NEGATIONS, _cue_stems, _pattern_vote, _positions, evidence, takes_stance
+from touche.retrieval.tasks.task2.stance import (NEGATIONS, evidence, pattern_vote, positions, stance_cue_stems,
+                                                takes_stance)
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
 from touche.errors import InputError
@@ -121,7 +122,7 @@ def masked_sentence(tokens: Sequence[str], first: set[int], second: set[int]) ->
 def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[int], second: Sequence[int]) -> np.ndarray:
     """The 19 pattern cues of a sentence; ``first``/``second``: positions of the object named
     first / second in it."""
-    positive, negative = _cue_stems()
+    positive, negative = stance_cue_stems()
     comparative = cue_stems()[0]  # the comparative cue words
     counts = Counter()
     for i, stem in enumerate(stems):
@@ -137,7 +138,7 @@ def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[in
         before_second = max((p for p in second if p < i), default=-1)
         if before_first != before_second:
             counts["first_before" if before_first > before_second else "second_before"] += 1
-    vote = _pattern_vote(list(tokens), list(stems), list(first), list(second)) if (first or second) else 0.0
+    vote = pattern_vote(list(tokens), list(stems), list(first), list(second)) if (first or second) else 0.0
     words = set(tokens)
     distance = abs(min(first) - min(second)) if first and second else 0
     return np.array([min(counts["positive"], 3), min(counts["negative"], 3), min(counts["negated"], 2),
@@ -169,8 +170,8 @@ def comparative_sentences(text: str, matcher: ObjectMatcher) -> tuple[list[Sente
         tokens, _, _ = tokens_of(sentence)
         n_words += len(tokens)
         stems = [stem_of(t) for t in tokens]
-        a = _positions(tokens, stems, own_first)
-        b = _positions(tokens, stems, own_second)
+        a = positions(tokens, stems, own_first)
+        b = positions(tokens, stems, own_second)
         n_first += bool(a)
         n_second += bool(b)
         if a and b:
@@ -420,14 +421,3 @@ def cached_evidence(text: str, comp: Comparison, classifier: SentenceClassifier)
         _EVIDENCE.clear()
     found = _EVIDENCE[key] = gated_evidence(text, comp, classifier)
     return found
-
-
-def label_passage(text: str, comp: Comparison, spec: StanceSpec, model: StanceModel, key: str | None) -> str:
-    """FIRST, SECOND, NEUTRAL or NO by the learned (``spec.model``) stance; NO without running a
-    model for a passage ``gated_evidence`` turns away."""
-    ev = cached_evidence(text, comp, model.sentences)
-    if ev is None:
-        return "NO"
-    if spec.model == "learned":
-        return learned_label(ev)
-    return model.passage_model_for(key).label(ev.features)

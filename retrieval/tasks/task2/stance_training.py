@@ -23,11 +23,11 @@ from touche.retrieval.evaluation.measures import canonical_topic, f1_per_label, 
 from touche.retrieval.formats.qrels import read_stance_qrels
 from touche.retrieval.formats.topics import read_topics
 from touche.retrieval.tasks.task2.objects import Comparison, comparison
-from touche.retrieval.tasks.task2.stance import label_stance
+from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS
 from touche.retrieval.tasks.task2.stance_model import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
                                                        SENTENCE_CLASSES, SOURCE, TFIDF_TOKEN, PassageClassifier,
-                                                       Sentence, SentenceClassifier, gated_evidence, label_passage,
-                                                       learned_label, load, sentence_of, tokens_of, topic_key)
+                                                       Sentence, SentenceClassifier, gated_evidence,
+                                                       learned_label, sentence_of, tokens_of, topic_key)
 from touche.atomic import write_bytes
 from touche.errors import InputError
 from touche.indexing.corpora import open_corpus
@@ -187,7 +187,7 @@ def judged_passages(classifier_model: dict, passages: Path, qrels: Path, topics:
     classifier = SentenceClassifier(classifier_model)
     rows, labels, keys, numbers, learned, open_ = [], [], [], [], [], []
     for comp, key, qid, _, text, label in judged_sample(passages, qrels, topics):
-        ev = gated_evidence(text, comp, classifier)  # as label_passage decides
+        ev = gated_evidence(text, comp, classifier)  # as the learned models decide (stance_models.py)
         # a passage turned away is NO before the model runs: its features are never read
         rows.append(ev.features if ev is not None else np.zeros(len(PASSAGE_FEATURES)))
         labels.append(label)
@@ -283,17 +283,17 @@ def judged_labels(model_path: Path, passages: Path, qrels: Path,
     """Every judged passage of the sample labelled by each stance model as a run labels it (the
     combined model: each topic by the fold model that never saw it): (truth, {model: labels},
     each passage's topic number)."""
-    model = load(model_path)
     truth: list[str] = []
     numbers: list[str] = []
-    labels: dict[str, list[str]] = {"patterns": [], "learned": [], "combined": []}
     spec = StanceSpec()
+    labellers = {name: model.labeller(spec.model_copy(update={"model": name}), model_path)
+                 for name, model in STANCE_MODELS.items()}
+    labels: dict[str, list[str]] = {name: [] for name in labellers}
     for comp, key, qid, _, text, label in judged_sample(passages, qrels, topics):
         truth.append(label)
         numbers.append(qid)
-        labels["patterns"].append(label_stance(text, comp, spec))
-        for name in ("learned", "combined"):
-            labels[name].append(label_passage(text, comp, spec.model_copy(update={"model": name}), model, key))
+        for name, labeller in labellers.items():
+            labels[name].append(labeller(text, comp, key))
     return truth, labels, numbers
 
 
