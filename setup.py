@@ -62,6 +62,7 @@ setup(
         "touche.stemming": ["stoplists/*.txt", "punkt/english/*"],
         "touche.retrieval.stages": ["data/*.json"],
         "touche.retrieval.tasks.task2": ["data/*.json.gz"],
+        "touche.retrieval.experiments": ["templates/*"],
         "touche.configs": ["**/*.yaml"],
         "touche.demo": ["**/*"],
         "touche.java": ["src/**/*.java"],

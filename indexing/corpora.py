@@ -58,6 +58,12 @@ class ArgsMeSource:
     fields: tuple[str, ...] = ("contents", "conclusion", "premises", "title")
     cheap_field: str = "conclusion"  # what listing the ids reads (the shortest text)
 
+    @staticmethod
+    def display_text(values: list[str], raw: str) -> str:
+        """What a person reads of an argument: its conclusion, then its premises."""
+        argument = Argument.from_json(raw)
+        return f"{argument.conclusion}\n{argument.premises_text}"
+
     def __post_init__(self):
         # args.me as BEIR distributes it (corpus.jsonl), or the args.me JSON files
         beir = beir_corpus_file(self.path)
@@ -115,6 +121,29 @@ def held_documents(source: CorpusSource, docids: Iterable[str]) -> set[str]:
         return holds(docids)
     ids = {docid for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])])}
     return {d for d in docids if d in ids}
+
+
+def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = False) -> dict[str, str]:
+    """The display texts of ``docids`` (ir_datasets' ``docs_store().get_many``): a family may say
+    how (``texts``: sentence pairs); otherwise one streaming pass over its ``display_field`` that
+    stops once every wanted id is found, each text made by its ``display_text``."""
+    special = getattr(source, "texts", None)
+    if special is not None:
+        return special(docids, progress=progress)
+    from tqdm import tqdm
+
+    field_name = getattr(source, "display_field", "contents" if "contents" in source.fields else source.fields[0])
+    display = getattr(source, "display_text", lambda values, raw: values[0])
+    found: dict[str, str] = {}
+    with tqdm(desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents", unit=" docs",
+              disable=not progress, mininterval=1.0) as bar:
+        for docid, values, raw in source.documents([field_name]):
+            bar.update(1)
+            if docid in docids:
+                found[docid] = display(values, raw)
+                if len(found) == len(docids):
+                    break
+    return found
 
 
 def first_document(source: CorpusSource) -> str | None:

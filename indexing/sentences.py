@@ -369,6 +369,22 @@ class SentenceSource:
         return (split_argument(a) for a in
                 read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report))
 
+    def texts(self, docids: set[str], *, progress: bool = False) -> dict[str, str]:
+        """Sentences by id, and a pair ``s1,s2`` as its two sentences, one per line."""
+        pairs = {d: d.split(",") for d in docids if "," in d}
+        wanted = {s for parts in pairs.values() for s in parts} | (set(docids) - set(pairs))
+        sentences: dict[str, str] = {}
+        for docid, values, _ in self.documents([self.cheap_field]):
+            if docid in wanted:
+                sentences[docid] = values[0]
+                if len(sentences) == len(wanted):
+                    break
+        found = {d: sentences[d] for d in docids if d in sentences}
+        for pair, parts in pairs.items():
+            if all(s in sentences for s in parts):
+                found[pair] = "\n".join(sentences[s] for s in parts)
+        return found
+
     def holds(self, docids: Iterable[str]) -> set[str]:
         """The judged units (``sid1,sid2`` pairs, or single sentences) whose sentences all are here."""
         sentences = {docid for docid, _, _ in self.documents([self.cheap_field])}

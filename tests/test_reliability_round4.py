@@ -43,12 +43,13 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
     topics = tmp_path / "topics.xml"
     topics.write_text(DEMO.joinpath("topics.xml").read_text().replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1))
     runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
-    page = write_explorer(runs, QRELS, tmp_path / "x.html", topics=topics, names=["<!--a", "b</script>"])
+    page = write_explorer(runs, QRELS, tmp_path / "x.html", topics=topics, names=['<!--a"', "b</script>"])
     text = page.read_text()
     payload = text.split('id="explorer-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in payload and ">" not in payload  # nothing the HTML parser could read as markup
     data = page_data(page)
-    assert data["runs"] == ["<!--a", "b</script>"] and data["topics"][0]["title"].startswith(evil)
+    assert data["runs"] == ['<!--a"', "b</script>"] and data["topics"][0]["title"].startswith(evil)
+    assert '<th class="run">[1] &lt;!--a&#34;</th>' in text  # the template engine escapes what it writes
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         view = context.new_page()
@@ -57,6 +58,7 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
         view.goto(page.as_uri())
         assert errors == [] and view.evaluate("document.querySelectorAll('img[src=x]').length") == 0
         assert view.inner_text("#topic-title").startswith("Topic 1")  # the application script ran
+        assert view.inner_text("table.overview th.run >> nth=0") == '[1] <!--a"'  # shown as text
     finally:
         context.close()
 

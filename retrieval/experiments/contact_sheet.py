@@ -118,7 +118,7 @@ def snippet(text: str, terms: frozenset[str], chars: int = SNIPPET_CHARS) -> str
     return ("… " if start else "") + piece + " …"
 
 
-class _Images:
+class ImageRecords:
     """Image records of the collection, read on demand (a run names at most 20 per topic)."""
 
     def __init__(self, collection_path: Path):
@@ -156,7 +156,7 @@ class _Images:
         return self.cache[image_id]
 
 
-def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: Topic | None, spec: ImageSpec,
+def _card(row: RunRow, features: ImageFeatures | None, images: ImageRecords, topic: Topic | None, spec: ImageSpec,
           tiered: bool) -> str:
     # Our runs' scores carry the selection tier (retrieval/tasks/image.py: 2 + s preferred side,
     # 1 + s filled from the hits, s filled from the collection); other runs' scores do not.
@@ -187,7 +187,7 @@ def _card(row: RunRow, features: ImageFeatures | None, images: _Images, topic: T
     return f'<div class="card tier{tier}">{picture}{head}{body}</div>'
 
 
-def render_contact_sheet(rows: list[RunRow], images: _Images, topics: dict[str, Topic], spec: ImageSpec,
+def render_contact_sheet(rows: list[RunRow], images: ImageRecords, topics: dict[str, Topic], spec: ImageSpec,
                          title: str, progress: bool = False) -> str:
     thumbnails = images.encode_thumbnails([r.docid for r in rows], progress)
     by_topic: dict[str, dict[str, list[RunRow]]] = defaultdict(lambda: defaultdict(list))
@@ -251,7 +251,7 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
         if not _SAFE_IMAGE_ID.fullmatch(row.docid):
             raise InputError(f"image id {row.docid!r} is not a name of the collection's image folders "
                              "(letters, digits, '-', '_'); refused", path=run_path, where=f"topic {row.qid}")
-    images = _Images(Path(collection_path))
+    images = ImageRecords(Path(collection_path))
     text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
                                 spec or ImageSpec(), f"Contact sheet · {run_path.name}", progress)
     return write_text(out_html, text)

@@ -112,14 +112,17 @@ def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], q
                           resamples=resamples, seed=seed)
 
 
-def _num(value: float, digits: int = 3) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
-
-
-def _p(value: float) -> str:
-    if value is None or math.isnan(value):
-        return "-"
+def format_p(value: float | None, missing: str = "–") -> str:
+    """A p-value for a report: ``< 0.001`` below that, else three decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return missing
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def format_signed(value: float) -> str:
+    """A difference with its sign; a difference that rounds to zero has none (±0.000)."""
+    text = f"{value:+.3f}"
+    return "±0.000" if text in ("+0.000", "-0.000") else text
 
 
 def format_comparison(cmp: Comparison, digits: int = 3) -> str:
@@ -129,18 +132,18 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
         "",
         f"| | {cmp.name_a} (A) | {cmp.name_b} (B) | B − A |",
         "|---|---:|---:|---:|",
-        f"| mean over the {len(cmp.rows)} common topics | {_num(cmp.mean_a, digits)} | {_num(cmp.mean_b, digits)} "
-        f"| {_num(cmp.mean_b - cmp.mean_a, digits)} |",
-        f"| mean over each run's own scored topics (as the official table) | {_num(cmp.official_means[0], digits)} "
-        f"| {_num(cmp.official_means[1], digits)} | |",
+        f"| mean over the {len(cmp.rows)} common topics | {format_number(cmp.mean_a, digits, missing='-')} | {format_number(cmp.mean_b, digits, missing='-')} "
+        f"| {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} |",
+        f"| mean over each run's own scored topics (as the official table) | {format_number(cmp.official_means[0], digits, missing='-')} "
+        f"| {format_number(cmp.official_means[1], digits, missing='-')} | |",
         "",
         f"B wins **{cmp.wins}**, loses **{cmp.losses}**, ties **{cmp.ties}** of {len(cmp.rows)} topics.",
         "",
         "| test | statistic | p (two-sided) |",
         "|---|---:|---:|",
-        f"| paired t-test | t = {_num(cmp.t_statistic)} | {_p(cmp.t_p)} |",
-        f"| paired randomization test ({_resampling(cmp)}) | mean Δ = {_num(cmp.mean_b - cmp.mean_a, digits)} "
-        f"| {_p(cmp.randomization_p)} |",
+        f"| paired t-test | t = {format_number(cmp.t_statistic, missing='-')} | {format_p(cmp.t_p, missing='-')} |",
+        f"| paired randomization test ({_resampling(cmp)}) | mean Δ = {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} "
+        f"| {format_p(cmp.randomization_p, missing='-')} |",
     ]
     if cmp.only_a or cmp.only_b:
         lines += ["", "Not paired (nothing judged in the other run's cut): "
@@ -150,7 +153,7 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
     lines += ["", "| topic | A | B | B − A | |", "|---|---:|---:|---:|---|"]
     for row in _by_gain(cmp.rows):
         mark = {"win": "B better", "loss": "A better", "tie": ""}[row.outcome]
-        lines.append(f"| {row.topic} | {_num(row.a, digits)} | {_num(row.b, digits)} | "
+        lines.append(f"| {row.topic} | {format_number(row.a, digits, missing='-')} | {format_number(row.b, digits, missing='-')} | "
                      f"{row.difference:+.{digits}f} | {mark} |")
     return "\n".join(lines)
 
@@ -200,7 +203,7 @@ def plot_comparison(cmp: Comparison, path: str | os.PathLike[str]) -> Path:
     ax.set_xlabel("topic")
     ax.set_ylabel(f"Δ {cmp.measure} (B − A)")
     ax.set_title(f"{cmp.name_b} (B) vs {cmp.name_a} (A): {cmp.wins} wins, {cmp.losses} losses, {cmp.ties} ties; "
-                 f"randomization p = {_p(cmp.randomization_p)}", fontsize=9)
+                 f"randomization p = {format_p(cmp.randomization_p, missing='-')}", fontsize=9)
     return save_figure(fig, Path(path))
 
 

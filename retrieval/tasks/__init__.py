@@ -20,8 +20,11 @@ from typing import Callable, NamedTuple
 from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking, Searcher
+from touche.indexing.corpora import first_document, open_corpus
 from touche import registry
 from touche.config import Variant
+from touche.errors import ToucheError
+from touche.inputs import detect_task
 
 Rows = dict[str, list[tuple[str, float, str]]]
 
@@ -81,3 +84,21 @@ TASKS: dict[str, str] = {
 
 def handler(task: str) -> TaskHandler:
     return registry.load(TASKS, task, "task")
+
+
+def corpus_format_of(run_format: RunFormat, corpus: Path) -> str:
+    """The corpus family that runs of this format read: the one of the task that writes them; of
+    two tasks (Q0: args.me and ClueWeb12), the one a TIRA folder holds, else the first family
+    whose reader takes the corpus's first record."""
+    tasks = [name for name in TASKS if handler(name).run_format is run_format]
+    formats = list(dict.fromkeys(f for name in tasks for f in handler(name).corpus_formats))
+    if len(formats) > 1 and Path(corpus).is_dir() and (task := detect_task(Path(corpus))) in tasks:
+        return handler(task).corpus_formats[0]
+    if len(formats) > 1:
+        for fmt in formats:
+            try:
+                first_document(open_corpus(fmt, corpus))
+                return fmt
+            except ToucheError:
+                continue
+    return formats[0]

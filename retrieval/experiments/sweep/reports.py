@@ -9,7 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from touche.retrieval.experiments.report import PlotPoint, describe_overrides, format_number, format_value, plot_sweep
+from touche.retrieval.experiments.report import (PlotPoint, describe_overrides, format_number, format_p, format_value,
+                                                 plot_sweep)
 from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
 from touche.retrieval.experiments.sweep.loading import Sweep
@@ -52,7 +53,7 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
         if isinstance(value, float) and math.isnan(value):
             return "-"
         if name == "p_vs_best":
-            return "< 0.001" if value < 0.001 else f"{value:.3f}"
+            return format_p(value)
         if name in measures:
             return f"{value:.3f}" if isinstance(value, float) else str(value)
         if name == "seconds":
