@@ -26,7 +26,8 @@ import numpy as np
 
 from bench.synthetic import write_corpus, write_topics
 from touche.retrieval.experiments.explorer import read_documents, write_explorer
-from touche.retrieval.formats.runfile import RunFormat, write_run
+from touche.retrieval.formats.runfile import RunFormat
+from touche.retrieval.formats.runwriter import write_run
 
 SETTINGS = (("50 topics, top 10, texts", 50, 20_000, "< 5 s, < 10 MB"),
             ("49 topics, BEIR-sized corpus", 49, 382_545, "page opens"),

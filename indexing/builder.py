@@ -120,7 +120,7 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
                           "wait for it or remove the lock if that process is gone", path=lock_path) from None
     try:
         if shard is not None:
-            return _ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
+            return ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
         found = open_index(target)  # built by another process while we waited
         if found is not None:
             return _agreed_skips(found, variant)
@@ -224,7 +224,7 @@ class _RecordShard:
         return islice(self.source.documents(fields), self.k, None, self.n)
 
 
-def _ensure_shard(variant: Variant, corpus_path: str | Path, target: Path, k: int, n: int, *,
+def ensure_shard(variant: Variant, corpus_path: str | Path, target: Path, k: int, n: int, *,
                   base_dir: Path | None, progress: bool) -> IndexInfo:
     path = shard_dir(target, k, n)
     found = open_index(path)
@@ -241,7 +241,7 @@ def _build_shard_process(args: tuple) -> dict:
     variant_json, corpus_path, target, k, n, base_dir, heap = args
     jvm.start(heap)
     variant = Variant.model_validate_json(variant_json)
-    info = _ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
                          progress=False)
     return info.meta
 

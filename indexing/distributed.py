@@ -28,7 +28,7 @@ from touche import jvm
 from touche.config import Variant
 from touche.errors import EnvironmentProblem, ToucheError
 from touche.indexing import builder
-from touche.indexing.builder import (IndexInfo, _ensure_shard, assemble_shards, open_index, shard_dir, shard_heap,
+from touche.indexing.builder import (IndexInfo, ensure_shard, assemble_shards, open_index, shard_dir, shard_heap,
                                      shards_home)
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, 
             shard.documents = dying
             return shard
         builder.partition = partition_then_die
-    info = _ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
                          progress=False)
     return info.meta
 

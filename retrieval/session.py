@@ -14,7 +14,7 @@ from pathlib import Path
 
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.retrieval.fingerprint import check_fusion_cycles
-from touche.retrieval.formats.runfile import write_run
+from touche.retrieval.formats.runwriter import write_run
 from touche.retrieval.formats.topics import Topic, read_topics
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher

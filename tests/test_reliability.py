@@ -30,12 +30,12 @@ def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus
 
 def test_disk_full_while_writing_a_run_leaves_nothing_behind(jvm_started, fixture_corpus, tmp_path, monkeypatch,
                                                              index_root):
-    import touche.retrieval.formats.runfile as runfile
+    import touche.retrieval.formats.runwriter as runwriter
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "1-bm25.txt"))
 
-    monkeypatch.setattr(runfile, "_write_lines", full)
+    monkeypatch.setattr(runwriter, "_write_lines", full)
     monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
     code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
     assert code == 2 and "No space left on device" in text and "Traceback" not in text
@@ -676,12 +676,12 @@ def test_compare_on_one_topic_and_with_no_resamples_says_so(tmp_path):
 
 
 def test_a_failed_write_names_the_run_file(jvm_started, fixture_corpus, tmp_path, monkeypatch, index_root):
-    import touche.retrieval.formats.runfile as runfile
+    import touche.retrieval.formats.runwriter as runwriter
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")  # as a write or flush raises it: no file
 
-    monkeypatch.setattr(runfile, "_write_lines", full)
+    monkeypatch.setattr(runwriter, "_write_lines", full)
     monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
     code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
     assert code == 2 and "No space left on device" in text and str(tmp_path / "out") in text and ".txt" in text

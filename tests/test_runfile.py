@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from touche.retrieval.formats import runfile
+from touche.retrieval.formats import runfile, runwriter
 from touche.retrieval.formats.runfile import (
     Problem,
     RunFormat,
@@ -20,8 +20,8 @@ from touche.retrieval.formats.runfile import (
     natural_key,
     read_run,
     validate_run,
-    write_run,
 )
+from touche.retrieval.formats.runwriter import write_run
 from shared import require_shared
 from touche.errors import InputError
 
@@ -171,7 +171,7 @@ def test_failure_mid_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: p
         handle.flush()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runfile, "_write_lines", half_then_crash)
+    monkeypatch.setattr(runwriter, "_write_lines", half_then_crash)
     with pytest.raises(KeyboardInterrupt):
         write_run(out, {"1": [(f"d{i}", float(i)) for i in range(100)]}, RunFormat.Q0, "t")
     assert not out.exists()

@@ -25,7 +25,8 @@ from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows, valid_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
-from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow, ranked_rows, write_run
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow
+from touche.retrieval.formats.runwriter import ranked_rows, write_run
 from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
 

@@ -41,7 +41,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from touche.atomic import atomic_open, check_writable
 from touche.errors import InputError
 
 __all__ = [
@@ -50,8 +49,6 @@ __all__ = [
     "Problem",
     "Severity",
     "read_run",
-    "write_run",
-    "ranked_rows",
     "validate_run",
     "check_run",
     "detect_format",
@@ -65,7 +62,7 @@ SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+)")
 PASSAGE_ID = re.compile(r"clueweb12-\S+___\d+")
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_WHITESPACE = re.compile(r"\s")
+WHITESPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True)
@@ -237,7 +234,7 @@ def _parse_line(
     if quoted:
         if not tag.strip():
             problems.append(Problem(line, "the tag is empty"))
-        elif _WHITESPACE.search(tag):
+        elif WHITESPACE.search(tag):
             problems.append(
                 Problem(
                     line,
@@ -251,7 +248,7 @@ def _parse_line(
     return RunRow(qid, column2, docid, int(rank_text), float(score_text), tag), problems
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the first qid;
         # read as plain UTF-8 it made the first row's topic unknown, silently.
@@ -275,7 +272,7 @@ def read_run(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -
     path = Path(path)
     fmt = RunFormat.parse(fmt) if fmt is not None else None
     rows: list[RunRow] = []
-    for number, text in _lines(path):
+    for number, text in numbered_lines(path):
         if not text.strip():
             continue
         row, problems = _parse_line(text, number, fmt)
@@ -383,7 +380,7 @@ def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> 
     return problems
 
 
-def _validate_lines(
+def validate_lines(
     lines: Iterable[tuple[int, str]],
     fmt: RunFormat,
     topics: Collection[str] | None,
@@ -520,12 +517,12 @@ def validate_run(
     ``topics``: the expected topic ids; when given, missing and unexpected topics are errors.
     See the module docstring for which problems are errors and which are warnings.
     """
-    return _validate_lines(_lines(Path(path)), RunFormat.parse(fmt), topics)
+    return validate_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), topics)
 
 
 def validated_run(path: str | os.PathLike[str], fmt: RunFormat | str) -> tuple[list[Problem], list[RunRow]]:
     """``validate_run``'s problems and the rows, read in one pass (what a scorer needs)."""
-    return _validated(_lines(Path(path)), RunFormat.parse(fmt), None)
+    return _validated(numbered_lines(Path(path)), RunFormat.parse(fmt), None)
 
 
 def check_run(
@@ -535,11 +532,11 @@ def check_run(
 ) -> list[Problem]:
     """validate_run, raising InputError on the first error; returns the warnings."""
     problems = validate_run(path, fmt, topics)
-    _raise_on_errors(problems, Path(path))
+    raise_on_errors(problems, Path(path))
     return [p for p in problems if not p.is_error]
 
 
-def _raise_on_errors(problems: Sequence[Problem], path: Path) -> None:
+def raise_on_errors(problems: Sequence[Problem], path: Path) -> None:
     errors = [p for p in problems if p.is_error]
     if not errors:
         return
@@ -547,163 +544,6 @@ def _raise_on_errors(problems: Sequence[Problem], path: Path) -> None:
     more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
     where = f"line {first.line}" if first.line is not None else None
     raise InputError(first.message + more, path=str(path), where=where)
-
-
-# --------------------------------------------------------------------------------- writing
-
-
-def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
-    """(qid, column2, docid, score) for either accepted input shape."""
-    default = fmt.default_column2
-    out: list[tuple[str, str, str, float]] = []
-    if isinstance(rows, Mapping):
-        for qid, entries in rows.items():
-            for entry in entries:
-                if len(entry) not in (2, 3):
-                    raise InputError(
-                        f"topic {qid}: expected (docid, score) or (docid, score, column2), "
-                        f"got {entry!r}",
-                        path=str(path),
-                    )
-                column2 = entry[2] if len(entry) == 3 else default
-                out.append((str(qid), column2, entry[0], entry[1]))
-    else:
-        for record in rows:
-            column2 = getattr(record, "column2", None) or default
-            out.append((str(record.qid), column2, record.docid, record.score))
-
-    checked: list[tuple[str, str, str, float]] = []
-    for qid, column2, docid, score in out:
-        where = f"topic {qid}"
-        for name, value in (("topic id", qid), ("docid", docid)):
-            if not isinstance(value, str) or not value or _WHITESPACE.search(value):
-                raise InputError(f"{name} {value!r} must be a non-empty string without whitespace",
-                                 path=str(path), where=where)
-        if column2 is None:
-            raise InputError(
-                f"docid {docid}: an {fmt.name} run needs the stance "
-                f"({'|'.join(fmt.column2_values)}) for every row",
-                path=str(path),
-                where=where,
-            )
-        if column2 not in fmt.column2_values:
-            raise InputError(
-                f"docid {docid}: second column {column2!r} is not allowed in a {fmt.name} run; "
-                f"expected {'|'.join(fmt.column2_values)}",
-                path=str(path),
-                where=where,
-            )
-        try:
-            value = float(score)
-        except (TypeError, ValueError):
-            raise InputError(f"docid {docid}: score {score!r} is not a number",
-                             path=str(path), where=where) from None
-        if not math.isfinite(value):
-            raise InputError(f"docid {docid}: score {value!r} is not finite",
-                             path=str(path), where=where)
-        checked.append((qid, column2, docid, value))
-    return checked
-
-
-def _ranked(
-    rows: list[tuple[str, str, str, float]], fmt: RunFormat, limit: int, path: Path
-) -> Iterator[tuple[str, str, str, int, float]]:
-    """(qid, column2, docid, rank, score) in file order: what a written run holds."""
-    groups: dict[tuple[str, ...], list[tuple[str, str, str, float]]] = defaultdict(list)
-    seen: dict[tuple[str, str], str] = {}
-    for row in rows:
-        qid, column2, docid, _ = row
-        if (qid, docid) in seen:
-            raise InputError(
-                f"docid {docid} given twice for topic {qid}"
-                + (f" ({seen[qid, docid]} and {column2})" if fmt is RunFormat.IMAGE else ""),
-                path=str(path),
-                where=f"topic {qid}",
-            )
-        seen[qid, docid] = column2
-        groups[fmt.group_key(qid, column2)].append(row)
-
-    order = {value: index for index, value in enumerate(fmt.column2_values)}
-
-    def group_order(key: tuple[str, ...]) -> tuple[Any, ...]:
-        return (natural_key(key[0]), *(order[k] for k in key[1:]))
-
-    for key in sorted(groups, key=group_order):
-        ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
-        for rank, (qid, column2, docid, score) in enumerate(ranked, start=1):
-            yield qid, column2, docid, rank, score
-
-
-def _format_lines(
-    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
-) -> list[str]:
-    # repr() is the shortest text that reads back as the same float: order is kept.
-    return [f"{qid} {column2} {docid} {rank} {score!r} {tag}\n"
-            for qid, column2, docid, rank, score in _ranked(rows, fmt, limit, path)]
-
-
-def ranked_rows(rows: RowsInput, fmt: RunFormat | str, tag: str = "run",
-                max_per_topic: int | None = None, where: str = "in-memory run") -> list[RunRow]:
-    """The rows ``write_run`` would write (same order, ranks, cut and checks), without a file:
-    in-memory runs are scored exactly as their submitted file would be."""
-    fmt = RunFormat.parse(fmt)
-    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
-    path = Path(where)
-    return [RunRow(qid, column2, docid, rank, score, tag)
-            for qid, column2, docid, rank, score in _ranked(_normalise_rows(rows, fmt, path), fmt, limit, path)]
-
-
-def write_run(
-    path: str | os.PathLike[str],
-    rows: RowsInput,
-    fmt: RunFormat | str,
-    tag: str,
-    max_per_topic: int | None = None,
-    topics: Collection[str] | None = None,
-) -> list[Problem]:
-    """Write a valid run file atomically; returns the validator's warnings.
-
-    ``rows`` is either ``{qid: [(docid, score[, column2]), ...]}`` or an iterable of records
-    with ``qid``, ``docid``, ``score`` and optionally ``column2`` attributes (e.g. RunRow; its
-    rank and tag are ignored). ``column2`` defaults to ``Q0`` except for IMAGE runs, which
-    need a stance per row.
-
-    Each topic (each topic and stance for IMAGE) is sorted by score, descending, ties broken
-    by docid ascending, cut to ``max_per_topic`` (default: the format's maximum, 1000 or 10),
-    and ranked 1..n; topics come in natural numeric order. Scores are written unchanged.
-
-    The file is written to a temporary file beside ``path``, validated (with ``topics`` as
-    the expected topics, if given) and only then renamed over ``path``: on any error,
-    InputError is raised and ``path`` is left as it was.
-    """
-    path = Path(path)
-    check_writable(path)  # a folder named like the run: said now, not as a temporary file's error
-    fmt = RunFormat.parse(fmt)
-    if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
-        raise InputError(f"run tag {tag!r} must be non-empty and contain no whitespace",
-                         path=str(path))
-    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
-    if limit < 1:
-        raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
-    lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path)
-
-    problems: list[Problem] = []
-
-    def validated(temporary: Path) -> None:
-        # What was written, read back: the file moved in place is the file that was validated.
-        problems.extend(_validate_lines(_lines(temporary), fmt, topics))
-        _raise_on_errors(problems, path)
-
-    with atomic_open(path, "w", fsync=True, check=validated) as handle:
-        _write_lines(handle, lines)
-    return [p for p in problems if not p.is_error]
-
-
-def _write_lines(handle: Any, lines: Iterable[str]) -> None:
-    handle.writelines(lines)
-
-
-# ------------------------------------------------------------------------------- detection
 
 
 def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat:
@@ -716,7 +556,7 @@ def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat
     path = Path(path)
     column2: set[str] = set()
     docids: list[str] = []
-    for number, text in _lines(path):
+    for number, text in numbered_lines(path):
         fields, _ = _split_line(text)
         if len(fields) < 3:
             continue

@@ -1,0 +1,170 @@
+"""Writing run files: rows (from a ranking or an API frame) ranked, validated against the run
+format (runfile.py) and written atomically — the one run-file writer."""
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from touche.retrieval.formats.runfile import (WHITESPACE, Problem, RowsInput, RunFormat, RunRow, natural_key,
+                                              numbered_lines, raise_on_errors, validate_lines)
+from touche.atomic import atomic_open, check_writable
+from touche.errors import InputError
+
+def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
+    """(qid, column2, docid, score) for either accepted input shape."""
+    default = fmt.default_column2
+    out: list[tuple[str, str, str, float]] = []
+    if isinstance(rows, Mapping):
+        for qid, entries in rows.items():
+            for entry in entries:
+                if len(entry) not in (2, 3):
+                    raise InputError(
+                        f"topic {qid}: expected (docid, score) or (docid, score, column2), "
+                        f"got {entry!r}",
+                        path=str(path),
+                    )
+                column2 = entry[2] if len(entry) == 3 else default
+                out.append((str(qid), column2, entry[0], entry[1]))
+    else:
+        for record in rows:
+            column2 = getattr(record, "column2", None) or default
+            out.append((str(record.qid), column2, record.docid, record.score))
+
+    checked: list[tuple[str, str, str, float]] = []
+    for qid, column2, docid, score in out:
+        where = f"topic {qid}"
+        for name, value in (("topic id", qid), ("docid", docid)):
+            if not isinstance(value, str) or not value or WHITESPACE.search(value):
+                raise InputError(f"{name} {value!r} must be a non-empty string without whitespace",
+                                 path=str(path), where=where)
+        if column2 is None:
+            raise InputError(
+                f"docid {docid}: an {fmt.name} run needs the stance "
+                f"({'|'.join(fmt.column2_values)}) for every row",
+                path=str(path),
+                where=where,
+            )
+        if column2 not in fmt.column2_values:
+            raise InputError(
+                f"docid {docid}: second column {column2!r} is not allowed in a {fmt.name} run; "
+                f"expected {'|'.join(fmt.column2_values)}",
+                path=str(path),
+                where=where,
+            )
+        try:
+            value = float(score)
+        except (TypeError, ValueError):
+            raise InputError(f"docid {docid}: score {score!r} is not a number",
+                             path=str(path), where=where) from None
+        if not math.isfinite(value):
+            raise InputError(f"docid {docid}: score {value!r} is not finite",
+                             path=str(path), where=where)
+        checked.append((qid, column2, docid, value))
+    return checked
+
+
+def _ranked(
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, limit: int, path: Path
+) -> Iterator[tuple[str, str, str, int, float]]:
+    """(qid, column2, docid, rank, score) in file order: what a written run holds."""
+    groups: dict[tuple[str, ...], list[tuple[str, str, str, float]]] = defaultdict(list)
+    seen: dict[tuple[str, str], str] = {}
+    for row in rows:
+        qid, column2, docid, _ = row
+        if (qid, docid) in seen:
+            raise InputError(
+                f"docid {docid} given twice for topic {qid}"
+                + (f" ({seen[qid, docid]} and {column2})" if fmt is RunFormat.IMAGE else ""),
+                path=str(path),
+                where=f"topic {qid}",
+            )
+        seen[qid, docid] = column2
+        groups[fmt.group_key(qid, column2)].append(row)
+
+    order = {value: index for index, value in enumerate(fmt.column2_values)}
+
+    def group_order(key: tuple[str, ...]) -> tuple[Any, ...]:
+        return (natural_key(key[0]), *(order[k] for k in key[1:]))
+
+    for key in sorted(groups, key=group_order):
+        ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
+        for rank, (qid, column2, docid, score) in enumerate(ranked, start=1):
+            yield qid, column2, docid, rank, score
+
+
+def _format_lines(
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
+) -> list[str]:
+    # repr() is the shortest text that reads back as the same float: order is kept.
+    return [f"{qid} {column2} {docid} {rank} {score!r} {tag}\n"
+            for qid, column2, docid, rank, score in _ranked(rows, fmt, limit, path)]
+
+
+def ranked_rows(rows: RowsInput, fmt: RunFormat | str, tag: str = "run",
+                max_per_topic: int | None = None, where: str = "in-memory run") -> list[RunRow]:
+    """The rows ``write_run`` would write (same order, ranks, cut and checks), without a file:
+    in-memory runs are scored exactly as their submitted file would be."""
+    fmt = RunFormat.parse(fmt)
+    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
+    path = Path(where)
+    return [RunRow(qid, column2, docid, rank, score, tag)
+            for qid, column2, docid, rank, score in _ranked(_normalise_rows(rows, fmt, path), fmt, limit, path)]
+
+
+def write_run(
+    path: str | os.PathLike[str],
+    rows: RowsInput,
+    fmt: RunFormat | str,
+    tag: str,
+    max_per_topic: int | None = None,
+    topics: Collection[str] | None = None,
+) -> list[Problem]:
+    """Write a valid run file atomically; returns the validator's warnings.
+
+    ``rows`` is either ``{qid: [(docid, score[, column2]), ...]}`` or an iterable of records
+    with ``qid``, ``docid``, ``score`` and optionally ``column2`` attributes (e.g. RunRow; its
+    rank and tag are ignored). ``column2`` defaults to ``Q0`` except for IMAGE runs, which
+    need a stance per row.
+
+    Each topic (each topic and stance for IMAGE) is sorted by score, descending, ties broken
+    by docid ascending, cut to ``max_per_topic`` (default: the format's maximum, 1000 or 10),
+    and ranked 1..n; topics come in natural numeric order. Scores are written unchanged.
+
+    The file is written to a temporary file beside ``path``, validated (with ``topics`` as
+    the expected topics, if given) and only then renamed over ``path``: on any error,
+    InputError is raised and ``path`` is left as it was.
+    """
+    path = Path(path)
+    check_writable(path)  # a folder named like the run: said now, not as a temporary file's error
+    fmt = RunFormat.parse(fmt)
+    if not isinstance(tag, str) or not tag or WHITESPACE.search(tag):
+        raise InputError(f"run tag {tag!r} must be non-empty and contain no whitespace",
+                         path=str(path))
+    limit = fmt.max_per_group if max_per_topic is None else max_per_topic
+    if limit < 1:
+        raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
+    lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path)
+
+    problems: list[Problem] = []
+
+    def validated(temporary: Path) -> None:
+        # What was written, read back: the file moved in place is the file that was validated.
+        problems.extend(validate_lines(numbered_lines(temporary), fmt, topics))
+        raise_on_errors(problems, path)
+
+    with atomic_open(path, "w", fsync=True, check=validated) as handle:
+        _write_lines(handle, lines)
+    return [p for p in problems if not p.is_error]
+
+
+def _write_lines(handle: Any, lines: Iterable[str]) -> None:
+    handle.writelines(lines)
+
+
+# ------------------------------------------------------------------------------- detection
+
+
