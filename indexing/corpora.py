@@ -93,14 +93,7 @@ class ArgsMeSource:
         return self.documents(fields, part=(k, n))
 
 
-# corpus.format → "module:class", imported on first use (a family's dependencies load only when used).
-SOURCES = {
-    "argsme": "touche.indexing.corpora:ArgsMeSource",
-    "argsme-sentences": "touche.indexing.sentences:SentenceSource",
-    "clueweb12": "touche.indexing.clueweb:ClueWebSource",
-    "passages": "touche.indexing.passages:PassageSource",
-    "images": "touche.indexing.images:ImageSource",
-}
+SOURCES = registry.CORPUS_FAMILIES  # corpus.format → "module:class" (touche/registry.py)
 
 
 def source_class(fmt: str):

@@ -160,7 +160,8 @@ def test_the_report_shows_each_set_its_coverage_the_pick_and_the_transfer(sets_s
                     "## What each swept value does, per set", "## Every point"):
         assert heading in text
     assert "| odd | 3 | 3 | 1.00, 1.00 | 1.00 |" in text  # the demo judges everything it holds
-    assert "| even | 2 |" in text and "| 0.50 |" in text  # a weight given is a weight used
+    even = next(line for line in text.splitlines() if line.startswith("| even |"))
+    assert even.split(" | ")[4] == "0.50"  # a weight given is the weight the criterion starts from
     assert outcome.choice is not None and sorted(outcome.choice.sets) == ["all", "even", "odd"]
     rows = outcome.table_csv.read_text().splitlines()
     assert rows[0].startswith("rank,point,analyzer.stemmer,retrieval.similarity,odd,odd_ci_low")
@@ -179,6 +180,47 @@ def test_a_rerun_runs_nothing_and_choose_picks_by_the_criterion(sets_sweep, tmp_
     text = (tmp_path / "chosen" / "choice.md").read_text()
     assert "## Expected transfer (leave one set out)" in text and "[95 % CI]" in text
     assert (tmp_path / "chosen" / "suite.yaml").is_file()
+
+
+def test_a_partly_judged_biased_set_is_flagged_weighed_by_coverage_and_outvoted(jvm_started, index_root, tmp_path):
+    """End to end on a set whose corpus misses 60 % of the judged documents (dropped at random,
+    seed 7): coverage 0.38, flagged mostly unjudged, and since it ranks the points against the
+    fully judged set (ρ −0.8) calibrated_rank gives it no vote; its own argmax (point 3) is not
+    the pick: the judged set's (point 2) is, in the report and in choose."""
+    import json
+    import random
+    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.sweep import run_sweep
+    arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]
+    relevance = DEMO / "qrels-relevance.txt"
+    judged = sorted({line.split()[2] for line in relevance.read_text().splitlines()})
+    rng = random.Random(7)
+    dropped = {d for d in judged if rng.random() < 0.6}
+    (tmp_path / "partial").mkdir()
+    (tmp_path / "partial" / "args.json").write_text(json.dumps({"arguments": [a for a in arguments
+                                                                              if a["id"] not in dropped]}))
+    data = {"base": str(REPO / "configs" / "task1" / "base.yaml"),
+            "grid": {"analyzer.stemmer": ["none", "krovetz"],
+                     "retrieval.similarity": [{"name": "bm25", "k1": 0.9, "b": 0.4},
+                                              {"name": "lmdirichlet", "mu": 2000}]},
+            "sets": {"judged": {"corpus": str(DEMO / "args.me"), "topics": str(DEMO / "topics.xml"),
+                                "topics_only": [1, 2, 3], "qrels": {"relevance": str(relevance)}},
+                     "partial": {"corpus": str(tmp_path / "partial"), "topics": str(DEMO / "topics.xml"),
+                                 "qrels": {"relevance": str(relevance)}}},
+            "measure": "relevance:touche.nDCG@5", "measures": ["touche.nDCG@5"], "output": str(tmp_path / "out")}
+    path = tmp_path / "biased.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    outcome = run_sweep(path, index_root=index_root, progress=False)
+    partial = next(s for s in outcome.analysis.sets if s.name == "partial")
+    assert partial.mean_coverage == pytest.approx(0.38, abs=0.01) and partial.mostly_unjudged
+    assert partial.weight == pytest.approx(partial.mean_coverage) and partial.used_weight == 0.0
+    text = outcome.table_md.read_text()
+    assert "| partial | 6 | 6 | 0.38, 0.41 | 0.38 | 0.00 | **mostly unjudged" in text
+    own = {r.point: r.measures["relevance:touche.nDCG@5"] for r in outcome.records if r.set == "partial"}
+    assert max(own, key=own.get) == 3  # what choosing on the partly judged set alone would take
+    assert int(outcome.choice.points[outcome.choice.pick]) == 2
+    picks = choose(tmp_path / "out", tmp_path / "chosen", count=2, reference=False)
+    assert picks[0].record.point == 2 and picks[0].record.set == "judged"
 
 
 def test_sets_and_top_level_data_do_not_mix(tmp_path):

@@ -161,8 +161,8 @@ RerankStage = Annotated[Any, WrapValidator(_as_stage), StageMarker()]
 
 
 # ---------------------------------------------------------------- corpus and the variant
-CORPUS_FORMATS = ("argsme", "argsme-sentences", "clueweb12", "passages", "images")
-TASKS = ("task1", "task1-pairs", "task2", "task2-stance", "image")
+CORPUS_FORMATS = tuple(registry.CORPUS_FAMILIES)
+TASKS = tuple(registry.TASKS)
 
 
 class CorpusSpec(Strict):

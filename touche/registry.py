@@ -7,6 +7,25 @@ from typing import Any
 
 from touche.errors import ConfigError
 
+# corpus.format → its reader ("module:class"), imported on first use: a family's dependencies
+# load only when a variant reads it. One line here (and the reader module) adds a family.
+CORPUS_FAMILIES: dict[str, str] = {
+    "argsme": "touche.indexing.corpora:ArgsMeSource",
+    "argsme-sentences": "touche.indexing.sentences:SentenceSource",
+    "clueweb12": "touche.indexing.clueweb:ClueWebSource",
+    "passages": "touche.indexing.passages:PassageSource",
+    "images": "touche.indexing.images:ImageSource",
+}
+
+# task → its handler ("module:attribute"); one line here (and the handler module) adds a task.
+TASKS: dict[str, str] = {
+    "task1": "touche.retrieval.tasks.task1:HANDLER",
+    "task1-pairs": "touche.retrieval.tasks.task1_pairs:HANDLER",
+    "task2": "touche.retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
+    "task2-stance": "touche.retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
+    "image": "touche.retrieval.tasks.image:HANDLER",
+}
+
 
 def load(registry: dict[str, str], key: str, what: str) -> Any:
     try:

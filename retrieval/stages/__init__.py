@@ -3,7 +3,7 @@
 Each stage is ONE class (retrieval/stages/base.py's ``Stage``): its parameters as a strict
 pydantic spec, with ``name: Literal["…"]`` the key a variant writes, and
 ``apply(ranking, ctx) -> Ranking``. To add one: a module here with the class, and one line in
-``STAGES`` below. The config loader (touche/config.py) validates ``rerank:`` entries against
+``STAGES`` below (or ``register_stage`` from anywhere). The config loader (touche/config.py) validates ``rerank:`` entries against
 these classes, the config reference lists them, and the session applies them — no other place
 knows a stage by name.
 """
@@ -29,4 +29,12 @@ STAGES: dict[str, type[Stage]] = {
     )
 }
 
-__all__ = ["STAGES", "Stage", "StageContext"]
+
+
+def register_stage(stage: type[Stage]) -> type[Stage]:
+    """Make a stage selectable as ``rerank: [{name: …}]`` (usable as a decorator)."""
+    STAGES[stage.model_fields["name"].default] = stage
+    return stage
+
+
+__all__ = ["STAGES", "Stage", "StageContext", "register_stage"]

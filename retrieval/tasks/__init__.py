@@ -72,14 +72,7 @@ class TaskHandler(NamedTuple):
     check_files: Callable[[Variant, Path], None] | None = None
 
 
-# task → "module:handler", imported on first use (a task's dependencies load only when it runs).
-TASKS: dict[str, str] = {
-    "task1": "touche.retrieval.tasks.task1:HANDLER",
-    "task1-pairs": "touche.retrieval.tasks.task1_pairs:HANDLER",
-    "task2": "touche.retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
-    "task2-stance": "touche.retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
-    "image": "touche.retrieval.tasks.image:HANDLER",
-}
+TASKS = registry.TASKS  # task → "module:handler", imported on first use (touche/registry.py)
 
 
 def handler(task: str) -> TaskHandler:
