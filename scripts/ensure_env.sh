@@ -10,6 +10,15 @@ PYTHON_BIN="${PYTHON:-python3}"
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+# apt's chatter goes to a log of its own, shown only when an install fails.
+APT_LOG="${TOUCHE_VENV:-$ROOT/.venv}.apt.log"
+apt_install() {
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; } \
+       >>"$APT_LOG" 2>&1; then
+    tail -n 20 "$APT_LOG" >&2
+    return 1
+  fi
+}
 
 "$PYTHON_BIN" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
   || die "Python >= 3.11 is needed ($PYTHON_BIN is $("$PYTHON_BIN" --version 2>&1)); set PYTHON=/path/to/python3.11"
@@ -19,8 +28,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 if ! command -v javac >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     log "installing a Java compiler (Debian openjdk-17-jdk-headless) for the Lucene helpers"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >&2
+    apt_install openjdk-17-jdk-headless || die "could not install openjdk-17-jdk-headless (log: $APT_LOG)"
   else
     die "javac not found: install a JDK >= 17 (e.g. apt-get install openjdk-17-jdk-headless)"
   fi
@@ -47,8 +55,7 @@ if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
   if [ "${#optional_debs[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
       log "installing the test tools (Debian packages): ${optional_debs[*]}"
-      if ! { apt-get update -qq >&2 \
-             && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${optional_debs[@]}" >&2; }; then
+      if ! apt_install "${optional_debs[@]}"; then
         log "warning: could not install ${optional_debs[*]}: OCR tests and the contact-sheet screenshot test skip"
       fi
     else
@@ -66,7 +73,7 @@ stamp_of() { { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock"; echo "$1"; 
 STAMP="$(stamp_of "$EXTRAS")"
 HAVE="$(cat "$VENV/.touche-stamp" 2>/dev/null || true)"
 if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed)" ]; then
-  log "creating the project environment in $VENV (first use; about a minute)"
+  log "creating the project environment in $VENV (first use; about 3 minutes on a fresh 2-core machine)"
   : > "$LOG"
   [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"
   # --no-deps: both declare torch/CUDA; we use pyserini's Anserini fat jar and the model

@@ -10,7 +10,8 @@ from touche.cli.common import add_command
 
 def add_parser(sub) -> None:
     p = add_command(sub, "compare", run, "compare two runs topic by topic: wins/losses, paired t-test, randomization test",
-                    "touche compare out/1-bm25.txt out/3-krovetz-lmdirichlet.txt demo/qrels-relevance.txt --plot cmp.png")
+                    "touche compare out/4-smart-lmd4000.txt out/1-krovetz-smart-lmd2000-quality.txt demo/qrels-relevance.txt "
+                    "--plot cmp.png")
     p.add_argument("run_a", help="run A (the baseline)")
     p.add_argument("run_b", help="run B (compared with A: differences are B - A)")
     p.add_argument("qrels", help="graded qrels file (relevance or quality)")
