@@ -32,7 +32,8 @@ from touche.paths import CONFIGS, shared_touche_dir
 from touche.retrieval.evaluation.measures import canonical_topic, touche_ndcg
 from touche.retrieval.evaluation.significance import bootstrap_interval
 from touche.retrieval.experiments.robust import coverage
-from touche.retrieval.experiments.sweep import corpus_ids, load_sweep
+from touche.indexing.corpora import corpus_ids, open_corpus
+from touche.retrieval.experiments.sweep import load_sweep
 from touche.retrieval.formats.qrels import read_graded_qrels
 from touche.retrieval.formats.runfile import RunRow, read_run
 from touche.retrieval.formats.topics import read_topics
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         assert not topics & TEST_TOPICS, f"set {dev.name} would score a test topic"
         relevance = read_graded_qrels(dev.qrels["relevance"])
         quality = read_graded_qrels(dev.qrels["quality"]) if "quality" in dev.qrels else None
-        ids = corpus_ids("argsme", dev.corpus)
+        ids = corpus_ids(open_corpus("argsme", dev.corpus))
         covered = coverage(relevance, ids, sorted(topics))
         mean_cov = sum(covered.values()) / len(covered) if covered else math.nan
         print(f"### {dev.name}: {dev.description} ({len(topics)} topics, {len(ids):,} arguments, judged coverage "

@@ -106,13 +106,19 @@ def open_corpus(fmt: str, path: str | Path | None, *, skip_bad_records: bool = F
     return source_class(fmt)(Path(path), skip_bad_records=skip_bad_records)
 
 
+def corpus_ids(source: CorpusSource) -> set[str]:
+    """Every document id of the corpus, read through the family's cheapest field (no OCR for
+    images; the sentences of a sentence corpus)."""
+    return {docid for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])])}
+
+
 def held_documents(source: CorpusSource, docids: Iterable[str]) -> set[str]:
-    """Which of ``docids`` the corpus holds, read through the family's cheapest field (a family
-    whose judged unit is not one document, e.g. sentence pairs, says how by ``holds``)."""
+    """Which of ``docids`` the corpus holds (a family whose judged unit is not one document,
+    e.g. sentence pairs, says how by ``holds``)."""
     holds = getattr(source, "holds", None)
     if holds is not None:
         return holds(docids)
-    ids = {docid for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])])}
+    ids = corpus_ids(source)
     return {d for d in docids if d in ids}
 
 

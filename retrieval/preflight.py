@@ -6,14 +6,19 @@ its stage ran, i.e. after indexing and retrieval: hours into a full-size run. ``
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from touche.retrieval.tasks import handler
-from touche.config import LoadedVariant
+from touche.config import LoadedVariant, load_variant
 from touche.errors import ToucheError
 
 
-def check_variant_files(loaded: LoadedVariant) -> None:
-    """Load every file the variant's stages and task read; a problem is a located ToucheError
-    naming the variant's file and the key that points at the file."""
+def check_variant_files(loaded: LoadedVariant, _seen: frozenset[Path] = frozenset()) -> None:
+    """Load every file the variant's stages and task read, and those of every variant it fuses
+    (``rrf``), all the way down; a problem is a located ToucheError naming the variant's file and
+    the key that points at the file."""
+    if loaded.path in _seen:
+        return  # a fusion cycle: check_fusion_cycles names it
     folder = loaded.path.parent
     try:
         for stage in loaded.variant.rerank:
@@ -24,3 +29,6 @@ def check_variant_files(loaded: LoadedVariant) -> None:
     except ToucheError as exc:
         where = f"{loaded.path}" + (f", {exc.where}" if exc.where else "")
         raise ToucheError(exc.message, path=exc.path, where=where) from None
+    for stage in loaded.variant.rerank:
+        for other in stage.fused_variants(folder):
+            check_variant_files(load_variant(other), _seen | {loaded.path})

@@ -194,3 +194,41 @@ def test_an_experiment_says_why_stance_f1_has_no_p():
     assert any("stance.F1_macro: no delta or p" in note for note in table.attrs["notes"])
     counts = table[table["measure"] == "stance:stance.N"].set_index("run")
     assert pd.isna(counts.loc["wrong", "p"])  # a count is not tested either
+
+
+# --------------------------------------------------------------------------- found in review
+def test_a_stance_variant_dumped_whole_loads_again():
+    """Shard workers receive the whole variant (every default written out): a learned-stance
+    variant was refused there for the pattern settings it does not read."""
+    from touche.config import Variant, load_variant
+    for name in ("2-comparative-query", "3-rerank", "5-compquery-rerank"):
+        variant = load_variant(REPO / "configs" / "task2-stance" / f"{name}.yaml").variant
+        assert Variant.model_validate_json(variant.model_dump_json()) == variant
+
+
+def test_the_explorer_ranks_by_an_effectiveness_measure_not_by_judged(tmp_path):
+    from touche.retrieval.experiments.explorer import write_explorer
+    runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
+    page = write_explorer(runs, {"relevance": QRELS["relevance"]}, tmp_path / "x.html",
+                          measures=["trec.Judged@5", "trec.nDCG@5"])
+    assert page_data(page)["main"] == "relevance:trec.nDCG@5"
+
+
+def test_model_files_of_fused_variants_are_checked_first(tmp_path):
+    from touche.config import load_variant
+    from touche.retrieval.preflight import check_variant_files
+    base = REPO / "configs" / "task1" / "base.yaml"
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump({"extends": str(base), "tag": "b",
+                                                     "rerank": [{"name": "quality_model", "model": "missing.json"}]}))
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump({"extends": str(base), "tag": "a",
+                                                     "rerank": [{"name": "rrf", "variants": ["b.yaml"]}]}))
+    with pytest.raises(ToucheError, match="quality model file does not exist") as error:
+        check_variant_files(load_variant(tmp_path / "a.yaml"))
+    assert "b.yaml" in str(error.value)
+
+
+@pytest.mark.parametrize("name", [":touche.nDCG@5", "a:b:touche.nDCG@5", "relevance:"])
+def test_a_measure_with_an_empty_or_doubled_qrels_name_is_refused(name):
+    from touche.retrieval.evaluation.registry import parse_measure
+    with pytest.raises(ToucheError, match="QRELS-NAME:MEASURE"):
+        parse_measure(name)

@@ -228,3 +228,54 @@ def test_the_suite_choose_writes_outlives_the_sweep(jvm_started, index_root, tmp
     assert [p.resolve() for p in corpus.iterdir()] == [(DEMO / "args.me" / "args-demo.json").resolve()]
     from touche.retrieval.formats.topics import read_topics
     assert [t.number for t in read_topics(topics)] == ["1", "3", "5"]  # the set the choice leans on
+
+
+# --------------------------------------------------------------------------- found in review
+def test_sets_on_the_same_data_search_once(jvm_started, index_root, tmp_path, monkeypatch):
+    import touche.retrieval.experiments.sweep.runners as runners
+    from touche.retrieval.experiments.sweep import run_sweep
+    from test_sweep import CountingRuns
+    counting = CountingRuns(runners.run_point)
+    monkeypatch.setattr(runners, "run_point", counting)
+    path = write_sets(tmp_path / "s.yaml", {"rel": demo_set(), "qual": demo_set(qrels={"relevance": str(QUALITY)})},
+                      tmp_path / "out")
+    outcome = run_sweep(path, index_root=index_root, progress=False)
+    assert len(counting.keys) == 2 and len(outcome.records) == 4
+    assert all(r.index for r in outcome.records)  # the scored copies name the index their run used
+
+
+def test_choose_reads_a_moved_sweep_folder(jvm_started, index_root, tmp_path):
+    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.sweep import run_sweep
+    corpus_list = [str(DEMO / "args.me" / "args-demo.json")]
+    path = write_sets(tmp_path / "s.yaml", {"odd": demo_set(topics_only=[1, 3, 5], corpus=corpus_list),
+                                            "even": demo_set(topics_only=[2, 4])}, tmp_path / "out")
+    run_sweep(path, index_root=index_root, progress=False)
+    (tmp_path / "out").rename(tmp_path / "moved")
+    picks = choose(tmp_path / "moved", tmp_path / "chosen", reference=False, count=1)
+    assert picks and (tmp_path / "chosen" / "topics.xml").is_file()
+
+
+def test_an_interrupted_sweep_still_reports_what_finished(jvm_started, index_root, tmp_path, monkeypatch):
+    import touche.retrieval.experiments.sweep.runners as runners
+    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.sweep import read_manifest, run_sweep
+    from test_sweep import CountingRuns
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_only=[1, 2, 3]), "b": demo_set(topics_only=[4, 5])},
+                      tmp_path / "out", grid={"retrieval.similarity.k1": [0.6, 0.9, 1.2]})
+    run_sweep(path, index_root=index_root, progress=False, limit=5)
+    monkeypatch.setattr(runners, "run_point", CountingRuns(runners.run_point, stop_after=0))
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(path, index_root=index_root, progress=False)
+    manifest = read_manifest(tmp_path / "out" / "sweep.json")
+    assert manifest.finished == 5 and manifest.choice is not None and manifest.choice.order
+    picks = choose(tmp_path / "out", tmp_path / "chosen", reference=False, partial=True, count=1)
+    assert picks
+
+
+def test_a_set_named_like_a_swept_key_or_another_sets_column_is_refused(tmp_path):
+    from touche.retrieval.experiments.sweep import load_sweep
+    for sets in ({"retrieval.similarity.k1": demo_set(), "b": demo_set()},
+                 {"a": demo_set(), "a_ci_low": demo_set()}):
+        with pytest.raises(ConfigError, match="column\\(s\\) .* twice"):
+            load_sweep(write_sets(tmp_path / "s.yaml", sets, tmp_path / "out"))

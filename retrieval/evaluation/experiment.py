@@ -84,7 +84,7 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
     means, per_topic = scores if scores is not None else score_runs(rows, qrels, measures, depth=depth)
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []
-    untested = []
+    untested, counted = [], []
     for measure in measure_names:
         tests: list[dict] = []
         for name in names:
@@ -95,9 +95,12 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
             if values is not None:
                 low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed)
                 row.update(ci_low=low, ci_high=high, topics=len(values))
-                if base is not None and name != base and not parse_measure(measure).integer:
+                if base is not None and name != base and parse_measure(measure).integer:
+                    if measure not in counted:  # a count (stance.N) is no effectiveness: nothing to test
+                        counted.append(measure)
+                elif base is not None and name != base:
                     row.update(_against(values, per_topic[base].get(measure, {}), resamples, seed))
-                    tests.append(row)  # a count (stance.N) is no effectiveness: nothing to test
+                    tests.append(row)
             else:
                 low, high, topics = _resampled_interval(rows[name], qrels, measure, bootstrap, seed)
                 row.update(ci_low=low, ci_high=high, topics=topics)
@@ -112,7 +115,8 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
     # why some rows have no delta or p: said in the frame itself (pandas keeps attrs with it)
     frame.attrs["notes"] = [f"{m}: no delta or p against the baseline: it is not a mean over topics (one value "
                             "over all judged rows), so a paired per-topic test does not apply; its interval "
-                            "resamples topics" for m in untested]
+                            "resamples topics" for m in untested] + \
+        [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
     return frame
 
 

@@ -71,7 +71,8 @@ class MeasureFamily:
     pattern: ClassVar[re.Pattern]  # fullmatch on a name
     qrels_kind: ClassVar[QrelsKind]
     names: ClassVar[str]  # how error messages and help texts name its measures
-    leaderboard: ClassVar[tuple[str, ...]] = ()  # what Touché's leaderboards show of it (first: ranks by)
+    leaderboard: ClassVar[tuple[str, ...]] = ()  # what a compact table shows of it
+    ranks_by: ClassVar[str | None] = None  # the measure Touché's leaderboards rank by, if one of its
 
     def defaults(self, depth: int) -> list[str]:
         """The measures computed when none are asked for (on qrels of its kind)."""
@@ -81,6 +82,10 @@ class MeasureFamily:
         return True
 
     def is_count(self, measure: Measure) -> bool:
+        return False
+
+    def describes_judgements(self, measure: Measure) -> bool:
+        """Whether it says how far a ranking is judged (Judged@k), not how good it is."""
         return False
 
     def means(self, measures: Sequence[Measure], rows: Rows, judgments) -> dict[str, float]:
@@ -107,6 +112,8 @@ def known_measures() -> str:
 def parse_measure(text: str) -> Measure:
     """A measure by name (see the module docstring); ToucheError for an unknown one."""
     qrels, sep, name = str(text).rpartition(":")
+    if sep and (not qrels or ":" in qrels or not name):
+        raise ToucheError(f"measure {text!r}: write QRELS-NAME:MEASURE with one name (e.g. relevance:touche.nDCG@5)")
     qrels = qrels if sep else None
     if not any(name.startswith(p) for f in MEASURE_FAMILIES for p in f.prefixes):
         name = f"trec.{name}"  # ir_measures' name: trec_eval's measure (unjudged documents count as 0)
@@ -127,13 +134,14 @@ def leaderboard_measures(kinds) -> list[str]:
 
 
 def ranking_measure(labels: Sequence[str]) -> str:
-    """Of labelled measures (``relevance:touche.nDCG@5`` …), the one a leaderboard ranks by:
-    the first that leads its family's leaderboard list (else the first)."""
-    for label in labels:
-        measure = parse_measure(label)
-        if measure.family.leaderboard and measure.name == measure.family.leaderboard[0]:
+    """Of labelled measures (``relevance:touche.nDCG@5`` …), the first a leaderboard ranks by;
+    else the first that measures effectiveness (Judged@5 says how far a top is judged, it ranks
+    nothing); else the first."""
+    parsed = [(label, parse_measure(label)) for label in labels]
+    for label, measure in parsed:
+        if measure.name == measure.family.ranks_by:
             return label
-    return labels[0]
+    return next((label for label, m in parsed if not m.family.describes_judgements(m)), labels[0])
 
 
 # --------------------------------------------------------------------------- Touché's own
@@ -144,6 +152,7 @@ class ToucheNdcg(MeasureFamily):
     qrels_kind = QrelsKind.GRADED
     names = "touche.nDCG@k, touche2021.nDCG@k"
     leaderboard = ("touche.nDCG@5",)
+    ranks_by = "touche.nDCG@5"
 
     def defaults(self, depth):
         return [f"touche.nDCG@{depth}"]
@@ -170,6 +179,9 @@ class TrecEval(MeasureFamily):
         trec = [f"nDCG@{depth}", "nDCG@10", "P@10", "AP", f"Judged@{depth}"]
         return [f"trec.{m}" for m in dict.fromkeys(trec)]
 
+    def describes_judgements(self, measure):
+        return measure.groups[0].startswith("Judged")
+
     def means(self, measures, rows, judgments):
         return trec_measures(rows, judgments, [m.groups[0] for m in measures])
 
@@ -184,6 +196,7 @@ class Stance(MeasureFamily):
     qrels_kind = QrelsKind.STANCE
     names = "stance.F1_macro, stance.N"
     leaderboard = ("stance.F1_macro",)
+    ranks_by = "stance.F1_macro"
 
     def defaults(self, depth):
         return ["stance.F1_macro", "stance.N"]
@@ -213,6 +226,7 @@ class ImageRetrieval(MeasureFamily):
     qrels_kind = QrelsKind.IMAGE
     names = "image.on_topic_P@10, image.argumentative_P@10, image.on_stance_P@10"
     leaderboard = ("image.on_topic_P@10", "image.argumentative_P@10", "image.on_stance_P@10")
+    ranks_by = "image.on_topic_P@10"
 
     def defaults(self, depth):
         return [f"image.{aspect}_P@10" for aspect in ("on_topic", "argumentative", "on_stance")]

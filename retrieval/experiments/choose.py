@@ -100,6 +100,10 @@ class SweepResults:
     def weights(self) -> dict[str, float]:
         return {entry.name: set_weight(entry) for entry in self.manifest.sets}
 
+    def path(self, stored: str) -> Path:
+        """A path of the manifest: one inside the sweep's folder is stored relative to it."""
+        return self.directory / stored if not Path(stored).is_absolute() else Path(stored)
+
     @property
     def main_set(self) -> ManifestSet:
         """The set the choice leans on most (the only one without sets:): the largest weight
@@ -358,7 +362,8 @@ def shipped_reference(results: SweepResults, measure: str, *, index_root: Path |
     qrels_name, bare = split_measure(measure)
     values = {}
     for entry in results.manifest.sets:
-        session = Session(entry.corpus, entry.topics, index_root or default_index_root(), progress=progress)
+        session = Session(results.path(entry.corpus), results.path(entry.topics), index_root or default_index_root(),
+                          progress=progress)
         try:
             result = session.run(load_variant(primary))
             with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
@@ -461,11 +466,11 @@ def _fmt(value: float | None) -> str:
     return format_number(value)
 
 
-def suite_inputs(entry: ManifestSet, out: Path) -> tuple[Path, Path]:
+def suite_inputs(results: SweepResults, entry: ManifestSet, out: Path) -> tuple[Path, Path]:
     """The corpus and topics of a set for a suite in ``out``: a selection of topics copied there
     and a list of corpus files linked there, so the suite never points into the sweep's output
     folder (deleting the sweep must not break the suite)."""
-    corpus, topics = Path(entry.corpus), Path(entry.topics)
+    corpus, topics = results.path(entry.corpus), results.path(entry.topics)
     if entry.corpus_files is not None:
         linked = DevSet(entry.name, out / "corpus", topics, {}, out, corpus_files=[Path(f) for f in entry.corpus_files])
         linked.prepare()
@@ -478,7 +483,7 @@ def suite_inputs(entry: ManifestSet, out: Path) -> tuple[Path, Path]:
 def _write_suite(results: SweepResults, choices: list[Pick], out: Path) -> Path:
     manifest = results.manifest
     entry = results.main_set
-    corpus, topics = suite_inputs(entry, out)
+    corpus, topics = suite_inputs(results, entry, out)
 
     def rel(p: str | Path) -> str:
         return os.path.relpath(p, out)
@@ -544,8 +549,9 @@ def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Re
               "which the criterion picks that point.", ""]
     if stored.lead_is_noise and len(stored.order) > 1:
         low, high = stored.lead_interval
+        interval = f"[{low:+.3f}, {high:+.3f}]" if low is not None and high is not None else "undefined"
         lines += [f"**Warning: the primary's lead over the runner-up (point {stored.order[1]}) is within the noise**: "
-                  f"its 95 % interval under topic resampling is [{low:+.3f}, {high:+.3f}] ({criterion.name}'s units). "
+                  f"its 95 % interval under topic resampling is {interval} ({criterion.name}'s units). "
                   "These sets cannot tell the two apart; the other picks hedge.", ""]
     if stored.transfers:
         lines += ["## Expected transfer (leave one set out)", "",

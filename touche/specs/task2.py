@@ -128,12 +128,19 @@ class StanceSpec(Strict):
 
     @model_validator(mode="after")
     def _only_the_models_settings(self):
+        """A setting the model does not read may only hold its default: a value given for it would
+        be silently ignored. (Comparing with the default, not asking whether it was written, lets a
+        whole dump of a variant, as shard workers receive it, load again.)"""
         models = registry.load_ref(STANCE_MODELS)
-        ignored = sorted(self.model_fields_set - {"method", "model"} - models[self.model].settings)
+        fields = type(self).model_fields
+        ignored = {name: getattr(self, name) for name in fields if name not in ("method", "model")
+                   and name not in models[self.model].settings and getattr(self, name) != fields[name].default}
         if ignored:
             reads = ", ".join(sorted(models[self.model].settings)) or "none"
-            raise ValueError(f"model {self.model} does not read {', '.join(ignored)} (its settings: {reads}); "
-                             "remove them or choose the model that reads them")
+            given = ", ".join(f"{k}={v}" for k, v in sorted(ignored.items()))
+            defaults = ", ".join(f"{k}: {fields[k].default}" for k in sorted(ignored))
+            raise ValueError(f"model {self.model} does not read {given} (its settings: {reads}; set here or in a "
+                             f"file this one extends): remove them, or set them back to their defaults ({defaults})")
         return self
 
 

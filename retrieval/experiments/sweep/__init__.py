@@ -46,6 +46,7 @@ points it changes; new qrels rescore the run files without running them again.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -126,10 +127,17 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
             dev.prepare()
         write_manifest(sweep.output / MANIFEST_FILE, manifest_of(sweep, None))
         root = Path(index_root) if index_root else default_index_root()
-        if ray:
-            computed = runners.run_on_ray(sweep, root, progress, limit, None if ray is True else str(ray))
-        else:
-            computed = runners.run_here(sweep, root, progress, limit)
+        try:
+            if ray:
+                computed = runners.run_on_ray(sweep, root, progress, limit, None if ray is True else str(ray))
+            else:
+                computed = runners.run_here(sweep, root, progress, limit)
+        except BaseException:
+            # interrupted (Ctrl-C, a failed run): what finished stays reported, and choose --partial
+            # can choose among it; the original error is what the user sees
+            with contextlib.suppress(Exception):
+                write_reports(sweep, 0)
+            raise
         return write_reports(sweep, computed)
     finally:
         lock.release()
@@ -146,6 +154,16 @@ def write_reports(sweep: Sweep, computed: int = 0) -> SweepOutcome:
     return SweepOutcome(analysis, computed, csv_path, md_path, figure)
 
 
+def _where(path: Path, output: Path) -> str:
+    """A path as the manifest stores it: relative to the output folder when it lies inside it (a
+    set's materialised corpus and topics), so a moved sweep folder still names them."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(output.resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _number(value) -> float | None:
     value = float(value)
     return value if np.isfinite(value) else None
@@ -158,7 +176,7 @@ def manifest_of(sweep: Sweep, analysis: SweepAnalysis | None) -> SweepManifest:
     for dev in sweep.sets:
         summary = summaries.get(dev.name)
         sets.append(ManifestSet(
-            name=dev.name, corpus=str(dev.corpus), topics=str(dev.topics),
+            name=dev.name, corpus=_where(dev.corpus, sweep.output), topics=_where(dev.topics, sweep.output),
             corpus_files=[str(f) for f in dev.corpus_files] if dev.corpus_files is not None else None,
             source_topics=str(dev.source_topics) if dev.source_topics else None,
             qrels={n: str(q) for n, q in dev.qrels.items()}, given_weight=dev.weight,

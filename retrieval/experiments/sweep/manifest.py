@@ -96,7 +96,7 @@ class SweepManifest(Strict):
 
     @property
     def several(self) -> bool:
-        return len(self.sets) > 1 or self.sets[0].name != ""
+        return any(entry.name != "" for entry in self.sets)  # a sweep without sets: has one, named ""
 
     @property
     def complete(self) -> bool:

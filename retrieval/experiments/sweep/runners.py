@@ -90,6 +90,7 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
     """Runs whose file exists but whose record is missing (other qrels, a new set on the same
     data) or lacks a measure added since are scored from the file, which is cheap; retrieval
     is not repeated."""
+    by_run = {record.run: record for record in records.values()}  # what a shared run file cost, where
     for dev in sweep.sets:
         expected: set[str] | None = None  # the measure names every record should have
         per_topic_possible = False
@@ -105,8 +106,9 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
                 if expected <= set(record.measures) and (sweep.spec.measure in record.per_topic
                                                          or not per_topic_possible):
                     continue
-            rescored = score(sweep, dev, sweep.points[i], run,
-                             record.seconds if record else 0.0, record.index if record else "")
+            known = record or by_run.get(str(run.relative_to(sweep.output)))
+            rescored = score(sweep, dev, sweep.points[i], run, known.seconds if known else 0.0,
+                             known.index if known else "")
             records[key] = rescored
             append_record(sweep.output / RESULTS_FILE, rescored)
 
@@ -120,6 +122,7 @@ def run_here(sweep: Sweep, index_root: Path, progress: bool, limit: int | None) 
         return 0
     bar = tqdm(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} ({sweep.spec.measure})",
                unit=" run", disable=not progress, dynamic_ncols=True)
+    done_runs: dict[str, Record] = {}  # run key → its record, for sets that share a run file
     try:
         for dev in sweep.sets:
             mine = [i for d, i in left if d is dev]
@@ -130,7 +133,13 @@ def run_here(sweep: Sweep, index_root: Path, progress: bool, limit: int | None) 
                 for i in mine:
                     point = sweep.points[i]
                     bar.set_postfix_str(f"{dev.name + ': ' if dev.name else ''}{point.describe()}"[:90])
-                    append_record(results_path, run_point(sweep, session, point, sweep.variants[i], dev))
+                    shared = done_runs.get(dev.run_keys[i])
+                    if shared is not None:  # another set on the same corpus and topics ran it in this call
+                        record = score(sweep, dev, point, run_file(sweep, dev, i), shared.seconds, shared.index)
+                    else:
+                        record = run_point(sweep, session, point, sweep.variants[i], dev)
+                        done_runs[dev.run_keys[i]] = record
+                    append_record(results_path, record)
                     bar.update(1)
             finally:
                 session.close()

@@ -144,6 +144,13 @@ class SweepSpec(Strict):
             raise ValueError(f"'{b}' lies inside '{a}': sweep one or the other")
         qrels_name, _ = split_measure(self.measure)
         if self.sets:
+            columns = ["rank", "point", *keys, *(f"{name}{suffix}" for name in self.sets
+                                                for suffix in ("", "_ci_low", "_ci_high", "_topics")),
+                       self.criterion, "pick_share"]
+            clashing = sorted({c for c in columns if columns.count(c) > 1})
+            if clashing:
+                raise ValueError(f"set name(s) make the results table's column(s) {', '.join(clashing)} twice (a swept "
+                                 "key, another set's interval column): name the sets apart")
             mixed = [k for k in ("corpus", "topics") if getattr(self, k)] + (["qrels"] if self.qrels else [])
             if mixed:
                 raise ValueError(f"give {', '.join(mixed)} inside each of sets:, not beside them")

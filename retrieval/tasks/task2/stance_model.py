@@ -59,7 +59,7 @@ from touche.stemming.stems import porter as stem_of
 from touche.errors import InputError
 from touche.specs.task2 import RerankSpec, StanceSpec
 
-MODEL_FILE = Path(__file__).resolve().parent / "data" / "stance_model.json.gz"
+from touche.retrieval.tasks.task2.stance_models import MODEL_FILE  # noqa: E402 (one place says where it lies)
 PLACEHOLDERS = ("OBJA", "OBJB")
 SENTENCE_CLASSES = ("BETTER", "NONE", "WORSE")  # for the object named first in the sentence
 PASSAGE_LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")
@@ -421,3 +421,23 @@ def cached_evidence(text: str, comp: Comparison, classifier: SentenceClassifier)
         _EVIDENCE.clear()
     found = _EVIDENCE[key] = gated_evidence(text, comp, classifier)
     return found
+
+
+def learned_labeller(model_file: Path):
+    """``learned``: the sentence classifier's votes decide (NO for a passage the gate turns away)."""
+    model = load(model_file)
+
+    def label(text: str, comp: Comparison, key: str | None) -> str:
+        ev = cached_evidence(text, comp, model.sentences)
+        return "NO" if ev is None else learned_label(ev)
+    return label
+
+
+def combined_labeller(model_file: Path):
+    """``combined``: the passage model that never saw the topic decides."""
+    model = load(model_file)
+
+    def label(text: str, comp: Comparison, key: str | None) -> str:
+        ev = cached_evidence(text, comp, model.sentences)
+        return "NO" if ev is None else model.passage_model_for(key).label(ev.features)
+    return label

@@ -13,14 +13,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, ClassVar
 
-from touche.retrieval.tasks.task2.objects import Comparison
-from touche.retrieval.tasks.task2.stance import label_stance
-from touche.retrieval.tasks.task2.stance_model import MODEL_FILE, cached_evidence, learned_label
-from touche.retrieval.tasks.task2.stance_model import load as load_model_file
+from touche import registry
 from touche.specs.task2 import StanceSpec
 
+# What the models run is named here and imported when a variant labels passages: checking a
+# variant's config (which asks this registry) loads no model code (numpy, the sentence splitter).
+MODEL_FILE = Path(__file__).resolve().parent / "data" / "stance_model.json.gz"
+_LOAD = "touche.retrieval.tasks.task2.stance_model:load"
+
 # (passage text, the topic's comparison, the topic's key) → FIRST, SECOND, NEUTRAL or NO
-Labeller = Callable[[str, Comparison, "str | None"], str]
+Labeller = Callable[[str, object, "str | None"], str]
 
 
 class StanceModel:
@@ -34,7 +36,7 @@ class StanceModel:
     def check_file(self, model_file: Path) -> None:
         """Load the model file now (a located InputError when it is missing or damaged)."""
         if self.uses_file:
-            load_model_file(model_file)
+            registry.load_ref(_LOAD)(model_file)
 
 
 STANCE_MODELS: dict[str, StanceModel] = {}
@@ -58,6 +60,7 @@ class Patterns(StanceModel):
                           "min_evidence", "neutral_needs_both"})
 
     def labeller(self, spec, model_file):
+        label_stance = registry.load_ref("touche.retrieval.tasks.task2.stance:label_stance")
         return lambda text, comp, key: label_stance(text, comp, spec)
 
 
@@ -69,12 +72,7 @@ class Learned(StanceModel):
     uses_file = True
 
     def labeller(self, spec, model_file):
-        model = load_model_file(model_file)
-
-        def label(text: str, comp: Comparison, key: str | None) -> str:
-            ev = cached_evidence(text, comp, model.sentences)
-            return "NO" if ev is None else learned_label(ev)
-        return label
+        return registry.load_ref("touche.retrieval.tasks.task2.stance_model:learned_labeller")(model_file)
 
 
 @register_stance_model
@@ -85,9 +83,4 @@ class Combined(StanceModel):
     uses_file = True
 
     def labeller(self, spec, model_file):
-        model = load_model_file(model_file)
-
-        def label(text: str, comp: Comparison, key: str | None) -> str:
-            ev = cached_evidence(text, comp, model.sentences)
-            return "NO" if ev is None else model.passage_model_for(key).label(ev.features)
-        return label
+        return registry.load_ref("touche.retrieval.tasks.task2.stance_model:combined_labeller")(model_file)
