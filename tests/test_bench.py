@@ -34,15 +34,15 @@ def test_full_size_summary_judges_each_stored_submission_against_its_target(tmp_
     monkeypatch.syspath_prepend(str(REPO))
     from bench import fullsize
 
-    _task, _make, size = fullsize.COLLECTIONS["pairs"]
+    *_, size = fullsize.COLLECTIONS["pairs"]
     seconds, rss = fullsize.TARGETS["pairs"]
     fullsize.result_path(tmp_path, "pairs", size).write_text(json.dumps(
-        {"seconds": seconds + 1, "cpu_seconds": 10.0, "peak_rss_mib": rss - 1}))
-    _task, _make, size = fullsize.COLLECTIONS["image"]
-    fullsize.result_path(tmp_path, "image", size).write_text(json.dumps(
+        {"seconds": seconds + 1, "cpu_seconds": 10.0, "peak_rss_mib": rss - 1, "text": "English (…)"}))
+    *_, size = fullsize.COLLECTIONS["image"]
+    fullsize.result_path(tmp_path, "image", size, text_english=False).write_text(json.dumps(
         {"seconds": 1.0, "cpu_seconds": 1.0, "peak_rss_mib": 1.0}))
     rows = {line.split(" | ")[0].strip("| "): line for line in fullsize.summary(tmp_path).splitlines()
             if line.startswith("| ") and not line.startswith("| submission")}
-    assert "NOT met" in rows["pairs"]  # a second over its time target
-    assert ": met" in rows["image"]
+    assert "NOT met" in rows["pairs"] and "English" in rows["pairs"]  # a second over its time target
+    assert ": met" in rows["image"] and "synthetic" in rows["image"]  # each row says its text
     assert "not yet" in rows["task2-2022"]
