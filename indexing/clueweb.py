@@ -192,6 +192,10 @@ class ClueWebSource:
     fields: tuple[str, ...] = ("contents", "title", "body")
     cheap_field: str = "title"
 
+    @staticmethod
+    def display_raw(raw: str) -> str:
+        return document_fields(WebDocument.from_json(raw))["contents"]
+
     def __post_init__(self):
         self.files = clueweb_files(self.path)
 

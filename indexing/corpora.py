@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol
 
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
@@ -61,6 +61,11 @@ class ArgsMeSource:
     @staticmethod
     def display_text(values: list[str], raw: str) -> str:
         """What a person reads of an argument: its conclusion, then its premises."""
+        return ArgsMeSource.display_raw(raw)
+
+    @staticmethod
+    def display_raw(raw: str) -> str:
+        """The display text from the raw record an index stores (document_texts' index path)."""
         argument = Argument.from_json(raw)
         return f"{argument.conclusion}\n{argument.premises_text}"
 
@@ -122,10 +127,16 @@ def held_documents(source: CorpusSource, docids: Iterable[str]) -> set[str]:
     return {d for d in docids if d in ids}
 
 
-def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = False) -> dict[str, str]:
-    """The display texts of ``docids`` (ir_datasets' ``docs_store().get_many``): a family may say
-    how (``texts``: sentence pairs); otherwise one streaming pass over its ``display_field`` that
-    stops once every wanted id is found, each text made by its ``display_text``."""
+def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = False,
+                   stored: Callable[[list[str]], dict[str, str | None]] | None = None) -> dict[str, str]:
+    """The display texts of ``docids`` (ir_datasets' ``docs_store().get_many``). ``stored``: the
+    raw records an index of the whole corpus holds, by id: read there when the family turns a
+    raw record into its text (``display_raw``), and an id the index lacks is not in the corpus.
+    Otherwise a family may say how (``texts``: sentence pairs), or one streaming pass over its
+    ``display_field`` stops once every wanted id is found, each text made by ``display_text``."""
+    display_raw = getattr(source, "display_raw", None)
+    if stored is not None and display_raw is not None:
+        return {docid: display_raw(raw) for docid, raw in stored(sorted(docids)).items() if raw is not None}
     special = getattr(source, "texts", None)
     if special is not None:
         return special(docids, progress=progress)

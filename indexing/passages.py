@@ -117,6 +117,10 @@ class PassageSource:
     fields: tuple[str, ...] = ("contents",)
     cheap_field: str = "contents"
 
+    @staticmethod
+    def display_raw(raw: str) -> str:
+        return Passage.from_json(raw).contents
+
     def __post_init__(self):
         self.files = passage_files(self.path)
 

@@ -312,3 +312,18 @@ def test_a_chart_bar_opens_its_topic(browser, demo_out):
         assert page.locator("#topic-view").get_attribute("data-topic") == target.removeprefix("#t-")
     finally:
         context.close()
+
+
+def test_run_all_reads_the_pages_documents_from_the_index_not_the_corpus(demo_out, index_root, tmp_path,
+                                                                          monkeypatch):
+    """ir_datasets' get_many, from the primary's index: the explorer once streamed the corpus
+    to show a few of its documents (at full size, 387,740 arguments for a few hundred)."""
+    from touche.indexing.corpora import ArgsMeSource
+    from touche.retrieval.suite import run_suite
+
+    def no_streaming(self, *args, **kwargs):
+        raise AssertionError("the corpus was read again")
+    monkeypatch.setattr(ArgsMeSource, "documents", no_streaming)
+    run_suite(SUITE, None, tmp_path / "again", index_root=index_root, progress=False)
+    again, first = page_data(tmp_path / "again" / "explore.html"), page_data(demo_out / "explore.html")
+    assert [t["docs"] for t in again["topics"]] == [t["docs"] for t in first["topics"]]

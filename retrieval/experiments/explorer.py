@@ -84,9 +84,11 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def read_documents(corpus: Path, corpus_format: str, docids: set[str], *, progress: bool = False) -> Documents:
-    """The documents of ``docids`` (pairs ``s1,s2`` as their two sentences) from the corpus, by
-    one streaming pass that stops once every wanted id is found; images are read from their folders."""
+def read_documents(corpus: Path, corpus_format: str, docids: set[str], *, progress: bool = False,
+                   stored=None) -> Documents:
+    """The documents of ``docids`` (pairs ``s1,s2`` as their two sentences) from the corpus
+    (``indexing.corpora.document_texts``: from an index's stored records when ``stored`` gives
+    them, else one streaming pass); images are read from their folders."""
     out = Documents(corpus=str(corpus))
     if corpus_format == "images":
         images = ImageRecords(corpus)
@@ -100,7 +102,7 @@ def read_documents(corpus: Path, corpus_format: str, docids: set[str], *, progre
             found = thumbnail(images.files[docid])
             out.found[docid] = Document(text, _words(text), found[0] if found else None)
         return out
-    texts = document_texts(open_corpus(corpus_format, corpus), set(docids), progress=progress)
+    texts = document_texts(open_corpus(corpus_format, corpus), set(docids), progress=progress, stored=stored)
     for docid, text in texts.items():
         out.found[docid] = Document(text, _words(text))
     return out
@@ -282,12 +284,17 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     topic_map = {canonical_topic(t.number): t for t in read_topics(topics)} if topics else {}
     if documents is None and corpus is not None:
         fmt = corpus_format or corpus_format_of(loaded.format, Path(corpus))
-        wanted = {h.docid for rows in loaded.runs.values() for h in _top_rows(rows, top, loaded.format)}
-        documents = read_documents(Path(corpus), fmt, wanted, progress=progress)
+        documents = read_documents(Path(corpus), fmt, shown_docids(loaded.runs, top, loaded.format),
+                                   progress=progress)
     title = f"Run explorer · {len(loaded.runs)} runs"
     data = explorer_data(loaded, named, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title)
     return write_text(out, render_explorer(data))
+
+
+def shown_docids(runs: Mapping[str, list[RunRow]], top: int, fmt: RunFormat) -> set[str]:
+    """The documents the page shows: every run's top ``top`` per topic (and stance, for images)."""
+    return {h.docid for rows in runs.values() for h in _top_rows(rows, top, fmt)}
 
 
 def _top_rows(rows: list[RunRow], top: int, fmt: RunFormat) -> list[RunRow]:
