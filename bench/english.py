@@ -150,9 +150,21 @@ def argsme_collection(data: Path, size: int) -> Path:
     return folder
 
 
-def pairs_collection(data: Path, size: int) -> Path:
+def sentenced_argument(i: int, conclusion: str, premise_sentences: list[str]):
+    """Argument ``i`` of a generated 2022 sentence CSV: its conclusion and premise sentences."""
     from touche.indexing.records import Argument, Premise
-    from touche.indexing.sentences import Sentence, SentencedArgument, write_sentence_csv
+    from touche.indexing.sentences import Sentence, SentencedArgument
+    arg_id = f"S{i // 8:08x}-A{i:08x}"
+    argument = Argument(arg_id, conclusion, (Premise(" ".join(premise_sentences), "PRO" if i % 2 else "CON"),),
+                        source_id=arg_id.split("-")[0], discussion_title=conclusion)
+    sentences = [Sentence(f"{arg_id}__CONC__1", conclusion, arg_id, "conclusion", 1)]
+    sentences += [Sentence(f"{arg_id}__PREMISE__{n}", text, arg_id, "premise", n)
+                  for n, text in enumerate(premise_sentences, 1)]
+    return SentencedArgument(argument, tuple(sentences))
+
+
+def pairs_collection(data: Path, size: int) -> Path:
+    from touche.indexing.sentences import write_sentence_csv
     folder = data / f"pairs-english-{size}"
     if (folder / "args-sentences.csv").is_file():
         return folder
@@ -163,16 +175,8 @@ def pairs_collection(data: Path, size: int) -> Path:
 
     def records():
         for i in tqdm(range(size), desc="writing the English pair CSV", unit=" args", mininterval=2):
-            arg_id = f"S{i // 8:08x}-A{i:08x}"
             conclusion = conclusions[int(rng.integers(0, len(conclusions)))]
-            premise_sentences = [pool[j] for j in rng.integers(0, len(pool), int(rng.integers(2, 10)))]
-            stance = "PRO" if i % 2 else "CON"
-            argument = Argument(arg_id, conclusion, (Premise(" ".join(premise_sentences), stance),),
-                                source_id=arg_id.split("-")[0], discussion_title=conclusion)
-            sentences = [Sentence(f"{arg_id}__CONC__1", conclusion, arg_id, "conclusion", 1)]
-            sentences += [Sentence(f"{arg_id}__PREMISE__{n}", text, arg_id, "premise", n)
-                          for n, text in enumerate(premise_sentences, 1)]
-            yield SentencedArgument(argument, tuple(sentences))
+            yield sentenced_argument(i, conclusion, [pool[j] for j in rng.integers(0, len(pool), int(rng.integers(2, 10)))])
     write_sentence_csv(records(), tmp / "args-sentences.csv")
     shutil.copyfile(shared / "topics" / "task1-2022.xml", tmp / "topics.xml")
     tmp.rename(folder)

@@ -103,8 +103,7 @@ def _sentences(rng, vocab, probs, count: int, median: int) -> list[str]:
 
 def pairs_collection(data: Path, size: int = PAIRS_SIZE) -> Path:
     """A 2022 sentence CSV: every argument a conclusion and 2-9 premise sentences."""
-    from touche.indexing.records import Argument, Premise
-    from touche.indexing.sentences import Sentence, SentencedArgument, write_sentence_csv
+    from touche.indexing.sentences import write_sentence_csv
     folder = data / f"pairs-synthetic-{size}"
     if (folder / "args-sentences.csv").is_file():
         return folder
@@ -116,15 +115,8 @@ def pairs_collection(data: Path, size: int = PAIRS_SIZE) -> Path:
 
     def records():
         for i in tqdm(range(size), desc="writing the pair CSV", unit=" args", mininterval=2):
-            arg_id = f"S{i // 8:08x}-A{i:08x}"
             conclusion, *premise_sentences = _sentences(rng, vocab, probs, int(rng.integers(3, 11)), 18)
-            stance = "PRO" if i % 2 else "CON"
-            argument = Argument(arg_id, conclusion, (Premise(" ".join(premise_sentences), stance),),
-                                source_id=arg_id.split("-")[0], discussion_title=conclusion)
-            sentences = [Sentence(f"{arg_id}__CONC__1", conclusion, arg_id, "conclusion", 1)]
-            sentences += [Sentence(f"{arg_id}__PREMISE__{n}", text, arg_id, "premise", n)
-                          for n, text in enumerate(premise_sentences, 1)]
-            yield SentencedArgument(argument, tuple(sentences))
+            yield english.sentenced_argument(i, conclusion, premise_sentences)
     write_sentence_csv(records(), tmp / "args-sentences.csv")
     write_argument_topics(tmp / "topics.xml")
     tmp.rename(folder)
