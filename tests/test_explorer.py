@@ -327,3 +327,32 @@ def test_run_all_reads_the_pages_documents_from_the_index_not_the_corpus(demo_ou
     run_suite(SUITE, None, tmp_path / "again", index_root=index_root, progress=False)
     again, first = page_data(tmp_path / "again" / "explore.html"), page_data(demo_out / "explore.html")
     assert [t["docs"] for t in again["topics"]] == [t["docs"] for t in first["topics"]]
+
+
+# --------------------------------------------------------------------------- correct and shareable (issue 33, item 6)
+def test_a_byte_copy_of_a_run_is_shown_once_and_not_tested_again(demo_out, tmp_path):
+    runs = [str(p) for p in runs_of(demo_out)] + [str(demo_out / "run.txt")]
+    page = write_explorer(runs, QRELS, tmp_path / "x.html")
+    data = page_data(page)
+    assert data["runs"] == [p.stem for p in runs_of(demo_out)]  # run.txt, the primary's copy, folded
+    assert data["folded"] == {"run": "1-krovetz-smart-lmd2000-quality"}
+    tested = [r for r in data["overview"] if r["p"] is not None and r["measure"] == data["main"]]
+    assert len(tested) == 4  # Holm over the four other variants, not five
+    assert "run is a byte copy of 1-krovetz-smart-lmd2000-quality" in page.read_text()
+
+
+def test_qrels_that_judge_none_of_a_runs_documents_are_an_error_naming_both(tmp_path):
+    run = _q0_run(tmp_path / "a.txt")
+    other = tmp_path / "q.txt"  # the same topics, documents of another collection
+    other.write_text("".join(f"{q} 0 clueweb12-0000wb-00-{i:05d} 1\n" for q in ("1", "2") for i in range(3)))
+    with pytest.raises(ToucheError, match="judge none of the documents of run a") as error:
+        write_explorer([run], {"relevance": other}, tmp_path / "x.html")
+    assert str(error.value).startswith(f"{other}: ")
+
+
+def test_the_page_names_files_not_the_paths_of_the_machine_that_wrote_it(demo_out, tmp_path):
+    runs = [str(p) for p in runs_of(demo_out)]
+    page = write_explorer(runs, QRELS, tmp_path / "x.html", corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
+    data, text = page_data(page), page.read_text()
+    assert data["files"]["4-smart-lmd4000"] == "4-smart-lmd4000.txt" and data["corpus"] == "args.me"
+    assert str(demo_out) not in text and str(DEMO) not in text

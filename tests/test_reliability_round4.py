@@ -43,6 +43,7 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
     topics = tmp_path / "topics.xml"
     topics.write_text(DEMO.joinpath("topics.xml").read_text().replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1))
     runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
+    runs[1].write_text(runs[1].read_text().replace(" t\n", " u\n"))  # another run, not a byte copy
     page = write_explorer(runs, QRELS, tmp_path / "x.html", topics=topics, names=['<!--a"', "b</script>"])
     text = page.read_text()
     payload = text.split('id="explorer-data">', 1)[1].split("</script>", 1)[0]

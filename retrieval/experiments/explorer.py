@@ -24,6 +24,7 @@ written. A document absent from the corpus is shown as absent.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
@@ -114,6 +115,7 @@ class LoadedRuns:
     runs: dict[str, list[RunRow]]  # name → rows (topic ids canonical)
     format: RunFormat
     paths: dict[str, Path]
+    folded: dict[str, str] = field(default_factory=dict)  # a byte copy's name → the run it copies
 
 
 def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = None) -> LoadedRuns:
@@ -124,9 +126,17 @@ def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = 
     labels = list(names) if names else distinct_labels(paths, label=lambda p: p.stem, what="run file")
     formats: dict[Path, RunFormat] = {}
     runs: dict[str, list[RunRow]] = {}
+    digests: dict[str, str] = {}  # content → the first run that has it
+    folded: dict[str, str] = {}
     for label, path in zip(labels, paths):
         if not path.is_file():
             raise InputError("run file not found", path=path)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest in digests:  # run.txt beside its variant's file: one run, shown once (and tested once)
+            folded[label] = digests[digest]
+            log.warning("note: %s is a byte copy of %s: shown once", path, paths[labels.index(digests[digest])])
+            continue
+        digests[digest] = label
         fmt = detect_format(path)
         first = next(iter(formats.items()), None)
         if first is not None and fmt is not first[1]:
@@ -135,13 +145,14 @@ def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = 
         formats[path] = fmt
         runs[label] = canonical_topics(valid_rows(path, fmt))
     topic_sets = {label: {r.qid for r in rows} for label, rows in runs.items()}
-    first_label = labels[0]
-    for label in labels[1:]:
+    kept = list(runs)
+    first_label = kept[0]
+    for label in kept[1:]:
         if not topic_sets[label] & topic_sets[first_label]:
             raise InputError(f"this run and {paths[0]} have no topic in common (this one: "
                              f"{_sample(topic_sets[label])}; that one: {_sample(topic_sets[first_label])}): "
                              "are they for the same topics?", path=paths[labels.index(label)])
-    return LoadedRuns(runs, formats[paths[0]], dict(zip(labels, paths)))
+    return LoadedRuns(runs, formats[paths[0]], {label: paths[labels.index(label)] for label in kept}, folded)
 
 
 def _sample(ids: set[str]) -> str:
@@ -161,6 +172,12 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, li
         if not {canonical_topic(q) for q in judged.topics()} & topics:
             raise InputError(f"these qrels judge none of the runs' topics (qrels: {_sample(set(judged.topics()))}; "
                              f"runs: {_sample(topics)}): qrels of another year or task?", path=path)
+        pairs = {(canonical_topic(q), d) for q, docs in judged.judgments.items() for d in docs}
+        for run, rows in runs.items():
+            if not any((r.qid, r.docid) in pairs for r in rows):
+                raise InputError(f"these qrels judge none of the documents of run {run} (its ids: "
+                                 f"{_sample({r.docid for r in rows})}): qrels of another task or collection?",
+                                 path=path)
         kinds[name] = judged.kind
     return kinds
 
@@ -235,7 +252,10 @@ def explorer_data(loaded: LoadedRuns, qrels: Mapping[str, Path], *, topics: Mapp
     overview = [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
     return {"title": title, "format": loaded.format.name, "runs": names, "baseline": base, "main": main,
             "measures": labelled_measures, "qrels": {n: k.value for n, k in kinds.items()},
-            "files": {n: str(p) for n, p in loaded.paths.items()}, "corpus": documents.corpus if documents else None,
+            # file names only: a page is shared, the paths of the machine that wrote it are not
+            "files": {n: p.name for n, p in loaded.paths.items()},
+            "corpus": Path(documents.corpus).name if documents and documents.corpus else None,
+            "folded": dict(loaded.folded),
             "top": top, "overview": overview, "topics": topic_records, "thumbnails": thumbnails,
             "created": time.strftime("%Y-%m-%d %H:%M")}
 
