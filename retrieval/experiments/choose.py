@@ -37,7 +37,7 @@ import yaml
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
-from touche.retrieval.experiments.robust import criterion_named, weighted_mean
+from touche.retrieval.experiments.robust import criterion_named, heaviest, weighted_mean
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
@@ -81,6 +81,12 @@ def set_weight(entry: ManifestSet) -> float:
     return 1.0
 
 
+def main_set(manifest: SweepManifest) -> ManifestSet:
+    """The set the choice leans on most (the only one without sets:): the largest weight the
+    criterion used, the first of equals (robust.heaviest)."""
+    return manifest.sets[heaviest([set_weight(e) for e in manifest.sets])]
+
+
 @dataclass(frozen=True)
 class SweepResults:
     directory: Path
@@ -106,10 +112,7 @@ class SweepResults:
 
     @property
     def main_set(self) -> ManifestSet:
-        """The set the choice leans on most (the only one without sets:): the largest weight
-        the criterion used, the first of equals."""
-        weights = [set_weight(e) for e in self.manifest.sets]
-        return self.manifest.sets[max(range(len(weights)), key=lambda s: (weights[s], -s))]
+        return main_set(self.manifest)
 
     def coordinate(self, record: Record, keys: tuple[str, ...]) -> str:
         return json.dumps([record.overrides.get(k) for k in keys], sort_keys=True)
@@ -139,8 +142,7 @@ def load_results(path: str | Path, *, partial: bool = False) -> SweepResults:
     if manifest.several and (manifest.choice is None or not manifest.choice.order):
         why = manifest.choice.why_none if manifest.choice is not None else "the sweep has not reported yet"
         raise ToucheError(f"the sweep picked nothing: {why or 'no point could be ordered'}", path=directory)
-    results = SweepResults(directory, manifest, [], by_set)
-    main = by_set[results.main_set.name]
+    main = by_set[main_set(manifest).name]
     return SweepResults(directory, manifest, [main[p.point] for p in manifest.points if p.point in main], by_set)
 
 
@@ -433,7 +435,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         if not best >= shipped.value:
             log.warning("the best point of the sweep scores %s = %s, below the shipped suite's primary %s (%s) on "
                         "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
-                        shipped.measure, _fmt(best), shipped.variant.name, _fmt(shipped.value),
+                        shipped.measure, format_number(best), shipped.variant.name, format_number(shipped.value),
                         shipped.variant.parent.name)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -449,10 +451,10 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         used.add(tag)
         if results.several:  # the sort measure on every set
             scores = f"{manifest.measure}: " + "; ".join(
-                f"{name} {_fmt(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(manifest.measure))}"
+                f"{name} {format_number(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(manifest.measure))}"
                 for name in results.by_set)
         else:
-            scores = "; ".join(f"{m} = {_fmt(choice.record.measures.get(m))}" for m in shown)
+            scores = "; ".join(f"{m} = {format_number(choice.record.measures.get(m))}" for m in shown)
         header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
                   f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
         path = write_choice(choice, number, base, out, tag, header)
@@ -460,10 +462,6 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     _write_suite(results, written, out)
     write_text(out / "choice.md", format_choices(results, written, shown, shipped))
     return written
-
-
-def _fmt(value: float | None) -> str:
-    return format_number(value)
 
 
 def suite_inputs(results: SweepResults, entry: ManifestSet, out: Path) -> tuple[Path, Path]:
@@ -513,12 +511,12 @@ def format_choices(results: SweepResults, choices: list[Pick], measures: list[st
     for number, c in enumerate(choices, 1):
         overrides = describe_overrides(c.record.overrides)
         lines.append(f"| {number} | {c.path.name if c.path else ''} | {c.tag} | "
-                     + " | ".join(_fmt(c.record.measures.get(m)) for m in measures)
+                     + " | ".join(format_number(c.record.measures.get(m)) for m in measures)
                      + f" | {c.reason} | {overrides} |")
     if shipped is not None:
         best = choices[0].record.measures.get(shipped.measure, math.nan) if choices else math.nan
         lines += ["", f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}, scores "
-                      f"{shipped.measure} = {_fmt(shipped.value)} on the same data"
+                      f"{shipped.measure} = {format_number(shipped.value)} on the same data"
                       + ("." if best >= shipped.value else ": **above the best chosen point**.")]
     return "\n".join(lines) + "\n"
 
@@ -541,9 +539,9 @@ def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Re
              "|---:|---|" + "---:|" * len(names) + "---:|---:|---|"]
     for number, c in enumerate(choices, 1):
         i = index[c.record.point]
-        cells = " | ".join(f"{_fmt(stored.means[i][s])} [{_fmt(stored.intervals[i][s][0])}, "
-                           f"{_fmt(stored.intervals[i][s][1])}]" for s in range(len(names)))
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {_fmt(stored.values[i])} | "
+        cells = " | ".join(f"{format_number(stored.means[i][s])} [{format_number(stored.intervals[i][s][0])}, "
+                           f"{format_number(stored.intervals[i][s][1])}]" for s in range(len(names)))
+        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {format_number(stored.values[i])} | "
                      f"{stored.pick_share[i]:.0%} | {c.reason} |")
     lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
               "which the criterion picks that point.", ""]
@@ -558,13 +556,13 @@ def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Re
                   "| left out | pick on the others | its score there | rank there | the set's own best |",
                   "|---|---|---:|---:|---:|"]
         for t in stored.transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {_fmt(t.score)} | {t.rank:.0f} of {len(manifest.points)} "
-                         f"| {_fmt(t.best_score)} (point {t.best}) |")
+            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {t.rank:.0f} of {len(manifest.points)} "
+                         f"| {format_number(t.best_score)} (point {t.best}) |")
         lines.append("")
     if shipped is not None:
         best = _reference_value(results, choices[0].record, shipped) if choices else math.nan
-        per_set = "; ".join(f"{n} {_fmt(v)}" for n, v in shipped.per_set.items())
+        per_set = "; ".join(f"{n} {format_number(v)}" for n, v in shipped.per_set.items())
         lines += [f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}: {per_set} "
-                  f"(weighted mean {_fmt(shipped.value)}; pick 1: {_fmt(best)})"
+                  f"(weighted mean {format_number(shipped.value)}; pick 1: {format_number(best)})"
                   + ("." if best >= shipped.value else ": **above the primary chosen here**."), ""]
     return "\n".join(lines)

@@ -172,6 +172,13 @@ for _criterion in (CalibratedRank, WeightedRank, WorstCase, WeightedMean):  # th
     register_criterion(_criterion)
 
 
+def heaviest(weights: Sequence[float]) -> int:
+    """The set a choice leans on most: the largest weight (an undefined one counts as none), the
+    first of equals. What a chosen suite runs on, and whose record stands for the pick."""
+    w = np.asarray(weights, dtype=float)
+    return int(np.argmax(np.where(np.isnan(w), -np.inf, w)))
+
+
 def usable_weights(weights: Sequence[float]) -> bool:
     """Whether the sets' weights can order anything: all finite, not negative, one above 0."""
     w = np.asarray(weights, dtype=float)

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 from filelock import FileLock, Timeout
 
-from touche.retrieval.experiments.robust import criterion_named
+from touche.retrieval.experiments.robust import criterion_named, heaviest
 from touche.retrieval.experiments.sweep import runners
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, analyse, sort_records
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
@@ -95,8 +95,7 @@ class SweepOutcome:
             return None
         if not self.sweep.several:
             return self.analysis.ranked[0]
-        heaviest = int(np.nanargmax([s.used_weight for s in self.analysis.sets]))
-        key = self.sweep.sets[heaviest].keys[pick]
+        key = self.sweep.sets[heaviest([s.used_weight for s in self.analysis.sets])].keys[pick]
         return next((r for r in self.records if r.key == key), None)
 
 

@@ -17,7 +17,7 @@ from touche.retrieval.experiments.robust import (SetScores, Transfer, Effect, Ch
                                                  usable_weights)
 from touche.retrieval.experiments.sweep.loading import Sweep
 from touche.retrieval.experiments.sweep.sets import MOSTLY_UNJUDGED, mean_coverage, set_coverage
-from touche.retrieval.experiments.sweep.spec import swept_keys
+from touche.retrieval.experiments.sweep.spec import several_sets_columns, swept_keys
 from touche.retrieval.experiments.sweep.store import Record
 
 
@@ -26,7 +26,6 @@ class SetSummary:
     name: str
     topics: int
     coverage: dict[str, float]  # per topic
-    given_weight: float | None
     weight: float  # what the criterion starts from: given, else the mean coverage (NaN: unknown)
     used_weight: float  # what the criterion gave it
     finished: int  # runs with a record
@@ -52,7 +51,6 @@ class SweepAnalysis:
     header: list[str]  # of the results table (CSV and Markdown)
     rows: list[list[Any]]
     ranked: list[Record] = field(default_factory=list)  # one set: best first by the measure
-    p_values: dict[str, float] = field(default_factory=dict)  # one set: record key → p against the best
     choice: Choice | None = None  # several sets: the criterion's order with its noise
     why_no_pick: str = ""  # several sets: why nothing is picked
     scores: list[SetScores] = field(default_factory=list)
@@ -63,10 +61,6 @@ class SweepAnalysis:
     @property
     def runs(self) -> int:
         return len(self.sweep.jobs())
-
-    @property
-    def complete(self) -> bool:
-        return len(self.records) == self.runs
 
     @property
     def indexes(self) -> int:
@@ -127,9 +121,8 @@ def _one(sweep: Sweep, records: list[Record], coverages: dict[str, dict[str, flo
     header = ["rank", "point", *keys, *measures, "p_vs_best", "index", "seconds", "run", "key"]
     rows = [[rank, r.point, *(r.overrides.get(k) for k in keys), *(r.measures.get(m, math.nan) for m in measures),
              p_values.get(r.key, math.nan), r.index, r.seconds, r.run, r.key] for rank, r in enumerate(ranked, 1)]
-    summary = SetSummary(dev.name, len(dev.selected_topics()), coverages.get(dev.name) or {}, None, 1.0, 1.0,
-                         len(records))
-    return SweepAnalysis(sweep, records, [summary], header, rows, ranked=ranked, p_values=p_values)
+    summary = SetSummary(dev.name, len(dev.selected_topics()), coverages.get(dev.name) or {}, 1.0, 1.0, len(records))
+    return SweepAnalysis(sweep, records, [summary], header, rows, ranked=ranked)
 
 
 def set_scores(sweep: Sweep, records: list[Record], weights: list[float]) -> list[SetScores]:
@@ -157,17 +150,14 @@ def _several(sweep: Sweep, records: list[Record], coverages: dict[str, dict[str,
     if choice is not None and not choice.order:
         why = f"{criterion.name} orders no point on these scores"
     means = choice.means if choice is not None else np.full((len(numbers), len(scores)), np.nan)
-    used = effective_weights(means, weights, criterion.name) if choice is not None and usable_weights(weights) \
-        else np.full(len(weights), np.nan)
+    # a choice exists only when the weights can order (_why_no_pick)
+    used = effective_weights(means, weights, criterion.name) if choice is not None else np.full(len(weights), np.nan)
     done = {r.key for r in records}
     finished = {dev.name: sum(1 for k in dev.keys if k in done) for dev in sweep.sets}
-    summaries = [SetSummary(dev.name, len(dev.selected_topics()), coverages.get(dev.name) or {}, dev.weight,
-                            weights[s], float(used[s]), finished[dev.name]) for s, dev in enumerate(sweep.sets)]
+    summaries = [SetSummary(dev.name, len(dev.selected_topics()), coverages.get(dev.name) or {}, weights[s],
+                            float(used[s]), finished[dev.name]) for s, dev in enumerate(sweep.sets)]
     keys = swept_keys(sweep.spec)
-    header = ["rank", "point", *keys]
-    for dev in sweep.sets:
-        header += [f"{dev.name}", f"{dev.name}_ci_low", f"{dev.name}_ci_high", f"{dev.name}_topics"]
-    header += [sweep.spec.criterion, "pick_share"]
+    header = several_sets_columns(keys, [dev.name for dev in sweep.sets], sweep.spec.criterion)
     rows = []
     if choice is not None:
         for rank, i in enumerate(choice.order, 1):

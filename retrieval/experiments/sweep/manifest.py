@@ -98,10 +98,6 @@ class SweepManifest(Strict):
     def several(self) -> bool:
         return any(entry.name != "" for entry in self.sets)  # a sweep without sets: has one, named ""
 
-    @property
-    def complete(self) -> bool:
-        return self.finished == self.runs
-
 
 def write_manifest(path: Path, manifest: SweepManifest) -> Path:
     return write_text(path, manifest.model_dump_json(indent=2) + "\n")

@@ -144,9 +144,7 @@ class SweepSpec(Strict):
             raise ValueError(f"'{b}' lies inside '{a}': sweep one or the other")
         qrels_name, _ = split_measure(self.measure)
         if self.sets:
-            columns = ["rank", "point", *keys, *(f"{name}{suffix}" for name in self.sets
-                                                for suffix in ("", "_ci_low", "_ci_high", "_topics")),
-                       self.criterion, "pick_share"]
+            columns = several_sets_columns(keys, list(self.sets), self.criterion)
             clashing = sorted({c for c in columns if columns.count(c) > 1})
             if clashing:
                 raise ValueError(f"set name(s) make the results table's column(s) {', '.join(clashing)} twice (a swept "
@@ -168,6 +166,13 @@ class SweepSpec(Strict):
             raise ValueError(f"measure '{self.measure}' names qrels '{qrels_name}', but qrels has "
                              f"{', '.join(self.qrels)}")
         return self
+
+
+def several_sets_columns(keys: list[str], set_names: list[str], criterion: str) -> list[str]:
+    """The results table of a sweep on several sets: its header, checked for clashes when the
+    sweep file loads and written by the analysis."""
+    return ["rank", "point", *keys, *(f"{name}{suffix}" for name in set_names
+                                      for suffix in ("", "_ci_low", "_ci_high", "_topics")), criterion, "pick_share"]
 
 
 def check_axis(key: str, values: list, unique: bool = True) -> None:
