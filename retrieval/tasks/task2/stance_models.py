@@ -64,23 +64,26 @@ class Patterns(StanceModel):
         return lambda text, comp, key: label_stance(text, comp, spec)
 
 
+class FileModel(StanceModel):
+    """A model read from ``model_file``: its labeller is made by ``factory`` (``"module:function"``,
+    model file → labeller), imported when a run labels passages."""
+    settings = frozenset({"model_file"})
+    uses_file = True
+    factory: ClassVar[str]
+
+    def labeller(self, spec, model_file):
+        return registry.load_ref(self.factory)(model_file)
+
+
 @register_stance_model
-class Learned(StanceModel):
+class Learned(FileModel):
     """The CompSent-19 sentence classifier's votes alone (stance_model.py)."""
     name = "learned"
-    settings = frozenset({"model_file"})
-    uses_file = True
-
-    def labeller(self, spec, model_file):
-        return registry.load_ref("touche.retrieval.tasks.task2.stance_model:learned_labeller")(model_file)
+    factory = "touche.retrieval.tasks.task2.stance_model:learned_labeller"
 
 
 @register_stance_model
-class Combined(StanceModel):
+class Combined(FileModel):
     """A passage model over the votes and the patterns' evidence, cross-fitted by topic."""
     name = "combined"
-    settings = frozenset({"model_file"})
-    uses_file = True
-
-    def labeller(self, spec, model_file):
-        return registry.load_ref("touche.retrieval.tasks.task2.stance_model:combined_labeller")(model_file)
+    factory = "touche.retrieval.tasks.task2.stance_model:combined_labeller"
