@@ -13,14 +13,11 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from touche.retrieval.evaluation.measures import evaluate, format_table
-from touche.retrieval.experiments.explorer import (DEFAULT_TOP, EXPLORER_FILE, read_documents, shown_docids,
-                                                  write_explorer)
-from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session, VariantResult
-from touche.retrieval.tasks import handler
 from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, ToucheError
@@ -130,32 +127,28 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
             log.info("wrote %s (%d rows, %d topics, %.1f s)", result.run_path,
                      sum(len(r) for r in result.rows.values()), len(result.rows), result.seconds)
         corpus_read = session.corpus(results[0].loaded)  # resolved (an irds: id is a path now)
-        documents = None
-        if qrels:  # the explorer's documents from the primary's index, not a pass over the corpus
-            primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
-            searcher = session.searcher(primary_result.index, primary_result.loaded)
-            fmt = handler(primary_result.loaded.variant.task).run_format
-            documents = read_documents(corpus_read, primary_result.loaded.variant.corpus.format,
-                                       shown_docids({r.loaded.name: read_run(r.run_path, fmt) for r in results}, DEFAULT_TOP,
-                                                    fmt), stored=searcher.raw)
+        primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
+        copy_file(primary_result.run_path, output_dir / "run.txt")
+        log.info("wrote %s (primary: %s)", output_dir / "run.txt", primary_result.loaded.name)
+        text, scores = None, {}
+        if qrels:
+            measures = suite_measures(qrels)
+            scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
+            text = format_table(scores)
+            write_text(output_dir / EVALUATION_FILE, text + "\n")
+            # written while the session is open: the page's documents come from the primary's
+            # index (their stored records), not from a pass over the corpus
+            explorer = write_explorer([r.run_path for r in results], qrels, output_dir / EXPLORER_FILE,
+                                      names=[r.loaded.name for r in results], corpus=corpus_read,
+                                      corpus_format=results[0].loaded.variant.corpus.format,
+                                      stored=session.searcher(primary_result.index, primary_result.loaded).raw,
+                                      topics=session.topics_path, baseline=primary_result.loaded.name,
+                                      progress=progress)
+            log.info("wrote %s: open it in a browser to see, topic by topic, why a run wins or loses", explorer)
+        else:
+            remove_stale_reports(output_dir)
     finally:
         session.close()
-    primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
-    copy_file(primary_result.run_path, output_dir / "run.txt")
-    log.info("wrote %s (primary: %s)", output_dir / "run.txt", primary_result.loaded.name)
-    text, scores = None, {}
-    if qrels:
-        measures = suite_measures(qrels)
-        scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
-        text = format_table(scores)
-        write_text(output_dir / EVALUATION_FILE, text + "\n")
-        explorer = write_explorer([r.run_path for r in results], qrels, output_dir / EXPLORER_FILE,
-                                  names=[r.loaded.name for r in results], corpus=corpus_read,
-                                  corpus_format=results[0].loaded.variant.corpus.format, documents=documents,
-                                  topics=session.topics_path, baseline=primary_result.loaded.name, progress=progress)
-        log.info("wrote %s: open it in a browser to see, topic by topic, why a run wins or loses", explorer)
-    else:
-        remove_stale_reports(output_dir)
     return SuiteOutcome(results, output_dir / "run.txt", scores, text)
 
 

@@ -291,9 +291,10 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
                    corpus_format: str | None = None, topics: str | os.PathLike | None = None,
                    baseline: str | None = None, top: int = DEFAULT_TOP, names: Sequence[str] | None = None,
                    measures: Sequence[str] | None = None, documents: Documents | None = None,
-                   progress: bool = False) -> Path:
+                   stored=None, progress: bool = False) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
-    ``documents``: texts already read (``read_documents``) instead of reading ``corpus``."""
+    ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
+    ``stored``: an index's raw records by id (``Searcher.raw``), read instead of the corpus."""
     out = Path(out_html)
     check_writable(out, "explorer page")
     named = {str(n) if n else "relevance": Path(p) for n, p in named_qrels(qrels)}
@@ -305,7 +306,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     if documents is None and corpus is not None:
         fmt = corpus_format or corpus_format_of(loaded.format, Path(corpus))
         documents = read_documents(Path(corpus), fmt, shown_docids(loaded.runs, top, loaded.format),
-                                   progress=progress)
+                                   progress=progress, stored=stored)
     title = f"Run explorer · {len(loaded.runs)} runs"
     data = explorer_data(loaded, named, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title)
