@@ -41,7 +41,8 @@ from touche.retrieval.evaluation.scorers import (DEFAULT_TREC_MEASURES, ImagePre
                                                  f1_per_label, image_precision, stance_f1, stance_macro_f1,
                                                  touche_ndcg, trec_measures, trec_per_topic)
 from touche.retrieval.formats.qrels import Qrels, read_qrels
-from touche.retrieval.formats.runfile import RunFormat, RunRow, detect_format, natural_key, validated_run
+from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
+from touche.retrieval.formats.runtable import RunTable, read_run_table
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -118,18 +119,25 @@ def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
             raise ToucheError(f"the cut-off of {name} must be a positive whole number (k ≥ 1), got {text!r}")
 
 
-def _means(rows: list[RunRow], qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
+def _means(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
     out: dict[str, float] = {}
     for family, batch in per_family(measures):
-        out.update(family.means(batch, rows, qrels.judgments))
+        out.update(family.means(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
     return {m.name: out[m.name] for m in measures}
 
 
-def _per_topic(rows: list[RunRow], qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
+def _per_topic(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for family, batch in per_family([m for m in measures if m.has_per_topic]):
-        out.update(family.per_topic(batch, rows, qrels.judgments))
+        out.update(family.per_topic(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
     return {m.name: out[m.name] for m in measures if m.name in out}
+
+
+def _family_rows(rows: Rows, family, batch: Sequence[Measure], qrels: Qrels) -> Rows:
+    """From a table, the rows the family looks at (or the table, for a family that reads columns)."""
+    if not isinstance(rows, RunTable) or family.reads_tables:
+        return rows
+    return rows.select(family.rows_needed(batch), qrels.judgments)
 
 
 def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
@@ -149,15 +157,7 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
 def valid_rows(run_path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> list[RunRow]:
     """The rows of a run file that passes validation (read once); InputError naming the first
     errors otherwise: an invalid run is never scored."""
-    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(run_path)
-    problems, rows = validated_run(run_path, fmt)
-    errors = [p for p in problems if p.is_error]
-    if errors:
-        shown = "; ".join(f"line {p.line}: {p.message}" if p.line is not None else p.message for p in errors[:3])
-        raise InputError(f"not a valid {fmt.name} run ({len(errors)} error(s)), so not scored: {shown}"
-                         + ("; …" if len(errors) > 3 else "") + f" (touche validate {run_path} lists them all)",
-                         path=run_path)
-    return rows
+    return read_run_table(run_path, fmt).records()
 
 
 def evaluate(
@@ -186,18 +186,21 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1.
     """
     _refuse_swapped(run_path, qrels)
-    return evaluate_rows(valid_rows(run_path, fmt), qrels, measures, depth=depth)
+    return evaluate_rows(read_run_table(run_path, fmt), qrels, measures, depth=depth)
+
+
+Rows = Union[Sequence[RunRow], RunTable]
 
 
 def evaluate_rows(
-    rows: list[RunRow],
+    rows: Rows,
     qrels: QrelsArg,
     measures: Sequence[str] | None = None,
     *,
     depth: int = 5,
 ) -> dict[str, float]:
-    """``evaluate`` on rows already in memory (the Python API's runs); the caller vouches for
-    their validity (ranks per topic 1, 2, …, no document twice)."""
+    """``evaluate`` on rows already in memory (the Python API's runs, or a ``RunTable``); the
+    caller vouches for their validity (ranks per topic 1, 2, …, no document twice)."""
     results: dict[str, float] = {}
     for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
         for measure, value in _means(rows_, judged, wanted).items():
@@ -206,7 +209,7 @@ def evaluate_rows(
 
 
 def evaluate_rows_per_topic(
-    rows: list[RunRow],
+    rows: Rows,
     qrels: QrelsArg,
     measures: Sequence[str] | None = None,
     *,
@@ -225,7 +228,7 @@ def evaluate_rows_per_topic(
 
 
 def score_rows(
-    rows: list[RunRow],
+    rows: Rows,
     qrels: QrelsArg,
     measures: Sequence[str] | None = None,
     *,
@@ -256,10 +259,11 @@ def _qrels_of(path: Path, mtime_ns: int, size: int) -> Qrels:
     return read_qrels(path)
 
 
-def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
+def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
     """(label of a measure, rows, qrels, measures to compute) per qrels file: measure names
     parsed and checked, topic ids made comparable, the same plan for means and per-topic values.
-    A measure named with its qrels (``relevance:touche.nDCG@5``) is computed on that file only."""
+    A measure named with its qrels (``relevance:touche.nDCG@5``) is computed on that file only.
+    From a ``RunTable`` each family gets only the rows it looks at (``_family_rows``)."""
     if isinstance(measures, str):
         measures = [measures]  # one measure's name, not a sequence of one-letter names
     parsed = [parse_measure(m) for m in measures] if measures is not None else None
@@ -273,15 +277,17 @@ def _scoring_plan(rows: list[RunRow], qrels: QrelsArg, measures: Sequence[str] |
             raise ToucheError(
                 f"measure(s) {', '.join(unknown)} do not apply to the given qrels "
                 f"({', '.join((f'{n}: ' if n else '') + q.kind.value for n, q in named)}); known: {known_measures()}")
-    rows = canonical_topics(rows)
+    table = rows if isinstance(rows, RunTable) else None
+    rows = None if table is not None else canonical_topics(list(rows))
     plan = []
     for name, judged in named:
         judged = Qrels(judged.kind, {canonical_topic(q): v for q, v in judged.judgments.items()}, judged.path)  # type: ignore[arg-type]
-        _warn_unmatched_topics(rows, judged)
+        _warn_unmatched_topics(table.topics() if table is not None else {r.qid for r in rows}, judged)
         wanted = [m for m in parsed if m.applies_to(name, judged.kind)] if parsed is not None \
             else [parse_measure(m) for m in defaults_for(judged.kind, depth)]
         wanted = list({m.name: m for m in wanted}.values())  # a measure asked for twice is computed once
-        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), rows, judged, wanted))
+        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), table if table is not None else rows, judged,
+                     wanted))
     return plan
 
 
@@ -300,9 +306,8 @@ def canonical_topics(rows: list[RunRow]) -> list[RunRow]:
             for r in rows]
 
 
-def _warn_unmatched_topics(rows: list[RunRow], qrels: Qrels) -> None:
+def _warn_unmatched_topics(run_topics: set[str], qrels: Qrels) -> None:
     """Run and qrels without a topic in common score '-' everywhere: say so, naming both sets."""
-    run_topics = {r.qid for r in rows}
     judged = qrels.topics()
     if run_topics and not run_topics & judged:
         def sample(ids: set[str]) -> str:

@@ -22,6 +22,7 @@ from touche.retrieval.evaluation.scorers import (ImagePrecision, StanceF1, by_to
                                                  stance_f1, touche_ndcg, trec_measures, trec_per_topic)
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
+from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
 from touche.errors import ToucheError
 
 _CUTOFF = re.compile(r"@(\d+)$")
@@ -73,6 +74,7 @@ class MeasureFamily:
     names: ClassVar[str]  # how error messages and help texts name its measures
     leaderboard: ClassVar[tuple[str, ...]] = ()  # what a compact table shows of it
     ranks_by: ClassVar[str | None] = None  # the measure Touché's leaderboards rank by, if one of its
+    reads_tables: ClassVar[bool] = False  # its scorer takes a RunTable's columns instead of rows
 
     def defaults(self, depth: int) -> list[str]:
         """The measures computed when none are asked for (on qrels of its kind)."""
@@ -87,6 +89,11 @@ class MeasureFamily:
     def describes_judgements(self, measure: Measure) -> bool:
         """Whether it says how far a ranking is judged (Judged@k), not how good it is."""
         return False
+
+    def rows_needed(self, measures: Sequence[Measure]) -> RowNeed:
+        """The rows of a run these measures look at (the others are not built: a run of 1,000
+        topics has a million rows and Touché's nDCG@5 reads 5 of each topic's)."""
+        return EVERY_ROW
 
     def means(self, measures: Sequence[Measure], rows: Rows, judgments) -> dict[str, float]:
         raise NotImplementedError
@@ -157,6 +164,11 @@ class ToucheNdcg(MeasureFamily):
     def defaults(self, depth):
         return [f"touche.nDCG@{depth}"]
 
+    def rows_needed(self, measures):
+        by_score = [int(m.groups[1]) for m in measures if m.groups[0]]
+        by_rank = [int(m.groups[1]) for m in measures if not m.groups[0]]
+        return RowNeed(rank_depth=max(by_rank, default=0), score_depth=max(by_score, default=0))
+
     def _ndcg(self, measure: Measure, rows, judgments):
         return touche_ndcg(rows, judgments, int(measure.groups[1]), "score" if measure.groups[0] else "rank")
 
@@ -182,6 +194,8 @@ class TrecEval(MeasureFamily):
     def describes_judgements(self, measure):
         return measure.groups[0].startswith("Judged")
 
+    reads_tables = True  # AP reads every row: built from the columns, not as a million RunRows
+
     def means(self, measures, rows, judgments):
         return trec_measures(rows, judgments, [m.groups[0] for m in measures])
 
@@ -203,6 +217,10 @@ class Stance(MeasureFamily):
 
     def has_per_topic(self, measure):
         return measure.groups[0] == "N"
+
+    def rows_needed(self, measures):
+        # F1 and N count the judged rows, at any rank; each topic's best row keeps its topic (N: 0)
+        return RowNeed(judged=True, score_depth=1)
 
     def is_count(self, measure):
         return measure.groups[0] == "N"

@@ -110,9 +110,7 @@ def trec_measures(
     as trec_eval does; ``all_topics``: over all the qrels' topics, as ``trec_eval -c``.
     """
     parsed = {name: parse_trec(name) for name in measures}
-    run: dict[str, dict[str, float]] = defaultdict(dict)
-    for row in run_rows:
-        run[row.qid][row.docid] = row.score
+    run = _score_dict(run_rows)
     if not run:
         return {f"trec.{name}": math.nan for name in measures}
     # ir_measures averages over every qrels topic (missing ones as 0); trec_eval without -c
@@ -126,6 +124,19 @@ def trec_measures(
         return {f"trec.{name}": math.nan for name in measures}
     values = ir_measures.calc_aggregate(list(parsed.values()), qrels_dict, dict(run))
     return {f"trec.{name}": float(values.get(measure, math.nan)) for name, measure in parsed.items()}
+
+
+def _score_dict(run_rows) -> dict[str, dict[str, float]]:
+    """{topic: {docid: score}}, what pytrec_eval reads; from a RunTable's columns without rows."""
+    run: dict[str, dict[str, float]] = defaultdict(dict)
+    if hasattr(run_rows, "frame"):
+        frame = run_rows.frame
+        for qid, docid, score in zip(frame["qid"].tolist(), frame["docid"].tolist(), frame["score"].tolist()):
+            run[qid][docid] = score
+        return run
+    for row in run_rows:
+        run[row.qid][row.docid] = row.score
+    return run
 
 
 def image_precision(
@@ -205,9 +216,7 @@ def trec_per_topic(run_rows: Iterable[RunRow], qrels: Mapping[str, Mapping[str, 
                    measures: Sequence[str]) -> dict[str, dict[str, float]]:
     """``trec_measures``' values per topic (ir_measures' ``iter_calc``), keys ``trec.<name>``."""
     parsed = {name: parse_trec(name) for name in measures}
-    run: dict[str, dict[str, float]] = defaultdict(dict)
-    for row in run_rows:
-        run[row.qid][row.docid] = row.score
+    run = _score_dict(run_rows)
     out: dict[str, dict[str, float]] = {f"trec.{name}": {} for name in measures}
     qrels_dict = {qid: {d: int(v) for d, v in docs.items()} for qid, docs in qrels.items() if qid in run}
     if not qrels_dict:

@@ -1,0 +1,202 @@
+"""A run as columns: read at library speed, and turned into rows only where a measure needs them.
+
+Why: the validator (``runfile.validated_run``) looks at every line in Python (about 8 µs a line)
+and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 1,000 documents took
+40 s to read before any scoring, although Touché's measures look at the first 5 of each topic.
+
+* ``read_run_table`` reads with pandas' C parser and checks the rules vectorised. It only decides
+  whether the file is certainly free of errors; when it is not sure (a quote, a tab, a line pandas
+  cannot split, any rule broken) the validator reads the file, so its located messages stay the
+  only ones. It accepts nothing the validator refuses (tests/test_runtable.py holds it to that on
+  every error the validator knows). Q0 and STANCE runs only: pair and image runs have id rules of
+  their own and are small (at most 1,000 pairs or 20 images a topic).
+* ``RunTable.select(need, judged)`` builds the rows a set of measures needs (``RowNeed``: each
+  measure family declares it, ``registry.MeasureFamily.rows_needed``): the first k by rank, the
+  k best by score, the judged ones, or all.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from touche.retrieval.formats.runfile import _CONTROL, RunFormat, RunRow, detect_format, validated_run
+from touche.errors import InputError
+
+FAST_FORMATS = (RunFormat.Q0, RunFormat.STANCE)
+COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
+# Bytes a plain run line holds: printable ASCII but the double quote (a quoted tag may hold
+# spaces), the space and the line end. Anything else sends the file to the validator.
+_PLAIN = bytes(range(0x20, 0x7F)).replace(b'"', b"") + b"\n"
+_BOM = b"\xef\xbb\xbf"
+_RANK = r"[+-]?\d{1,18}"  # the validator's integer, within int64 (a longer one gets its message there)
+
+
+@dataclass(frozen=True)
+class RowNeed:
+    """Which rows of a run a measure looks at: those ranked ≤ ``rank_depth`` (rank column), the
+    ``score_depth`` best by score per topic (ties at the cut kept), the judged ones, or ``every``."""
+    rank_depth: int = 0
+    score_depth: int = 0
+    judged: bool = False
+    every: bool = False
+
+    def __or__(self, other: "RowNeed") -> "RowNeed":
+        return RowNeed(max(self.rank_depth, other.rank_depth), max(self.score_depth, other.score_depth),
+                       self.judged or other.judged, self.every or other.every)
+
+
+EVERY_ROW = RowNeed(every=True)
+
+
+class RunTable:
+    """A validated run's rows as columns (file order; topic ids canonical: ``001`` is ``1``)."""
+
+    def __init__(self, frame: pd.DataFrame, fmt: RunFormat):
+        self.frame = frame.reset_index(drop=True)
+        self.format = fmt
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[RunRow], fmt: RunFormat) -> "RunTable":
+        rows = list(rows)
+        frame = pd.DataFrame({"qid": [r.qid for r in rows], "column2": [r.column2 for r in rows],
+                              "docid": [r.docid for r in rows], "rank": np.array([r.rank for r in rows], np.int64),
+                              "score": np.array([r.score for r in rows], float), "tag": [r.tag for r in rows]})
+        return cls(_canonical(frame), fmt)
+
+    def records(self, mask: np.ndarray | None = None) -> list[RunRow]:
+        frame = self.frame if mask is None else self.frame[mask]
+        return list(map(RunRow, frame["qid"].tolist(), frame["column2"].tolist(), frame["docid"].tolist(),
+                        frame["rank"].tolist(), frame["score"].tolist(), frame["tag"].tolist()))
+
+    def topics(self) -> set[str]:
+        return set(self.frame["qid"].unique().tolist())
+
+    def mask(self, need: RowNeed, judged: Mapping[str, Mapping[str, object]] | None = None) -> np.ndarray | None:
+        """The rows ``need`` asks for (None: all of them)."""
+        if need.every:
+            return None
+        frame = self.frame
+        keep = np.zeros(len(frame), bool)
+        if need.rank_depth:
+            keep |= frame["rank"].to_numpy() <= need.rank_depth
+        if need.score_depth:
+            keep |= (frame.groupby("qid", sort=False)["score"].rank(method="min", ascending=False)
+                     <= need.score_depth).to_numpy()
+        if need.judged and judged:
+            keep |= self.judged_mask(judged)
+        return keep
+
+    def select(self, need: RowNeed, judged: Mapping[str, Mapping[str, object]] | None = None) -> list[RunRow]:
+        return self.records(self.mask(need, judged))
+
+    def judged_mask(self, judged: Mapping[str, Mapping[str, object]]) -> np.ndarray:
+        pairs = {f"{q} {d}" for q, docs in judged.items() for d in docs}  # ids hold no space
+        keys = self.frame["qid"] + " " + self.frame["docid"]
+        return keys.isin(pairs).to_numpy()
+
+    def head(self, top: int) -> pd.DataFrame:
+        """The first ``top`` rows of each ranked group (a topic; a topic and stance for images) in
+        rank order, ties by score: what a page shows."""
+        keys = ["qid", "column2"] if self.format is RunFormat.IMAGE else ["qid"]
+        ordered = self.frame.assign(_neg=-self.frame["score"]).sort_values(keys + ["rank", "_neg"], kind="stable")
+        return ordered[ordered.groupby(keys, sort=False).cumcount() < top].drop(columns="_neg")
+
+
+def read_run_table(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> RunTable:
+    """A run file that passes validation, as columns; InputError naming the first errors
+    otherwise (an invalid run is never scored)."""
+    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
+    frame = _fast_frame(Path(path), fmt)
+    if frame is not None:
+        return RunTable(_canonical(frame), fmt)
+    problems, rows = validated_run(path, fmt)
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        shown = "; ".join(f"line {p.line}: {p.message}" if p.line is not None else p.message for p in errors[:3])
+        raise InputError(f"not a valid {fmt.name} run ({len(errors)} error(s)), so not scored: {shown}"
+                         + ("; …" if len(errors) > 3 else "") + f" (touche validate {path} lists them all)",
+                         path=path)
+    return RunTable.from_rows(rows, fmt)
+
+
+def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    """Topic ids as numbers where they are (``measures.canonical_topic``), once per distinct id."""
+    qids = frame["qid"].astype(str)
+    renamed = {q: str(int(q)) for q in qids.unique().tolist() if q.isdecimal() and str(int(q)) != q}
+    return frame.assign(qid=qids.replace(renamed)) if renamed else frame.assign(qid=qids)
+
+
+def _fast_frame(path: Path, fmt: RunFormat) -> pd.DataFrame | None:
+    """The file's rows when pandas can read them and every rule holds; None to ask the validator."""
+    if fmt not in FAST_FORMATS:
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    odd = raw.translate(None, _PLAIN)
+    if odd and not _only_plain_text(raw, odd):
+        return None
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), sep=" ", header=None, names=COLUMNS, engine="c", quoting=3,
+                            dtype={"qid": str, "column2": str, "docid": str, "rank": str, "score": np.float64,
+                                   "tag": str}, na_filter=False, skip_blank_lines=True, encoding="utf-8")
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        return None
+    return _checked(frame, fmt)
+
+
+def _only_plain_text(raw: bytes, odd: bytes) -> bool:
+    """Bytes beyond printable ASCII that still split as the validator splits: CR before LF, and
+    UTF-8 text without control characters or whitespace other than the space."""
+    if set(odd) <= {0x0D}:
+        return raw.count(b"\r") == raw.count(b"\r\n")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    text = text.replace("\r\n", "\n")
+    return not (_CONTROL.search(text) or re.search(r'[^\S \n]|"', text))
+
+
+def _checked(frame: pd.DataFrame, fmt: RunFormat) -> pd.DataFrame | None:
+    """The frame with typed ranks when it breaks no rule; None otherwise."""
+    if frame.empty or (frame[["qid", "column2", "docid", "tag"]] == "").to_numpy().any():
+        return None  # a short line: pandas filled the missing fields
+    if not frame["rank"].str.fullmatch(_RANK).all():
+        return None
+    ranks = frame["rank"].astype(np.int64).to_numpy()
+    scores = frame["score"].to_numpy()
+    if (ranks < 0).any() or not np.isfinite(scores).all():
+        return None
+    if not frame["column2"].isin(fmt.column2_values).all() or frame["tag"].nunique() != 1:
+        return None
+    topic = pd.factorize(frame["qid"])[0].astype(np.int64)  # integer codes: sorting ids as strings is slow
+    if np.bincount(topic).max() > fmt.max_per_group:
+        return None
+    doc = pd.factorize(frame["docid"])[0].astype(np.int64)
+    if pd.Series(topic * (doc.max() + 1) + doc).duplicated().any():
+        return None
+    order = np.lexsort((ranks, topic))
+    same_topic = topic[order][1:] == topic[order][:-1]
+    if (same_topic & (ranks[order][1:] == ranks[order][:-1])).any():
+        return None  # a rank used twice in a topic
+    if (same_topic & (scores[order][1:] > scores[order][:-1])).any():
+        return None  # scores must not increase down a topic's ranking
+    return frame.assign(rank=ranks)
+
+
+def tables_of(rows: Sequence[RunRow] | RunTable, fmt: RunFormat = RunFormat.Q0) -> RunTable:
+    return rows if isinstance(rows, RunTable) else RunTable.from_rows(rows, fmt)
