@@ -183,7 +183,7 @@ def test_runs_keyed_by_numbers_are_named_by_them(tmp_path):
     assert math.isnan(table.set_index("run").loc["1", "delta"])
 
 
-def test_an_experiment_says_why_stance_f1_has_no_p():
+def test_an_experiment_tests_stance_f1_by_swapping_predictions_and_says_how():
     from touche.retrieval.evaluation.experiment import experiment
     qrels = {"stance": T2 / "qrels-passages-stance.txt"}
     judged = [line.split() for line in qrels["stance"].read_text().splitlines() if line.strip()]
@@ -192,7 +192,14 @@ def test_an_experiment_says_why_stance_f1_has_no_p():
     wrong = [RunRow(q, "NO" if label != "NO" else "FIRST", d, i + 1, 100.0 - i, "t")
              for i, (q, _, d, label) in enumerate(judged)]
     table = experiment({"right": right, "wrong": wrong}, qrels, ["stance.F1_macro", "stance.N"], baseline="right")
-    assert any("stance.F1_macro: no delta or p" in note for note in table.attrs["notes"])
+    assert any("stance.F1_macro: one value over all judged rows" in note and "swapping" in note
+               for note in table.attrs["notes"])
+    f1 = table[table["measure"] == "stance:stance.F1_macro"].set_index("run")
+    assert f1.loc["right", "mean"] == 1.0 and f1.loc["wrong", "delta"] == pytest.approx(f1.loc["wrong", "mean"] - 1.0)
+    topics = len({q for q, *_ in judged})
+    # wrong on every topic: only "no swap" and "swap all" reach the difference, of 2^topics (exact)
+    assert f1.loc["wrong", "p"] == pytest.approx(2 / 2 ** topics)
+    assert f1.loc["wrong", "losses"] == topics and f1.loc["wrong", "wins"] == 0
     counts = table[table["measure"] == "stance:stance.N"].set_index("run")
     assert pd.isna(counts.loc["wrong", "p"])  # a count is not tested either
 

@@ -13,8 +13,10 @@ statsmodels' (``significance.corrected``), the interval scipy's bootstrap. Per-t
 from the same code as the means (``measures.evaluate_rows_per_topic``), so a table's mean and the
 mean of its per-topic rows agree.
 
-Stance macro-F1 is one F1 over all judged rows, not a mean of topics: its interval resamples
-topics and recomputes the F1; it gets no p-value (a per-topic test does not apply).
+Stance macro-F1 is one F1 over all judged rows, not a mean of topics: its per-topic parts (the
+confusion counts, ``pooled.py``) are resampled for its interval, and its Δ is the difference of
+the two pooled F1s with the paired randomization test that swaps the runs' predictions topic by
+topic (whatever ``test`` is: the t and Wilcoxon tests need per-topic values).
 """
 from __future__ import annotations
 
@@ -24,12 +26,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.evaluation.measures import (QrelsArg, cached_qrels, canonical_topic, canonical_topics,
-                                                  evaluate_rows_per_topic, named_qrels, score_rows)
+from touche.retrieval.evaluation import pooled as pooled_measures
+from touche.retrieval.evaluation.measures import (QrelsArg, Rows, canonical_topics, evaluate_rows_per_topic,
+                                                  pooled_parts, score_rows)
 from touche.retrieval.evaluation.registry import parse_measure
-from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE,
-                                                      bootstrap_interval, corrected, paired_randomization_test,
-                                                      split_measure)
+from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
+                                                      SIGNIFICANCE_TESTS, TIE_TOLERANCE, bootstrap_interval,
+                                                      check_test, corrected)
+from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
 
@@ -53,38 +57,49 @@ def per_topic_frame(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measu
 RunScores = tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, float]]]]
 
 
-def score_runs(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: Sequence[str] | None = None, *,
+def score_runs(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str] | None = None, *,
                depth: int = 5) -> RunScores:
     """({run: {measure: mean}}, {run: {measure: {topic: value}}}): every run scored once."""
     means, per_topic = {}, {}
     for name, rows in runs.items():
-        means[name], per_topic[name] = score_rows(list(rows), qrels, measures, depth=depth)
+        means[name], per_topic[name] = score_rows(rows if isinstance(rows, RunTable) else list(rows), qrels, measures,
+                                                  depth=depth)
     return means, per_topic
 
 
-def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: Sequence[str] | None = None, *,
-               baseline: str | int | None = 0, correction: str = "holm", alpha: float = 0.05, depth: int = 5,
+def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str] | None = None, *,
+               baseline: str | int | None = 0, correction: str = "holm", test: str = "randomization",
+               alpha: float = 0.05, depth: int = 5,
                resamples: int = DEFAULT_RESAMPLES, bootstrap: int = DEFAULT_BOOTSTRAP,
                seed: int = DEFAULT_SEED, scores: RunScores | None = None) -> pd.DataFrame:
     """One row per run and measure (columns ``EXPERIMENT_COLUMNS``); see the module docstring.
 
     ``baseline``: a run's name or position (default the first); None for no tests. ``scores``:
     ``score_runs``' result when the caller has it already. ``delta`` is
-    the mean difference run − baseline on the topics both are scored on; ``p`` the paired
-    randomization test's (two-sided), ``p_corrected`` after ``correction`` over the runs tested
-    per measure, ``significant`` whether it is below ``alpha``.
+    the mean difference run − baseline on the topics both are scored on; ``p`` the two-sided p of
+    the paired ``test`` (``significance.SIGNIFICANCE_TESTS``: randomization, t, wilcoxon),
+    ``p_corrected`` after ``correction`` over the runs tested per measure, ``significant``
+    whether it is below ``alpha``.
     """
     names = list(runs)
     if not names:
         raise ToucheError("an experiment needs at least one run")
     if not 0 < alpha < 1:
         raise ToucheError(f"alpha must lie between 0 and 1, got {alpha}")
+    check_test(test)
     base = _baseline_name(names, baseline)
-    rows = {name: canonical_topics(list(r)) for name, r in runs.items()}
+    rows = {name: r if isinstance(r, RunTable) else canonical_topics(list(r)) for name, r in runs.items()}
     means, per_topic = scores if scores is not None else score_runs(rows, qrels, measures, depth=depth)
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []
-    untested, counted = [], []
+    untested, counted, pooled_tested = [], [], []
+    parts: dict[tuple[str, str], object] = {}
+
+    def parts_of(name: str, measure: str):
+        if (name, measure) not in parts:
+            parts[name, measure] = pooled_parts(rows[name], qrels, measure)
+        return parts[name, measure]
+
     for measure in measure_names:
         tests: list[dict] = []
         for name in names:
@@ -92,19 +107,29 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
             row = {"run": name, "measure": measure, "mean": means[name].get(measure, math.nan),
                    "baseline": base, "delta": math.nan, "wins": np.nan, "losses": np.nan, "ties": np.nan,
                    "p": math.nan, "p_corrected": math.nan, "significant": None}
+            tested = base is not None and name != base
             if values is not None:
                 low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed)
                 row.update(ci_low=low, ci_high=high, topics=len(values))
-                if base is not None and name != base and parse_measure(measure).integer:
+                if tested and parse_measure(measure).integer:
                     if measure not in counted:  # a count (stance.N) is no effectiveness: nothing to test
                         counted.append(measure)
-                elif base is not None and name != base:
-                    row.update(_against(values, per_topic[base].get(measure, {}), resamples, seed))
+                elif tested:
+                    row.update(_against(values, per_topic[base].get(measure, {}), test, resamples, seed))
                     tests.append(row)
+            elif (mine := parts_of(name, measure)) is not None:
+                low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed)
+                row.update(ci_low=low, ci_high=high, topics=len(mine.topics))
+                theirs = parts_of(base, measure) if tested else None
+                if theirs is not None:
+                    delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
+                    row.update(_wins(mine.per_topic(), theirs.per_topic()), delta=delta, p=p)
+                    tests.append(row)
+                    if measure not in pooled_tested:
+                        pooled_tested.append(measure)
             else:
-                low, high, topics = _resampled_interval(rows[name], qrels, measure, bootstrap, seed)
-                row.update(ci_low=low, ci_high=high, topics=topics)
-                if base is not None and name != base and measure not in untested:
+                row.update(ci_low=math.nan, ci_high=math.nan, topics=0)
+                if tested and measure not in untested:
                     untested.append(measure)
             out.append(row)
         for row, p in zip(tests, corrected([t["p"] for t in tests], correction)):
@@ -113,9 +138,12 @@ def experiment(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: 
     frame = pd.DataFrame(out, columns=EXPERIMENT_COLUMNS)
     frame = frame.astype({"wins": "Int64", "losses": "Int64", "ties": "Int64", "topics": "Int64"})
     # why some rows have no delta or p: said in the frame itself (pandas keeps attrs with it)
-    frame.attrs["notes"] = [f"{m}: no delta or p against the baseline: it is not a mean over topics (one value "
-                            "over all judged rows), so a paired per-topic test does not apply; its interval "
-                            "resamples topics" for m in untested] + \
+    frame.attrs["notes"] = [f"{m}: no delta or p against the baseline: it is not a mean over topics and has no "
+                            "per-topic parts to resample" for m in untested] + \
+        [f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
+         "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
+         "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
+         for m in pooled_tested] + \
         [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
     return frame
 
@@ -134,41 +162,15 @@ def _baseline_name(names: list[str], baseline: str | int | None) -> str | None:
     return str(baseline)
 
 
-def _against(values: Mapping[str, float], base: Mapping[str, float], resamples: int, seed: int) -> dict:
-    """Difference, wins/losses/ties and the randomization p on the topics both runs are scored on."""
+def _against(values: Mapping[str, float], base: Mapping[str, float], test: str, resamples: int, seed: int) -> dict:
+    """Difference, wins/losses/ties and the test's p on the topics both runs are scored on."""
     common = sorted(set(values) & set(base), key=natural_key)
-    diffs = [values[t] - base[t] for t in common]
-    return {"delta": float(np.mean(diffs)) if diffs else math.nan,
-            "wins": sum(d > TIE_TOLERANCE for d in diffs), "losses": sum(d < -TIE_TOLERANCE for d in diffs),
-            "ties": sum(abs(d) <= TIE_TOLERANCE for d in diffs),
-            "p": paired_randomization_test([values[t] for t in common], [base[t] for t in common],
-                                           resamples=resamples, seed=seed)}
+    a, b = [values[t] for t in common], [base[t] for t in common]
+    return {"delta": float(np.mean(np.subtract(a, b))) if common else math.nan, **_wins(values, base),
+            "p": SIGNIFICANCE_TESTS[test](a, b, resamples, seed)}
 
 
-def _resampled_interval(rows: list[RunRow], qrels: QrelsArg, measure: str, resamples: int,
-                        seed: int) -> tuple[float, float, int]:
-    """A measure without per-topic values (stance macro-F1): topics drawn with replacement, the
-    measure recomputed on their rows (by its family's scorer); the percentile interval."""
-    name, bare = split_measure(measure)
-    parsed = parse_measure(bare)
-    path = dict(named_qrels(qrels)).get(name)
-    judged = {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()} if path is not None else {}
-    by_topic: dict[str, list[RunRow]] = {}
-    for row in rows:
-        if row.qid in judged:
-            by_topic.setdefault(row.qid, []).append(row)
-    topics = sorted(by_topic, key=natural_key)
-    if len(topics) < 2:
-        return math.nan, math.nan, len(topics)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(min(resamples, 1000)):  # each draw recomputes an F1 over thousands of rows
-        drawn = rng.integers(0, len(topics), len(topics))
-        value = parsed.family.means([parsed], [r for i in drawn for r in by_topic[topics[i]]], judged)[parsed.name]
-        if not math.isnan(value):
-            values.append(value)
-    if not values:
-        return math.nan, math.nan, len(topics)
-    return float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)), len(topics)
-
-
+def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> dict:
+    diffs = [values[t] - base[t] for t in set(values) & set(base)]
+    return {"wins": sum(d > TIE_TOLERANCE for d in diffs), "losses": sum(d < -TIE_TOLERANCE for d in diffs),
+            "ties": sum(abs(d) <= TIE_TOLERANCE for d in diffs)}

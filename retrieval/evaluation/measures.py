@@ -133,6 +133,20 @@ def _per_topic(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[st
     return {m.name: out[m.name] for m in measures if m.name in out}
 
 
+def pooled_parts(rows: Rows, qrels: QrelsArg, label: str):
+    """The per-topic parts (``pooled.Pooled``) of a labelled measure without per-topic values
+    (``stance:stance.F1_macro``), or None when its family has none."""
+    name, _, bare = label.rpartition(":")
+    measure = parse_measure(bare)
+    path = dict(named_qrels(qrels)).get(name or None)
+    if path is None:
+        return None
+    read = cached_qrels(path)
+    judged = Qrels(read.kind, {canonical_topic(q): v for q, v in read.judgments.items()}, read.path)  # type: ignore[arg-type]
+    source = rows if isinstance(rows, RunTable) else canonical_topics(list(rows))
+    return measure.family.pooled(measure, _family_rows(source, measure.family, [measure], judged), judged.judgments)
+
+
 def _family_rows(rows: Rows, family, batch: Sequence[Measure], qrels: Qrels) -> Rows:
     """From a table, the rows the family looks at (or the table, for a family that reads columns)."""
     if not isinstance(rows, RunTable) or family.reads_tables:

@@ -95,6 +95,11 @@ class MeasureFamily:
         topics has a million rows and Touché's nDCG@5 reads 5 of each topic's)."""
         return EVERY_ROW
 
+    def pooled(self, measure: Measure, rows: Rows, judgments):
+        """For a measure without per-topic values: its per-topic parts (``pooled.Pooled``), from
+        which intervals and tests resample; None when it has none."""
+        return None
+
     def means(self, measures: Sequence[Measure], rows: Rows, judgments) -> dict[str, float]:
         raise NotImplementedError
 
@@ -224,6 +229,10 @@ class Stance(MeasureFamily):
 
     def is_count(self, measure):
         return measure.groups[0] == "N"
+
+    def pooled(self, measure, rows, judgments):
+        from touche.retrieval.evaluation.pooled import confusion  # pooled → significance → measures → here
+        return confusion(rows, judgments) if measure.groups[0] == "F1_macro" else None
 
     def means(self, measures, rows, judgments):
         found: StanceF1 = stance_f1(rows, judgments)
