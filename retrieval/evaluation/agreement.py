@@ -1,0 +1,170 @@
+"""How far two rankings of the same topic agree, with no judgement needed: what a participant
+compares their runs by before the qrels exist (DiffIR's use case, Jimmy et al. SIGIR 2021 demo).
+
+Per topic, on each run's documents in rank order (the first ``AGREEMENT_DEPTH``):
+
+* ``RBO`` - rank-biased overlap, extrapolated (RBO_ext of Webber, Moffat & Zobel, TOIS 2010,
+  eq. 32, which also holds for lists of different lengths) with persistence ``p`` (default 0.9:
+  the first 10 ranks carry 86 % of the weight). 1 for the same ranking, 0 for disjoint ones.
+* ``Jaccard@5``, ``Jaccard@10`` - |A ∩ B| / |A ∪ B| of the two top k sets.
+* ``Kendall τ@10`` - Kendall's τ-b (scipy) over the union of the two top 10s, each document at
+  its rank in each run; one a run does not rank within ``AGREEMENT_DEPTH`` is placed after it
+  (tied there): DiffIR likewise ties the missing documents at the bottom.
+* ``τ_AP@10`` - the AP correlation of Yilmaz, Aslam & Robertson (SIGIR 2008) over the same
+  union, which weighs swaps near the top more; it is asymmetric, so the mean of both directions
+  (as DiffIR reports it). A tie in the ranking judged counts half.
+
+The measures are a registry (``AGREEMENT_MEASURES``: name → function of a ``Pair``); every value
+is symmetric in the two runs, so a page stores one value per unordered pair and topic. Our own
+code: scipy has Kendall's τ but neither RBO nor τ_AP, and the ``rbo`` package computes
+average overlap by default and its ``rbo_ext`` only on whole lists, one pair at a time; the
+values here are checked against values derived by hand (tests/test_agreement.py).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+AGREEMENT_DEPTH = 100
+DEFAULT_PERSISTENCE = 0.9
+UNION_DEPTH = 10
+
+
+def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> float:
+    """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.)."""
+    if not 0 < p < 1:
+        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    s, l = len(short), len(long_)
+    seen_short: set[str] = set()
+    seen_long: set[str] = set()
+    overlap = 0
+    weighted = 0.0  # Σ_{d ≤ l} X_d / d · p^d
+    x_s = 0
+    power = 1.0
+    for depth in range(1, l + 1):
+        power *= p
+        if depth <= s:
+            item = short[depth - 1]
+            overlap += item in seen_long
+            seen_short.add(item)
+        item = long_[depth - 1]
+        overlap += item in seen_short
+        seen_long.add(item)
+        if depth == s:
+            x_s = overlap
+        weighted += overlap / depth * power
+        if depth > s:
+            weighted += x_s * (depth - s) / (s * depth) * power
+    return float((1 - p) / p * weighted + ((overlap - x_s) / l + x_s / s) * power)
+
+
+def jaccard(a: Sequence[str], b: Sequence[str], k: int) -> float:
+    first, second = set(a[:k]), set(b[:k])
+    union = first | second
+    return len(first & second) / len(union) if union else 1.0
+
+
+def union_ranks(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The union of the two top k (in a's order, then b's), and each run's rank of them; a
+    document a run does not rank (within its list) is placed after its list, tied."""
+    union = list(dict.fromkeys([*a[:k], *b[:k]]))
+    rank_a = {d: i + 1 for i, d in enumerate(a)}
+    rank_b = {d: i + 1 for i, d in enumerate(b)}
+    return (union, np.array([rank_a.get(d, len(a) + 1) for d in union], float),
+            np.array([rank_b.get(d, len(b) + 1) for d in union], float))
+
+
+def kendall_tau(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> float:
+    _, x, y = union_ranks(a, b, k)
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return math.nan
+    return float(stats.kendalltau(x, y).statistic)
+
+
+def tau_ap_one_way(order: np.ndarray, truth: np.ndarray) -> float:
+    """τ_AP of the ranking ``order`` (ranks) judged against ``truth`` (ranks), same items."""
+    n = len(order)
+    if n < 2:
+        return math.nan
+    positions = np.argsort(order, kind="stable")
+    truth_in_order = truth[positions]
+    total = 0.0
+    for i in range(1, n):
+        above = truth_in_order[:i]
+        correct = (above < truth_in_order[i]).sum() + 0.5 * (above == truth_in_order[i]).sum()
+        total += correct / i
+    return float(2 * total / (n - 1) - 1)
+
+
+def tau_ap(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> float:
+    """The symmetric τ_AP: the mean of a judged against b and b against a."""
+    _, x, y = union_ranks(a, b, k)
+    if len(x) < 2:
+        return math.nan
+    return (tau_ap_one_way(x, y) + tau_ap_one_way(y, x)) / 2
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two runs' rankings of one topic (document ids in rank order) and the RBO persistence."""
+    a: Sequence[str]
+    b: Sequence[str]
+    p: float = DEFAULT_PERSISTENCE
+
+
+AGREEMENT_MEASURES: dict[str, Callable[[Pair], float]] = {
+    "RBO": lambda pair: rbo(pair.a, pair.b, pair.p),
+    "Jaccard@5": lambda pair: jaccard(pair.a, pair.b, 5),
+    "Jaccard@10": lambda pair: jaccard(pair.a, pair.b, 10),
+    f"Kendall τ@{UNION_DEPTH}": lambda pair: kendall_tau(pair.a, pair.b),
+    f"τ_AP@{UNION_DEPTH}": lambda pair: tau_ap(pair.a, pair.b),
+}
+
+
+@dataclass
+class Agreement:
+    """Every pair of runs: per topic the measures' values, and their means over the topics both rank."""
+    measures: list[str]
+    runs: list[str]
+    per_topic: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
+    means: dict[tuple[str, str], list[float | None]] = field(default_factory=dict)
+
+    def between(self, first: str, second: str) -> tuple[str, str]:
+        """The key of a pair, whichever order it is asked in."""
+        return (first, second) if self.runs.index(first) < self.runs.index(second) else (second, first)
+
+
+def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float = DEFAULT_PERSISTENCE,
+              measures: Sequence[str] | None = None) -> Agreement:
+    """``rankings``: run → topic → document ids in rank order. Every unordered pair of runs."""
+    names = list(measures or AGREEMENT_MEASURES)
+    unknown = [m for m in names if m not in AGREEMENT_MEASURES]
+    if unknown:
+        raise ValueError(f"unknown agreement measure(s) {', '.join(unknown)}; known: {', '.join(AGREEMENT_MEASURES)}")
+    runs = list(rankings)
+    out = Agreement(names, runs)
+    for first, second in combinations(runs, 2):
+        topics = sorted(set(rankings[first]) & set(rankings[second]))
+        values: dict[str, list[float | None]] = {}
+        for topic in topics:
+            pair = Pair(rankings[first][topic], rankings[second][topic], p)
+            values[topic] = [_finite(AGREEMENT_MEASURES[m](pair)) for m in names]
+        out.per_topic[first, second] = values
+        columns = np.array([[np.nan if v is None else v for v in row] for row in values.values()], float)
+        out.means[first, second] = [None] * len(names) if not len(columns) else \
+            [_finite(float(np.nanmean(c))) if not np.all(np.isnan(c)) else None for c in columns.T]
+    return out
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 6)
