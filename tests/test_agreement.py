@@ -48,3 +48,13 @@ def test_every_pair_once_with_means_over_shared_topics():
     assert found.between("z", "x") == ("x", "z")
     with pytest.raises(ValueError, match="unknown agreement measure"):
         agreement(rankings, measures=["RBO", "nDCG"])
+
+
+def test_kendall_tau_is_scipys_tau_b_with_ties():
+    from scipy import stats
+    rng = __import__("numpy").random.default_rng(5)
+    for _ in range(50):
+        a = [f"d{i}" for i in rng.permutation(30)[:12]]
+        b = [f"d{i}" for i in rng.permutation(30)[:rng.integers(3, 12)]]
+        _, x, y = union_ranks(a, b, 10)  # documents missing from a list tie after it
+        assert kendall_tau(a, b, 10) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)

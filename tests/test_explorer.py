@@ -57,7 +57,8 @@ def test_run_all_writes_the_explorer_beside_the_evaluation_table(demo_out):
     assert data["runs"] == [p.stem for p in runs_of(demo_out)]
     assert data["baseline"] == "1-krovetz-smart-lmd2000-quality"  # the primary
     assert [t["id"] for t in data["topics"]] == ["1", "2", "3", "4", "5", "6"]
-    assert "http://" not in page.read_text() and "https://" not in page.read_text().replace("https://debate", "")
+    text = page.read_text().replace("http://www.w3.org/2000/svg", "")  # a namespace's name, not an address
+    assert "http://" not in text and "https://" not in text.replace("https://debate", "")
 
 
 def test_overview_means_are_the_scorers_and_intervals_hold_them(demo_out):
@@ -157,8 +158,14 @@ def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):
                      "-t", str(DEMO / "topics.xml"), "-o", str(tmp_path / "e.html"), "--baseline", "4-smart-lmd4000")
     assert code == 0, text
     assert page_data(tmp_path / "e.html")["baseline"] == "4-smart-lmd4000"
-    code, text = cli("explore", *runs, "-o", str(tmp_path / "f.html"))
-    assert code == 2 and "--qrels" in text and not (tmp_path / "f.html").exists()
+    code, text = cli("explore", *runs, "-o", str(tmp_path / "f.html"))  # before judgements exist
+    assert code == 0 and "no qrels" in text, text
+    data = page_data(tmp_path / "f.html")
+    assert data["measures"] == [] and data["main"] == "RBO" and len(data["agreement"]) == 10
+    code, text = cli("explore", *runs, "--measures", "touche.nDCG@5", "-o", str(tmp_path / "g.html"))
+    assert code == 2 and "--measures needs qrels" in text and not (tmp_path / "g.html").exists()
+    code, text = cli("explore", *runs[:2], "--rbo-p", "1", "-o", str(tmp_path / "g.html"))
+    assert code == 2 and "persistence" in text and not (tmp_path / "g.html").exists()
 
 
 # --------------------------------------------------------------------------- per-topic results in Python
@@ -264,6 +271,12 @@ def test_the_page_renders_a_topic_with_every_runs_top_k(browser, demo_out, tmp_p
         shown = page.locator("#topic-view").get_attribute("data-topic")
         topic = next(t for t in data["topics"] if t["id"] == shown)
         assert title.startswith(f"Topic {shown}") and topic["title"] in title
+        # the baseline and the compared run side by side; the others on demand
+        side_by_side = [data["baseline"], page.locator("#topic-view").get_attribute("data-compared")]
+        assert [page.locator(".column").nth(i).get_attribute("data-run") for i in range(2)] == side_by_side
+        assert page.locator(".column").count() == 2
+        page.check("#f-all")
+        assert page.locator(".column").count() == 5
         for run in data["runs"]:
             cards = page.locator(f'.column[data-run="{run}"] .card')
             assert cards.count() == len(topic["hits"][run]) == 10
@@ -297,19 +310,22 @@ def test_the_overview_needs_no_javascript(browser, demo_out):
         assert page.locator("table.overview tbody tr").count() == 5
         assert page.locator("figure.chart").count() == 4  # one per run against the baseline
         assert page.locator("#topic-title").count() == 0
-        assert "needs JavaScript" in page.inner_text("#topic-view")
+        assert "need JavaScript" in page.inner_text("#topic-view")
         assert page.locator(".topics-table tbody tr").count() == 6
     finally:
         context.close()
 
 
-def test_a_chart_bar_opens_its_topic(browser, demo_out):
+def test_a_chart_bar_opens_its_topic_with_the_charts_run(browser, demo_out):
     context, page, requests, errors = _open(browser, demo_out / "explore.html")
     try:
-        bar = page.locator("figure.chart svg a").first
-        target = bar.get_attribute("href")
+        chart = page.locator(".chart-area").nth(2)  # not the first: its run is not the one compared by default
+        bar = chart.locator("rect[data-topic]").first
+        target = bar.get_attribute("data-topic")
         bar.click()
-        assert page.locator("#topic-view").get_attribute("data-topic") == target.removeprefix("#t-")
+        view = page.locator("#topic-view")
+        assert view.get_attribute("data-topic") == target
+        assert view.get_attribute("data-compared") == chart.get_attribute("data-run")
     finally:
         context.close()
 

@@ -50,7 +50,7 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
     assert "<" not in payload and ">" not in payload  # nothing the HTML parser could read as markup
     data = page_data(page)
     assert data["runs"] == ['<!--a"', "b</script>"] and data["topics"][0]["title"].startswith(evil)
-    assert '<th class="run">[1] &lt;!--a&#34;</th>' in text  # the template engine escapes what it writes
+    assert '<span class="name" title="&lt;!--a&#34;">[1] &lt;!--a&#34;</span>' in text  # the engine escapes it
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         view = context.new_page()
@@ -59,7 +59,7 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
         view.goto(page.as_uri())
         assert errors == [] and view.evaluate("document.querySelectorAll('img[src=x]').length") == 0
         assert view.inner_text("#topic-title").startswith("Topic 1")  # the application script ran
-        assert view.inner_text("table.overview th.run >> nth=0") == '[1] <!--a"'  # shown as text
+        assert view.inner_text("table.overview th.run >> nth=0") == '[1] <!--a" (baseline)'  # shown as text
     finally:
         context.close()
 

@@ -206,3 +206,15 @@ def test_a_categorical_parameter_is_drawn_without_lines_a_numeric_one_with(tmp_p
     stemmer, k1 = fig.axes[0], fig.axes[1]
     assert [line.get_linestyle() for line in stemmer.get_lines()] == ["None", "None"]
     assert [line.get_linestyle() for line in k1.get_lines()] == ["-", "--"]
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh"])
+def test_corrections_are_statsmodels(method: str) -> None:
+    from statsmodels.stats.multitest import multipletests
+    from touche.retrieval.evaluation.significance import corrected
+    rng = np.random.default_rng(11)
+    for size in (1, 2, 5, 19):
+        p = (rng.random(size) ** 3).tolist()
+        p[0] = p[-1]  # a tie
+        assert corrected(p, method) == pytest.approx(multipletests(p, method=method)[1].tolist(), abs=1e-12)
+    assert corrected([0.2, float("nan"), 0.01], method)[1] != corrected([0.2, float("nan"), 0.01], method)[1]  # nan stays

@@ -8,8 +8,8 @@ randomization test's p and that p corrected for the number of runs tested (Holm 
 Why our own and not ranx's ``compare``: ranx computes its own measures (no Touché condensed
 nDCG, no unjudged-dropped cut by the rank column, no stance or image measures) and its Fisher
 test runs in parallel numba threads whose random draws depend on the thread count. The
-randomization test is scipy's (``significance.paired_randomization_test``), the correction
-statsmodels' (``significance.corrected``), the interval scipy's bootstrap. Per-topic values come
+randomization test a sign-flip matrix (``significance.paired_randomization_test``), the correction
+statsmodels' formulas (``significance.corrected``), the interval scipy's bootstrap. Per-topic values come
 from the same code as the means (``measures.evaluate_rows_per_topic``), so a table's mean and the
 mean of its per-topic rows agree.
 
@@ -71,7 +71,8 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                baseline: str | int | None = 0, correction: str = "holm", test: str = "randomization",
                alpha: float = 0.05, depth: int = 5,
                resamples: int = DEFAULT_RESAMPLES, bootstrap: int = DEFAULT_BOOTSTRAP,
-               seed: int = DEFAULT_SEED, scores: RunScores | None = None) -> pd.DataFrame:
+               seed: int = DEFAULT_SEED, scores: RunScores | None = None, pooled: dict | None = None,
+               intervals: bool = True) -> pd.DataFrame:
     """One row per run and measure (columns ``EXPERIMENT_COLUMNS``); see the module docstring.
 
     ``baseline``: a run's name or position (default the first); None for no tests. ``scores``:
@@ -79,7 +80,10 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     the mean difference run − baseline on the topics both are scored on; ``p`` the two-sided p of
     the paired ``test`` (``significance.SIGNIFICANCE_TESTS``: randomization, t, wilcoxon),
     ``p_corrected`` after ``correction`` over the runs tested per measure, ``significant``
-    whether it is below ``alpha``.
+    whether it is below ``alpha``. ``pooled``: a dict kept between calls on the same runs (the
+    per-topic parts of pooled measures and the p of each pair, computed once: the tests are
+    symmetric); ``intervals=False`` skips the bootstrap
+    intervals (nan) when only the tests are wanted.
     """
     names = list(runs)
     if not names:
@@ -93,7 +97,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []
     untested, counted, pooled_tested = [], [], []
-    parts: dict[tuple[str, str], object] = {}
+    parts: dict[tuple[str, str], object] = pooled if pooled is not None else {}
 
     def parts_of(name: str, measure: str):
         if (name, measure) not in parts:
@@ -109,20 +113,29 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                    "p": math.nan, "p_corrected": math.nan, "significant": None}
             tested = base is not None and name != base
             if values is not None:
-                low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed)
+                low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed) \
+                    if intervals else (math.nan, math.nan)
                 row.update(ci_low=low, ci_high=high, topics=len(values))
                 if tested and parse_measure(measure).integer:
                     if measure not in counted:  # a count (stance.N) is no effectiveness: nothing to test
                         counted.append(measure)
                 elif tested:
-                    row.update(_against(values, per_topic[base].get(measure, {}), test, resamples, seed))
+                    key = ("p", measure, test, frozenset((name, base)))  # every test here is symmetric
+                    row.update(_against(values, per_topic[base].get(measure, {}), test, resamples, seed, parts.get(key)))
+                    parts[key] = row["p"]
                     tests.append(row)
             elif (mine := parts_of(name, measure)) is not None:
-                low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed)
+                low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed) \
+                    if intervals else (math.nan, math.nan)
                 row.update(ci_low=low, ci_high=high, topics=len(mine.topics))
                 theirs = parts_of(base, measure) if tested else None
                 if theirs is not None:
-                    delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
+                    key = ("p", measure, "swap", frozenset((name, base)))
+                    if key in parts:
+                        delta, p = mine.total_on(theirs.topics) - theirs.total_on(mine.topics), parts[key]
+                    else:
+                        delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
+                        parts[key] = p
                     row.update(_wins(mine.per_topic(), theirs.per_topic()), delta=delta, p=p)
                     tests.append(row)
                     if measure not in pooled_tested:
@@ -162,12 +175,14 @@ def _baseline_name(names: list[str], baseline: str | int | None) -> str | None:
     return str(baseline)
 
 
-def _against(values: Mapping[str, float], base: Mapping[str, float], test: str, resamples: int, seed: int) -> dict:
-    """Difference, wins/losses/ties and the test's p on the topics both runs are scored on."""
+def _against(values: Mapping[str, float], base: Mapping[str, float], test: str, resamples: int, seed: int,
+             known_p: float | None = None) -> dict:
+    """Difference, wins/losses/ties and the test's p on the topics both runs are scored on
+    (``known_p``: the p of the same pair tested the other way round)."""
     common = sorted(set(values) & set(base), key=natural_key)
     a, b = [values[t] for t in common], [base[t] for t in common]
-    return {"delta": float(np.mean(np.subtract(a, b))) if common else math.nan, **_wins(values, base),
-            "p": SIGNIFICANCE_TESTS[test](a, b, resamples, seed)}
+    p = known_p if known_p is not None else SIGNIFICANCE_TESTS[test](a, b, resamples, seed)
+    return {"delta": float(np.mean(np.subtract(a, b))) if common else math.nan, **_wins(values, base), "p": p}
 
 
 def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> dict:

@@ -36,6 +36,11 @@ class Pooled:
     def total(self) -> float:
         return float(self.value(self.parts.sum(axis=0)))
 
+    def total_on(self, topics: Sequence[str]) -> float:
+        """The measure on the topics it shares with ``topics``."""
+        shared = sorted(set(self.topics) & set(topics), key=natural_key)
+        return float(self.value(self.restricted(shared).parts.sum(axis=0))) if shared else math.nan
+
     def per_topic(self) -> dict[str, float]:
         values = self.value(self.parts)
         return {t: float(v) for t, v in zip(self.topics, values) if not math.isnan(v)}

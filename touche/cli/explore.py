@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.registry import leaderboard_measures
+from touche.retrieval.evaluation.significance import CORRECTIONS, SIGNIFICANCE_TESTS
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.cli.common import add_command, dataset_option
@@ -12,13 +14,16 @@ from touche.inputs import distinct_labels, parse_named_qrels, resolve_input
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "explore", run, "see why a run wins or loses: runs side by side with their judgements, "
-                    "intervals and significance, per topic, as one HTML file (no server, no network)",
-                    "touche explore out/*.txt --qrels relevance=demo/qrels-relevance.txt "
-                    "--qrels quality=demo/qrels-quality.txt -i demo/args.me -t demo/topics.xml -o out/explore.html")
+    p = add_command(sub, "explore", run, "compare runs side by side, topic by topic, as one HTML file (no server, "
+                    "no network): before judgements exist by how their rankings differ (RBO, Jaccard, Kendall τ, "
+                    "τ_AP), with qrels also by their measures, intervals and significance",
+                    "touche explore out/[1-5]-*.txt -i demo/args.me -t demo/topics.xml -o out/explore.html   "
+                    "# no qrels yet; with them: --qrels relevance=demo/qrels-relevance.txt "
+                    "--qrels quality=demo/qrels-quality.txt")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files of one task (the first is the baseline)")
     p.add_argument("--qrels", action="append", metavar="[NAME=]QRELS",
-                   help="qrels files (repeatable; relevance, quality, stance or image judgements)")
+                   help="qrels files (repeatable; relevance, quality, stance or image judgements); without any, "
+                        "the runs are compared by how their rankings agree")
     p.add_argument("-i", "--input", help="the corpus (file or folder) or a TIRA input folder, for the documents' "
                                          "texts and lengths (optional: without it the page shows ids and labels)")
     p.add_argument("-t", "--topics", help="topics XML, for titles and the terms marked in snippets "
@@ -30,6 +35,16 @@ def add_parser(sub) -> None:
     p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
                                       "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
                                       "qrels given: " + ", ".join(leaderboard_measures(QrelsKind)))
+    p.add_argument("--test", choices=tuple(SIGNIFICANCE_TESTS), default="randomization",
+                   help="paired significance test against the baseline (default randomization; stance F1, one "
+                        "value over all rows, is always tested by swapping predictions topic by topic)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
+    p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
+                   help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
+    p.add_argument("--markdown", metavar="FILE", help="also write the overview as a Markdown table")
+    p.add_argument("--latex", metavar="FILE", help="also write the overview as a LaTeX table (booktabs)")
+    p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value)")
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE})")
     dataset_option(p)
 
@@ -41,12 +56,17 @@ def run(args) -> int:
         inputs = resolve_input(corpus)  # a TIRA input folder: its corpus, its topics, qrels it holds
         topics = topics or inputs.topics
         qrels = qrels or dict(inputs.qrels)
-    if not qrels:
-        raise ToucheError("give the qrels to explore the runs against: --qrels [NAME=]FILE (repeatable)")
+    if args.measures and not qrels:
+        raise ToucheError("--measures needs qrels (--qrels [NAME=]FILE): without judgements the page compares "
+                          "the runs by how their rankings agree")
+    exports = {kind: path for kind in ("markdown", "latex", "csv") if (path := getattr(args, kind))}
     path = write_explorer(args.runs, qrels, Path(args.output), corpus=corpus, corpus_format=args.corpus_format,
                           topics=topics, baseline=_baseline(args), top=args.top,
-                          measures=args.measures.split(",") if args.measures else None, progress=True)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser")
+                          measures=args.measures.split(",") if args.measures else None, progress=True,
+                          test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports)
+    for kind, written in exports.items():
+        print(f"wrote {written} ({kind})")
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB){'' if qrels else ', no qrels: runs compared by how their rankings agree'}: open it in a browser")
     return 0
 
 
