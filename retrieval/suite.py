@@ -53,11 +53,11 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     primary = only_config if only_config else base / suite.primary
     check_variants(variant_paths, overrides)  # all of them, before the first index is built
     prepare_output_directory(output_dir)
-    if qrels:  # the reports written after the runs: a folder in their place is said now, not after
-        for name, what in ((EVALUATION_FILE, "evaluation table"), (EXPLORER_FILE, "explorer page")):
-            if (output_dir / name).is_dir():
-                raise ToucheError(f"is a directory, where run-all writes its {what} ({name}) after the runs; "
-                                  "remove or rename it", path=output_dir / name)
+    # the reports written after the runs: a folder in their place is said now, not after
+    for name, what in ((EVALUATION_FILE, "evaluation table"), (EXPLORER_FILE, "explorer page")):
+        if (name == EXPLORER_FILE or qrels) and (output_dir / name).is_dir():
+            raise ToucheError(f"is a directory, where run-all writes its {what} ({name}) after the runs; "
+                              "remove or rename it", path=output_dir / name)
     with _output_lock(output_dir):
         return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
                              overrides, progress)
@@ -136,29 +136,35 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir
             scores = {r.loaded.name: evaluate(r.run_path, qrels, measures) for r in results}
             text = format_table(scores)
             write_text(output_dir / EVALUATION_FILE, text + "\n")
-            # written while the session is open: the page's documents come from the primary's
-            # index (their stored records), not from a pass over the corpus
-            explorer = write_explorer([r.run_path for r in results], qrels, output_dir / EXPLORER_FILE,
+        else:
+            remove_stale_reports(output_dir)
+        # written with or without qrels (without: the runs compared by how their rankings agree,
+        # what a participant looks at before judgements exist; one run alone has nothing to
+        # compare); while the session is open, so the page's documents come from the primary's
+        # index, not from a pass over the corpus
+        if qrels or len(results) > 1:
+            explorer = write_explorer([r.run_path for r in results], qrels or None, output_dir / EXPLORER_FILE,
                                       names=[r.loaded.name for r in results], corpus=corpus_read,
                                       corpus_format=results[0].loaded.variant.corpus.format,
                                       stored=session.searcher(primary_result.index, primary_result.loaded).raw,
                                       topics=session.topics_path, baseline=primary_result.loaded.name,
                                       progress=progress)
-            log.info("wrote %s: open it in a browser to see, topic by topic, why a run wins or loses", explorer)
-        else:
-            remove_stale_reports(output_dir)
+            log.info("wrote %s: open it in a browser to compare the runs topic by topic%s", explorer,
+                     "" if qrels else " (no qrels: by how their rankings agree)")
+        elif (output_dir / EXPLORER_FILE).is_file():  # an earlier call's page shows runs just replaced
+            (output_dir / EXPLORER_FILE).unlink()
     finally:
         session.close()
     return SuiteOutcome(results, output_dir / "run.txt", scores, text)
 
 
 EVALUATION_FILE = "evaluation.md"
-REPORT_FILES = (EVALUATION_FILE, EXPLORER_FILE)  # what a run with qrels writes beside the runs
+REPORT_FILES = (EVALUATION_FILE,)  # what only a run with qrels writes beside the runs
 
 
 def remove_stale_reports(output_dir: Path) -> None:
-    """Without qrels no report is written; one left by an earlier run with qrels would describe
-    runs that were just replaced, so it goes."""
+    """Without qrels no evaluation table is written; one left by an earlier run with qrels would
+    score runs that were just replaced, so it goes (the explorer page is always rewritten)."""
     for name in REPORT_FILES:
         stale = output_dir / name
         if stale.is_file():

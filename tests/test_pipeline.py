@@ -63,6 +63,9 @@ def test_tira_input_directory(jvm_started, fixture_corpus, tmp_path, index_root)
     assert {r.qid for r in rows} == {"1", "2"}
     assert [r.docid for r in rows if r.qid == "1"][0].startswith("Sa0000001")
     assert not (out / "evaluation.md").exists()  # no qrels on TIRA
+    # the runs compared before judgements exist: by how their rankings agree
+    page = (out / "explore.html").read_text(encoding="utf-8")
+    assert "no qrels: runs compared by how their rankings agree" in page and '"agreement":{"0|1":' in page
 
 
 def test_single_variant_becomes_run_txt(jvm_started, fixture_corpus, tmp_path, index_root):
