@@ -64,6 +64,28 @@ if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
   fi
 fi
 
+# The explorer's accessibility test runs axe-core (npm) in Chromium: tests/browser/package-lock.json
+# pins it; installed with the test tools when Node.js is there (Debian's nodejs and npm otherwise).
+if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
+  BROWSER_TESTS="$ROOT/tests/browser"
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Node.js and npm (Debian packages) for axe-core"
+    apt_install nodejs npm || log "warning: could not install nodejs and npm: the accessibility test skips"
+  fi
+  if command -v npm >/dev/null 2>&1; then
+    AXE_STAMP="$BROWSER_TESTS/node_modules/.touche-lock"
+    if ! cmp -s "$BROWSER_TESTS/package-lock.json" "$AXE_STAMP" 2>/dev/null; then
+      if (cd "$BROWSER_TESTS" && npm ci --no-audit --no-fund --loglevel=error) >>"$APT_LOG" 2>&1; then
+        cp "$BROWSER_TESTS/package-lock.json" "$AXE_STAMP"
+      else
+        log "warning: npm ci in tests/browser failed (log: $APT_LOG): the accessibility test skips"
+      fi
+    fi
+  else
+    log "warning: npm not found: the explorer's accessibility test (axe-core) skips"
+  fi
+fi
+
 # The test set-up (and so CI) also installs Ray, for the distributed index build and its tests;
 # the main job does not need it.
 EXTRAS=test

@@ -80,3 +80,29 @@ def fixture_corpus(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def index_root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("indexes")
+
+
+@pytest.fixture(scope="session")
+def demo_out(jvm_started, tmp_path_factory, index_root):
+    """The demo submission as run_all.sh writes it: five runs, evaluation.md and explore.html."""
+    from touche.retrieval.suite import run_suite
+    repo = Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("explore-demo")
+    run_suite(repo / "configs" / "task1" / "suite.yaml", None, out, index_root=index_root, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright (which never downloads a browser here)."""
+    import shutil
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (a test dependency) is not installed")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield launched
+        launched.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -27,15 +26,6 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
 QRELS = {"relevance": DEMO / "qrels-relevance.txt", "quality": DEMO / "qrels-quality.txt"}
-
-
-@pytest.fixture(scope="module")
-def demo_out(jvm_started, tmp_path_factory, index_root):
-    """The demo submission as run_all.sh writes it: five runs, evaluation.md and explore.html."""
-    from touche.retrieval.suite import run_suite
-    out = tmp_path_factory.mktemp("explore-demo")
-    run_suite(SUITE, None, out, index_root=index_root, progress=False)
-    return out
 
 
 def page_data(path: Path) -> dict:
@@ -234,20 +224,6 @@ def test_the_experiment_call_of_the_api(tiny_qrels, tmp_path):
 
 
 # --------------------------------------------------------------------------- in a real browser
-@pytest.fixture(scope="module")
-def browser():
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (a test dependency) is not installed")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield launched
-        launched.close()
-
-
 def _open(browser, page_path: Path, javascript: bool = True):
     context = browser.new_context(viewport={"width": 1400, "height": 900}, java_script_enabled=javascript)
     page = context.new_page()

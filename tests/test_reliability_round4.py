@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from touche.errors import ToucheError
-from test_explorer import QRELS, _q0_run, browser, page_data  # noqa: F401 (the browser fixture)
+from test_explorer import QRELS, _q0_run, page_data
 from test_pipeline import cli
 
 REPO = Path(__file__).resolve().parent.parent

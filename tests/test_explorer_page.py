@@ -1,0 +1,336 @@
+"""The explorer page in a real browser (Debian's Chromium through Playwright), round 2: runs compared
+before judgements exist, any run the baseline, runs hidden and sorted, topic filters, stance,
+exports, no horizontal scroll with 20 runs at 1,400 px, and accessibility (axe-core, keyboard).
+
+Pages: the demo's five runs (with and without qrels), a 20-run page (synthetic runs over the demo's
+arguments, long names) and a Task 2 2022 stance page (runs labelling the demo passages, one
+predicting no stance).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from test_explorer import DEMO, QRELS, page_data, runs_of
+from touche.retrieval.evaluation.agreement import jaccard, rbo
+from touche.retrieval.experiments.explorer import write_explorer
+from touche.retrieval.formats.runfile import read_run
+
+AXE = Path(__file__).resolve().parent / "browser" / "node_modules" / "axe-core" / "axe.min.js"
+T2 = DEMO / "task2"
+STANCE_QRELS = {"relevance": T2 / "qrels-passages-relevance.txt", "quality": T2 / "qrels-passages-quality.txt",
+                "stance": T2 / "qrels-passages-stance.txt"}
+
+
+# --------------------------------------------------------------------------- pages
+@pytest.fixture(scope="module")
+def no_qrels_page(demo_out, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("no-qrels") / "explore.html"
+    return write_explorer(runs_of(demo_out), None, out, corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
+
+
+@pytest.fixture(scope="module")
+def twenty(tmp_path_factory) -> Path:
+    """20 runs over the demo's arguments, each a noisy re-ranking of the judged ones, names long."""
+    folder = tmp_path_factory.mktemp("twenty")
+    ids = [a["id"] for a in json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]]
+    judged: dict[str, dict[str, int]] = {}
+    for line in QRELS["relevance"].read_text().splitlines():
+        qid, _, docid, label = line.split()
+        judged.setdefault(qid, {})[docid] = int(label)
+    rng = np.random.default_rng(20)
+    runs = []
+    for number in range(1, 21):
+        lines = []
+        for qid, labels in judged.items():
+            pool = list(labels) + [d for d in rng.choice(ids, 30, replace=False) if d not in labels]
+            noise = rng.normal(0, 1.0 + number / 5, len(pool))
+            scores = np.array([labels.get(d, 0) for d in pool], float) + noise
+            order = np.argsort(-scores, kind="stable")[:25]
+            lines += [f"{qid} Q0 {pool[i]} {rank} {25 - rank + 0.5} run{number}\n" for rank, i in enumerate(order, 1)]
+        path = folder / f"{number:02d}-krovetz-smart-lmd{1000 + 100 * number}-quality-rerank-with-a-long-name.txt"
+        path.write_text("".join(lines))
+        runs.append(path)
+    return write_explorer(runs, QRELS, folder / "explore.html", corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
+
+
+@pytest.fixture(scope="module")
+def stance_page(tmp_path_factory) -> Path:
+    """Five Task 2 2022 runs over the demo passages: four label the stance (better or worse), one says Q0."""
+    folder = tmp_path_factory.mktemp("stance")
+    truth = [line.split() for line in STANCE_QRELS["stance"].read_text().splitlines() if line.strip()]
+    labels = ("FIRST", "SECOND", "NEUTRAL", "NO")
+    rng = np.random.default_rng(3)
+    runs = []
+    for number, skill in enumerate((0.9, 0.7, 0.5, 0.3, None), 1):
+        lines, rank = [], {}
+        for qid, _, docid, label in truth:
+            rank[qid] = rank.get(qid, 0) + 1
+            said = "Q0" if skill is None else (label if rng.random() < skill else labels[rng.integers(4)])
+            lines.append(f"{qid} {said} {docid} {rank[qid]} {100 - rank[qid] + rng.random() * 0.1:.4f} s{number}\n")
+        path = folder / f"stance-{number}.txt"
+        path.write_text("".join(lines))
+        runs.append(path)
+    return write_explorer(runs, STANCE_QRELS, folder / "explore.html", corpus=T2 / "passages.jsonl",
+                          topics=T2 / "topics-passages.xml")
+
+
+def _open(browser, path: Path, width: int = 1400):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("#topic-title")
+    return context, page, errors
+
+
+def _overview_runs(page) -> list[str]:
+    return page.eval_on_selector_all("#overview-table tbody tr", "rows => rows.map(r => r.dataset.run)")
+
+
+# --------------------------------------------------------------------------- 1: no qrels needed
+def test_without_qrels_runs_are_compared_by_how_their_rankings_agree(no_qrels_page, demo_out):
+    data = page_data(no_qrels_page)
+    assert data["measures"] == [] and data["main"] == "RBO" and data["qrels"] == {}
+    files = runs_of(demo_out)
+    first, second = ([r.docid for r in read_run(f) if r.qid == "1"] for f in files[:2])
+    values = dict(zip(data["agreement_measures"], next(t for t in data["topics"] if t["id"] == "1")["agreement"]["0|1"]))
+    assert values["Jaccard@5"] == pytest.approx(jaccard(first, second, 5), abs=1e-6)
+    assert values["RBO"] == pytest.approx(rbo(first[:100], second[:100], 0.9), abs=1e-6)
+
+
+def test_without_qrels_the_topic_view_starts_where_two_runs_disagree_most(browser, no_qrels_page):
+    data = page_data(no_qrels_page)
+    context, page, errors = _open(browser, no_qrels_page)
+    try:
+        assert errors == [] and page.locator("#overview-table thead th", has_text="RBO").count() == 1
+        compared = page.locator("#topic-view").get_attribute("data-compared")
+        pair = "|".join(str(i) for i in sorted((data["runs"].index(compared), data["runs"].index(data["baseline"]))))
+        lowest = min(data["topics"], key=lambda t: (t["agreement"][pair][0], data["topics"].index(t)))
+        assert page.locator("#topic-view").get_attribute("data-topic") == lowest["id"]
+        assert page.locator(".lab.unjudged").count() == 0  # nothing is judged, nothing marked unjudged
+    finally:
+        context.close()
+
+
+def test_with_qrels_agreement_and_judged_at_5_sit_beside_the_measures(browser, demo_out):
+    context, page, errors = _open(browser, demo_out / "explore.html")
+    try:
+        headers = page.eval_on_selector_all("#overview-table thead th", "hs => hs.map(h => h.innerText)")
+        assert any("Judged@5" in h for h in headers) and any(h.startswith("RBO") for h in headers)
+        assert any(h.startswith("τ_AP@10") for h in headers) and any("touche.nDCG@5" in h for h in headers)
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------- 2: in-page control, 20 runs
+def test_any_run_becomes_the_baseline_in_the_page(browser, twenty):
+    data = page_data(twenty)
+    context, page, errors = _open(browser, twenty)
+    try:
+        new = data["runs"][6]
+        page.select_option("#baseline", new)
+        assert page.locator(f'#overview-table tr[data-run="{new}"] th').inner_text().endswith("(baseline)")
+        other = data["runs"][2]
+        expected = data["versus"][data["main"]][new][other]["delta"]
+        column = data["measures"].index(data["main"]) + 2
+        cell = page.locator(f'#overview-table tr[data-run="{other}"] td:nth-child({column})').inner_text()
+        assert f"Δ {expected:+.3f}" in cell.replace("−", "-")
+        assert page.locator(".chart-area").count() == 19 and errors == []
+    finally:
+        context.close()
+
+
+def test_runs_are_hidden_sorted_and_the_best_is_highlighted(browser, twenty):
+    data = page_data(twenty)
+    context, page, errors = _open(browser, twenty)
+    try:
+        page.click(".runs-shown summary")
+        page.uncheck("#show-5")
+        assert len(_overview_runs(page)) == 19 and data["runs"][4] not in _overview_runs(page)
+        page.click(f'#overview-table button.sort[data-key="{data["main"]}"]')
+        shown = _overview_runs(page)
+        means = [data["cells"][r][data["main"]]["mean"] for r in shown]
+        assert means == sorted(means, reverse=True)
+        column = data["measures"].index(data["main"]) + 2
+        best = page.locator(f"#overview-table td.best:nth-child({column})")
+        assert best.count() >= 1 and best.first.locator("b").inner_text() == f"{max(means):.3f}"
+        assert page.get_attribute(f'#overview-table th:has(button[data-key="{data["main"]}"])', "aria-sort") == "descending"
+    finally:
+        context.close()
+
+
+def test_topics_are_filtered_and_ordered_by_a_chosen_measure(browser, twenty):
+    data = page_data(twenty)
+    context, page, errors = _open(browser, twenty)
+    try:
+        page.select_option("#order", "Jaccard@10")
+        compared = page.locator("#topic-view").get_attribute("data-compared")
+        pair = "|".join(str(i) for i in sorted((data["runs"].index(compared), data["runs"].index(data["baseline"]))))
+        column = data["agreement_measures"].index("Jaccard@10")
+        lowest = min(t["agreement"][pair][column] for t in data["topics"])
+        shown = next(t for t in data["topics"] if t["id"] == page.locator("#topic-view").get_attribute("data-topic"))
+        assert shown["agreement"][pair][column] == lowest
+        word = next(t for t in data["topics"] if t["id"] == "3")["title"].split()[1]
+        page.fill("#f-word", word)
+        page.press("#f-word", "Enter")
+        titles = [t["title"] for t in data["topics"] if word.lower() in (t["title"] + " " + t["id"]).lower()]
+        assert f"of {len(titles)} ({len(data['topics']) - len(titles)} filtered out)" in page.inner_text("#position")
+        page.fill("#f-word", "")
+        page.press("#f-word", "Enter")
+        page.fill("#f-judged", "1")
+        page.press("#f-judged", "Enter")
+
+        def judged_share(topic):
+            top = [h[0] for h in topic["hits"][compared][:5]]
+            return sum(any(v is not None for v in topic["docs"][d]["labels"].values()) for d in top) / len(top)
+        passing = [t for t in data["topics"] if judged_share(t) < 1]
+        assert 0 < len(passing) < len(data["topics"])
+        assert f"of {len(passing)} ({len(data['topics']) - len(passing)} filtered out)" in page.inner_text("#position")
+        assert page.locator("#topic-view").get_attribute("data-topic") in {t["id"] for t in passing}
+    finally:
+        context.close()
+
+
+def test_twenty_runs_fit_1400_pixels_without_horizontal_scroll(browser, twenty):
+    context, page, errors = _open(browser, twenty)
+    try:
+        width = "document.documentElement.scrollWidth"
+        assert page.evaluate(width) <= 1400
+        assert page.locator(".column").count() == 2  # the two chosen runs side by side ...
+        page.check("#f-all")
+        assert page.locator(".column").count() == 20 and page.evaluate(width) <= 1400  # ... the others on demand
+        page.click("#export-latex")
+        assert page.evaluate(width) <= 1400 and errors == []
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------- 3: stance
+def test_stance_per_topic_confusion_matrices_and_a_run_without_stance(browser, stance_page):
+    data = page_data(stance_page)
+    measure = "stance:stance.F1_macro"
+    assert data["stance"]["stance-5"]["predicts"] is False and data["stance"]["stance-1"]["predicts"] is True
+    tested = data["versus"][measure]["stance-1"]
+    assert set(tested) == {"stance-2", "stance-3", "stance-4"} and all(t["p"] is not None for t in tested.values())
+    context, page, errors = _open(browser, stance_page)
+    try:
+        assert "predicts no stance" in page.locator('#overview-table tr[data-run="stance-5"]').inner_text()
+        assert page.locator("table.confusion").count() == 4
+        counts = data["stance"]["stance-1"]["confusion"]
+        assert sum(map(sum, counts)) == sum(1 for line in STANCE_QRELS["stance"].read_text().splitlines() if line.strip())
+        headers = page.eval_on_selector_all("table.topic-values thead th", "hs => hs.map(h => h.innerText)")
+        assert "stance F1 (topic)" in headers and "stance accuracy (topic)" in headers
+        topic = page.locator("#topic-view").get_attribute("data-topic")
+        f1 = data["topics"][[t["id"] for t in data["topics"]].index(topic)]["stance"]["stance-1"][0]
+        row = page.locator('table.topic-values tbody tr', has_text="stance-1").inner_text()
+        assert f"{f1:.3f}" in row
+        page.select_option("#compared", "stance-5")
+        assert page.locator('.column[data-run="stance-5"] .lab.mismatch').count() == 0
+        assert page.locator('.column[data-run="stance-5"] .lab', has_text="predicts no stance").count() > 0
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------- 4: export
+def test_the_pages_exports_follow_its_baseline(browser, twenty):
+    data = page_data(twenty)
+    context, page, errors = _open(browser, twenty)
+    try:
+        page.click("#export-markdown")
+        assert page.input_value("#export-text") == data["exports"]["markdown"][data["baseline"]]
+        page.select_option("#baseline", data["runs"][3])
+        page.click("#export-latex")
+        latex = page.input_value("#export-text")
+        assert latex == data["exports"]["latex"][data["runs"][3]]
+        assert "\\toprule" in latex and "\\textbf{" in latex and "(baseline)" in latex
+        page.click("#export-csv")
+        assert page.input_value("#export-text").startswith("run,query_id,measure,value\n")
+        assert page.get_attribute("#export-download", "download") == "explore-per-topic.csv"
+    finally:
+        context.close()
+
+
+def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_out, tmp_path):
+    from test_pipeline import cli
+    runs = [str(p) for p in runs_of(demo_out)]
+    qrels = [f"--qrels=relevance={QRELS['relevance']}"]
+    outputs = {k: tmp_path / f"o.{k}" for k in ("md", "tex", "csv")}
+    code, text = cli("explore", *runs, *qrels, "--test", "t", "--correction", "bonferroni", "-o", str(tmp_path / "p.html"),
+                     "--markdown", str(outputs["md"]), "--latex", str(outputs["tex"]), "--csv", str(outputs["csv"]))
+    assert code == 0, text
+    data = page_data(tmp_path / "p.html")
+    assert outputs["md"].read_text() == data["exports"]["markdown"][data["baseline"]]
+    assert outputs["tex"].read_text() == data["exports"]["latex"][data["baseline"]]
+    assert outputs["csv"].read_text() == data["exports"]["csv"]
+    assert "paired t-test, Bonferroni correction" in outputs["md"].read_text()
+    from scipy import stats
+    from touche.retrieval.evaluation.measures import evaluate_rows_per_topic
+    base, other = (evaluate_rows_per_topic(read_run(r), QRELS["relevance"], ["touche.nDCG@5"])["touche.nDCG@5"]
+                   for r in runs[:2])
+    common = sorted(set(base) & set(other))
+    p = stats.ttest_rel([other[t] for t in common], [base[t] for t in common]).pvalue
+    tested = data["versus"]["relevance:touche.nDCG@5"][data["baseline"]][data["runs"][1]]
+    assert tested["p"] == pytest.approx(p, abs=1e-6) and tested["p_corrected"] == pytest.approx(min(1, 4 * p), abs=1e-6)
+    rows = outputs["csv"].read_text().splitlines()
+    assert f"{data['runs'][0]},1,relevance:touche.nDCG@5," in "\n".join(rows)
+    from touche.errors import ToucheError
+    with pytest.raises(ToucheError, match="unknown significance test 'sign'; use one of randomization, t, wilcoxon"):
+        write_explorer(runs, QRELS, tmp_path / "q.html", test="sign")
+    assert not (tmp_path / "q.html").exists()
+
+
+# --------------------------------------------------------------------------- 7: accessibility
+@pytest.mark.parametrize("which", ["demo", "no qrels", "twenty", "stance"])
+def test_axe_finds_no_serious_or_critical_violation(browser, which, request):
+    if not AXE.is_file():
+        pytest.skip("axe-core not installed (scripts/ensure_env.sh runs npm ci in tests/browser with the test tools)")
+    path = {"demo": lambda: request.getfixturevalue("demo_out") / "explore.html",
+            "no qrels": lambda: request.getfixturevalue("no_qrels_page"),
+            "twenty": lambda: request.getfixturevalue("twenty"),
+            "stance": lambda: request.getfixturevalue("stance_page")}[which]()
+    context, page, errors = _open(browser, path)
+    try:
+        page.check("#f-all")  # every run's cards on the page too
+        page.click(".runs-shown summary")
+        page.add_script_tag(path=str(AXE))
+        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                                   ".filter(v => ['serious', 'critical'].includes(v.impact))"
+                                   ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' e.g. ' + v.nodes[0].html)")
+        assert violations == []
+    finally:
+        context.close()
+
+
+def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, demo_out):
+    context, page, errors = _open(browser, demo_out / "explore.html")
+    try:
+        assert page.locator("main").count() == 1
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "skip"
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "prev"  # two key presses to the topic view
+        charts = page.locator(".chart-area")
+        focusable = page.evaluate("Array.from(document.querySelectorAll('#charts *')).filter(e => e.tabIndex >= 0).length")
+        assert focusable == charts.count() == 4
+        chart = charts.nth(1)
+        chart.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        picked = page.locator("#charts rect.focus").get_attribute("data-topic")
+        page.keyboard.press("Enter")
+        view = page.locator("#topic-view")
+        assert view.get_attribute("data-topic") == picked and view.get_attribute("data-compared") == chart.get_attribute("data-run")
+        snippet = page.locator("button.snippet").first
+        snippet.focus()
+        page.keyboard.press("Enter")
+        assert snippet.get_attribute("aria-expanded") == "true"
+        page.keyboard.press("Space")
+        assert snippet.get_attribute("aria-expanded") == "false" and errors == []
+    finally:
+        context.close()
