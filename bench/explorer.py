@@ -1,37 +1,41 @@
-"""The run explorer at the sizes users hand it: time to write the page, its size, and whether it opens.
+"""The run explorer and ``touche evaluate`` at the sizes users hand them, against the targets of
+docs/performance.md (2 cores):
 
     python -m bench.explorer [--work DIR] [--no-browser]
 
-Three settings, five runs each, from synthetic collections (bench/synthetic.py) and runs that
-rank 1,000 of its arguments per topic, with qrels judging a few dozen per topic:
+Each command runs as its own process (``touche explore`` / ``touche evaluate``, imports and
+start-up included; wall, CPU and peak RSS from the kernel):
 
-* **50 topics × top 10 with texts** (a Touché year; target: written in < 5 s on 2 cores, < 10 MB);
-* **49 topics, BEIR-sized** (webis-touche2020's 49 topics, 382,545 arguments: the corpus is read
-  once for the shown texts; reading it is printed apart from writing the page);
-* **1,000 topics** (a synthetic run set: target < 50 MB, and the page opens: the topic view is
-  rendered lazily, one topic at a time).
+* **16 Task 2 2022 runs × 50 topics**, relevance, quality and stance qrels and the passages'
+  texts (target < 10 s): the 16 official runs over ../shared's passage sample when ../shared is
+  there, and always 16 synthetic stance runs of 1,000 passages per topic;
+* **5 runs × 1,000 topics** of 1,000 arguments each, relevance qrels, texts (target < 15 s);
+* **``touche evaluate`` of the same 5 runs** with every default measure (target < 15 s);
+* **the same 5 runs without qrels** (the page before judgements exist).
 
-Each page is opened in headless Chromium (when it and Playwright are installed): the time until
-the first topic is rendered, and a keyboard step to the next topic.
+Each page is then opened in headless Chromium (when it and Playwright are installed): the time
+until the first topic is rendered, and a keyboard step to the next topic.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bench.synthetic import write_corpus, write_topics
-from touche.retrieval.experiments.explorer import read_documents, write_explorer
-from touche.retrieval.formats.runfile import RunFormat
+from bench.measure import ROOT, run_measured
+from bench.synthetic import write_corpus, write_passages, write_topics
+from touche.paths import shared_touche_dir
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat
 from touche.retrieval.formats.runwriter import write_run
 
-SETTINGS = (("50 topics, top 10, texts", 50, 20_000, "< 5 s, < 10 MB"),
-            ("49 topics, BEIR-sized corpus", 49, 382_545, "page opens"),
-            ("1,000 topics", 1000, 20_000, "< 50 MB, page opens"))
+TOUCHE = [sys.executable, "-c", "import sys; from touche.cli import main; sys.exit(main())"]  # `touche`, this Python
+TARGETS = {"stance": 10.0, "thousand": 15.0, "evaluate": 15.0}
 
 
 def synthetic_runs(folder: Path, n_topics: int, n_docs: int, seed: int = 5) -> tuple[list[Path], Path]:
@@ -56,6 +60,35 @@ def synthetic_runs(folder: Path, n_topics: int, n_docs: int, seed: int = 5) -> t
             rows[str(topic)] = [(ids[d], float(s)) for d, s in zip(chosen, scores)]
         path = folder / f"run-{number}.txt"
         write_run(path, rows, RunFormat.Q0, f"synthetic-{number}")
+        runs.append(path)
+    return runs, qrels
+
+
+def synthetic_stance_runs(folder: Path, passages: list[str], n_runs: int = 16, n_topics: int = 50,
+                          seed: int = 9) -> tuple[list[Path], dict[str, Path]]:
+    """``n_runs`` Task 2 2022 runs of 1,000 passages a topic with stance labels (every fourth run
+    says Q0: it predicts none), and relevance, quality and stance qrels judging 60 a topic."""
+    rng = np.random.default_rng(seed)
+    pools = {t: rng.choice(len(passages), 1500, replace=False) for t in range(1, n_topics + 1)}
+    qrels = {name: folder / f"qrels-{name}.txt" for name in ("relevance", "quality", "stance")}
+    lines: dict[str, list[str]] = {name: [] for name in qrels}
+    for topic, pool in pools.items():
+        for doc in pool[:60]:
+            lines["relevance"].append(f"{topic} 0 {passages[doc]} {rng.integers(0, 3)}\n")
+            lines["quality"].append(f"{topic} 0 {passages[doc]} {rng.integers(0, 3)}\n")
+            lines["stance"].append(f"{topic} 0 {passages[doc]} {COMPARATIVE_STANCES[rng.integers(4)]}\n")
+    for name, path in qrels.items():
+        path.write_text("".join(lines[name]))
+    runs = []
+    for number in range(1, n_runs + 1):
+        out = []
+        for topic, pool in pools.items():
+            chosen = rng.permutation(pool)[:1000]
+            labels = ["Q0"] * 1000 if number % 4 == 0 else [COMPARATIVE_STANCES[i] for i in rng.integers(0, 4, 1000)]
+            out += [f"{topic} {label} {passages[d]} {rank} {1000 - rank} stance-{number}\n"
+                    for rank, (d, label) in enumerate(zip(chosen, labels), 1)]
+        path = folder / f"stance-run-{number:02d}.txt"
+        path.write_text("".join(out))
         runs.append(path)
     return runs, qrels
 
@@ -86,37 +119,75 @@ def open_in_browser(page: Path) -> tuple[float, bool] | None:
     return seconds, stepped
 
 
+def _qrels_args(qrels: dict[str, Path]) -> list[str]:
+    return [f"--qrels={name}={path}" for name, path in qrels.items()]
+
+
+def settings(work: Path) -> list[tuple[str, list[str], Path | None, float | None]]:
+    """(label, command, page written or None, target seconds)."""
+    out = []
+    shared = shared_touche_dir()
+    official = sorted((shared / "runs" / "task2-2022").glob("*.txt"))
+    if len(official) == 16:
+        qrels = {n: shared / "qrels" / f"task2-2022-{n}.qrels" for n in ("relevance", "quality", "stance")}
+        page = work / "official.html"
+        out.append(("16 official Task 2 2022 runs × 50 topics, 3 qrels, texts (../shared)",
+                    [*TOUCHE, "explore", *map(str, official), *_qrels_args(qrels), "-t",
+                     str(shared / "topics" / "task2-2022.xml"), "-i",
+                     str(shared / "corpora" / "task2-2022-passages.sample.jsonl"), "-o", str(page)],
+                    page, TARGETS["stance"]))
+    stance = work / "stance"
+    if not (stance / "passages").is_dir():
+        write_passages(stance / "passages", 60_000, files=1)
+    passages = [json.loads(line)["id"] for line in
+                next((stance / "passages").glob("*.jsonl")).read_text(encoding="utf-8").splitlines()]
+    runs, qrels = synthetic_stance_runs(stance, passages)
+    topics = write_topics(stance / "topics.xml", n_topics=50)
+    page = work / "stance.html"
+    out.append(("16 synthetic stance runs × 50 topics × 1,000, 3 qrels, texts",
+                [*TOUCHE, "explore", *map(str, runs), *_qrels_args(qrels), "-t", str(topics), "-i",
+                 str(next((stance / "passages").glob("*.jsonl"))), "-o", str(page)], page, TARGETS["stance"]))
+    thousand = work / "thousand"
+    thousand.mkdir(parents=True, exist_ok=True)
+    corpus = thousand / "corpus" / "args.json"
+    if not corpus.is_file():
+        write_corpus(corpus, n_docs=20_000, seed=11)
+    runs, qrels_file = synthetic_runs(thousand, 1000, 20_000)
+    topics = write_topics(thousand / "topics.xml", n_topics=1000)
+    common = [*map(str, runs), "-t", str(topics), "-i", str(corpus.parent)]
+    page = work / "thousand.html"
+    out.append(("5 runs × 1,000 topics × 1,000, relevance qrels, texts",
+                [*TOUCHE, "explore", *common, f"--qrels=relevance={qrels_file}", "-o", str(page)], page,
+                TARGETS["thousand"]))
+    out.append(("touche evaluate, 5 runs × 1,000 topics × 1,000, every default measure",
+                [*TOUCHE, "evaluate", str(runs[0]), str(qrels_file), *[f"--also={r}" for r in runs[1:]]], None,
+                TARGETS["evaluate"]))
+    page = work / "thousand-no-qrels.html"
+    out.append(("5 runs × 1,000 topics × 1,000, no qrels (agreement only), texts",
+                [*TOUCHE, "explore", *common, "-o", str(page)], page, None))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", help="working folder (default: a temporary one, removed after)")
     parser.add_argument("--no-browser", action="store_true", help="do not open the pages in Chromium")
     args = parser.parse_args(argv)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="touche-bench-explorer-"))
-    print("| setting | corpus read for texts | page written | size | opens: first topic, → next | target |")
-    print("|---|---:|---:|---:|---|---|")
+    work.mkdir(parents=True, exist_ok=True)
     try:
-        for label, n_topics, n_docs, target in SETTINGS:
-            folder = work / f"{n_topics}-{n_docs}"
-            folder.mkdir(parents=True, exist_ok=True)
-            corpus = folder / "corpus" / "args.json"
-            if not corpus.is_file():
-                write_corpus(corpus, n_docs=n_docs, seed=11)
-            topics = write_topics(folder / "topics.xml", n_topics=n_topics)
-            runs, qrels = synthetic_runs(folder, n_topics, n_docs)
-            started = time.perf_counter()
-            wanted = {line.split()[2] for run in runs for line in run.read_text().splitlines()
-                      if int(line.split()[3]) <= 10}
-            documents = read_documents(corpus.parent, "argsme", wanted)
-            reading = time.perf_counter() - started
-            page = folder / "explore.html"
-            started = time.perf_counter()
-            write_explorer(runs, {"relevance": qrels}, page, topics=topics, documents=documents)
-            writing = time.perf_counter() - started
-            size = page.stat().st_size / 2**20
-            opened = None if args.no_browser else open_in_browser(page)
-            shown = "no browser" if opened is None else f"{opened[0]:.1f} s, {'yes' if opened[1] else 'NO'}"
-            print(f"| {label} | {reading:.1f} s | {writing:.1f} s | {size:.1f} MiB | {shown} | {target} |",
-                  flush=True)
+        prepared = settings(work)
+        print("| setting | wall s | CPU s | peak RSS MiB | page | opens: first topic, → next | target |")
+        print("|---|---:|---:|---:|---:|---|---|")
+        for label, command, page, target in prepared:
+            measured = run_measured(command, cwd=ROOT)
+            size = f"{page.stat().st_size / 2**20:.1f} MiB" if page else "–"
+            opened = None if args.no_browser or page is None else open_in_browser(page)
+            shown = "–" if page is None else ("no browser" if opened is None else
+                                             f"{opened[0]:.1f} s, {'yes' if opened[1] else 'NO'}")
+            verdict = "–" if target is None else f"< {target:.0f} s: {'met' if measured.seconds < target else 'NOT met'}"
+            print(f"| {label} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
+                  f"{size} | {shown} | {verdict} |", flush=True)
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

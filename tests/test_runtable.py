@@ -99,4 +99,7 @@ def test_scores_from_selected_rows_equal_scores_from_every_row() -> None:
         rows = table.records()
         assert evaluate_rows(table, qrels) == evaluate_rows(rows, qrels), path.name
         assert evaluate_rows_per_topic(table, qrels) == evaluate_rows_per_topic(rows, qrels), path.name
+        cut = ["trec.Judged@5", "trec.P@10", "trec.nDCG@10", "touche2021.nDCG@5"]  # the k best by score only
+        assert evaluate_rows(table, qrels, cut) == evaluate_rows(rows, qrels, cut), path.name
+        assert evaluate_rows_per_topic(table, qrels, cut) == evaluate_rows_per_topic(rows, qrels, cut), path.name
         assert isinstance(table, RunTable) and len(table) == len(rows)

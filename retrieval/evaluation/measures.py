@@ -148,10 +148,11 @@ def pooled_parts(rows: Rows, qrels: QrelsArg, label: str):
 
 
 def _family_rows(rows: Rows, family, batch: Sequence[Measure], qrels: Qrels) -> Rows:
-    """From a table, the rows the family looks at (or the table, for a family that reads columns)."""
-    if not isinstance(rows, RunTable) or family.reads_tables:
+    """From a table, the rows the family looks at (as a smaller table, for a family that reads columns)."""
+    if not isinstance(rows, RunTable):
         return rows
-    return rows.select(family.rows_needed(batch), qrels.judgments)
+    need = family.rows_needed(batch)
+    return rows.subset(need, qrels.judgments) if family.reads_tables else rows.select(need, qrels.judgments)
 
 
 def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:

@@ -201,6 +201,14 @@ class TrecEval(MeasureFamily):
 
     reads_tables = True  # AP reads every row: built from the columns, not as a million RunRows
 
+    def rows_needed(self, measures):
+        """trec_eval orders by score: a measure cut at k sees the k best (ties at the cut kept);
+        one without a cut-off (AP) sees every row."""
+        cutoffs = [parse_trec(m.groups[0]).params.get("cutoff") for m in measures]
+        if any(not isinstance(k, int) or k < 1 for k in cutoffs):
+            return EVERY_ROW
+        return RowNeed(score_depth=max(cutoffs))
+
     def means(self, measures, rows, judgments):
         return trec_measures(rows, judgments, [m.groups[0] for m in measures])
 

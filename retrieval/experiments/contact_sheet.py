@@ -89,6 +89,8 @@ def thumbnail_data_uri(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> str 
 
 def highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: frozenset[str]) -> str:
     """HTML-escaped text with topic terms and cue words marked."""
+    if not _mentions(text, terms | pro | con):
+        return html.escape(text)  # nothing to mark (a quick test: marks need their term in the text)
     out: list[str] = []
     last = 0
     for match in _WORD.finditer(text):
@@ -104,13 +106,21 @@ def highlight(text: str, terms: frozenset[str], pro: frozenset[str], con: frozen
     return "".join(out)
 
 
+def _mentions(text: str, keys: frozenset[str]) -> bool:
+    """Whether any key occurs in the lowered text: a word whose key is one contains it, so
+    without one no word can match (the explorer cuts 50,000 snippets from texts that mostly
+    do not name the topic)."""
+    lowered = text.lower()
+    return any(key in lowered for key in keys)
+
+
 def snippet(text: str, terms: frozenset[str], chars: int = SNIPPET_CHARS) -> str:
     """Up to ``chars`` characters of one line of text, starting near the first topic term."""
     flat = " ".join(text.split())
     if len(flat) <= chars:
         return flat
     start = 0
-    for match in _WORD.finditer(flat):
+    for match in _WORD.finditer(flat) if _mentions(flat, terms) else ():
         if term_key(match.group(0).lower()) in terms:
             start = max(0, match.start() - chars // 4)
             break

@@ -187,9 +187,10 @@ def _topics(loaded, heads, top, judgments, topics, documents, per_topic, measure
 def _ranks_of_shown(tables: Mapping[str, RunTable], shown: Mapping[str, pd.DataFrame]) -> dict:
     """(run, topic, docid) → the run's rank of every shown document (however deep it ranks it)."""
     wanted = pd.concat([frame[["qid", "docid"]] for frame in shown.values()]).drop_duplicates()
+    pairs = list(zip(wanted["qid"].tolist(), wanted["docid"].tolist()))
     out = {}
     for name, table in tables.items():
-        found = table.frame[["qid", "docid", "rank"]].merge(wanted, on=["qid", "docid"])
+        found = table.frame[table.pairs_in(pairs)]
         for qid, docid, rank in zip(found["qid"].tolist(), found["docid"].tolist(), found["rank"].tolist()):
             out.setdefault((name, qid, docid), rank)
     return out

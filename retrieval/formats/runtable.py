@@ -35,7 +35,7 @@ COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
 # spaces), the space and the line end. Anything else sends the file to the validator.
 _PLAIN = bytes(range(0x20, 0x7F)).replace(b'"', b"") + b"\n"
 _BOM = b"\xef\xbb\xbf"
-_RANK = r"[+-]?\d{1,18}"  # the validator's integer, within int64 (a longer one gets its message there)
+_MAX_RANK_DIGITS = 18  # within int64: a longer rank gets the validator's message
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ class RunTable:
     def __init__(self, frame: pd.DataFrame, fmt: RunFormat):
         self.frame = frame.reset_index(drop=True)
         self.format = fmt
+        self._order: tuple[np.ndarray, np.ndarray] | None = None
+        self._coded: dict[str, tuple[np.ndarray, pd.Index]] = {}
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -90,8 +92,7 @@ class RunTable:
         if need.rank_depth:
             keep |= frame["rank"].to_numpy() <= need.rank_depth
         if need.score_depth:
-            keep |= (frame.groupby("qid", sort=False)["score"].rank(method="min", ascending=False)
-                     <= need.score_depth).to_numpy()
+            keep |= self._best_by_score(need.score_depth)
         if need.judged and judged:
             keep |= self.judged_mask(judged)
         return keep
@@ -99,17 +100,66 @@ class RunTable:
     def select(self, need: RowNeed, judged: Mapping[str, Mapping[str, object]] | None = None) -> list[RunRow]:
         return self.records(self.mask(need, judged))
 
+    def subset(self, need: RowNeed, judged: Mapping[str, Mapping[str, object]] | None = None) -> "RunTable":
+        """The rows ``need`` asks for, still as columns."""
+        keep = self.mask(need, judged)
+        return self if keep is None else RunTable(self.frame[keep], self.format)
+
     def judged_mask(self, judged: Mapping[str, Mapping[str, object]]) -> np.ndarray:
-        pairs = {f"{q} {d}" for q, docs in judged.items() for d in docs}  # ids hold no space
-        keys = self.frame["qid"] + " " + self.frame["docid"]
-        return keys.isin(pairs).to_numpy()
+        """Rows whose (topic, document) is judged."""
+        return self.pairs_in([(q, d) for q, docs in judged.items() for d in docs])
+
+    def pairs_in(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Rows whose (topic, document) is one of ``pairs``, as integer codes: the table's ids
+        are coded once, the pairs looked up in the codes (a million rows are not a million
+        strings to join)."""
+        if not pairs:
+            return np.zeros(len(self.frame), bool)
+        (topic, topics), (doc, docs) = self._codes("qid"), self._codes("docid")
+        qids, docids = zip(*pairs)
+        wanted_topic, wanted_doc = topics.get_indexer(list(qids)), docs.get_indexer(list(docids))
+        known = (wanted_topic >= 0) & (wanted_doc >= 0)  # a pair with an id the run lacks matches nothing
+        width = len(docs)
+        return np.isin(topic * width + doc, wanted_topic[known].astype(np.int64) * width + wanted_doc[known])
+
+    def _codes(self, column: str) -> tuple[np.ndarray, pd.Index]:
+        if column not in self._coded:
+            codes, uniques = pd.factorize(self.frame[column])
+            self._coded[column] = (codes.astype(np.int64), pd.Index(uniques))
+        return self._coded[column]
+
+    def _best_by_score(self, k: int) -> np.ndarray:
+        """Each ranked group's rows scored at least as high as its k-th best (ties at the cut
+        kept). A valid run's scores do not increase down its ranking, so its k-th by rank is its
+        k-th best (image runs rank per topic and stance: their measures read every row)."""
+        order, group_start = self._ranked()
+        scores = self.frame["score"].to_numpy()[order]
+        starts = np.flatnonzero(np.arange(len(order)) == group_start)
+        sizes = np.diff(np.r_[starts, len(order)])
+        cut_place = starts + np.minimum(k, sizes) - 1  # the k-th row of each group (or its last)
+        threshold = np.repeat(scores[cut_place], sizes)
+        keep = np.zeros(len(order), bool)
+        keep[order] = scores >= threshold
+        return keep
 
     def head(self, top: int) -> pd.DataFrame:
         """The first ``top`` rows of each ranked group (a topic; a topic and stance for images) in
         rank order, ties by score: what a page shows."""
-        keys = ["qid", "column2"] if self.format is RunFormat.IMAGE else ["qid"]
-        ordered = self.frame.assign(_neg=-self.frame["score"]).sort_values(keys + ["rank", "_neg"], kind="stable")
-        return ordered[ordered.groupby(keys, sort=False).cumcount() < top].drop(columns="_neg")
+        order, group_start = self._ranked()
+        position = np.arange(len(order)) - group_start  # the row's place in its group
+        return self.frame.iloc[order[position < top]]
+
+    def _ranked(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row order by group, rank, score descending (integer codes: sorting ids as strings is
+        slow), and for each place in that order the first place of its group; computed once."""
+        if self._order is None:
+            frame = self.frame
+            codes = [self._codes("qid")[0]] + ([self._codes("column2")[0]] if self.format is RunFormat.IMAGE else [])
+            order = np.lexsort((-frame["score"].to_numpy(), frame["rank"].to_numpy(), *reversed(codes)))
+            group = codes[0][order] if len(codes) == 1 else codes[0][order] * (codes[1].max() + 1) + codes[1][order]
+            starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+            self._order = (order, np.repeat(starts, np.diff(np.r_[starts, len(order)])))
+        return self._order
 
 
 def read_run_table(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> RunTable:
@@ -175,9 +225,16 @@ def _checked(frame: pd.DataFrame, fmt: RunFormat) -> pd.DataFrame | None:
     """The frame with typed ranks when it breaks no rule; None otherwise."""
     if frame.empty or (frame[["qid", "column2", "docid", "tag"]] == "").to_numpy().any():
         return None  # a short line: pandas filled the missing fields
-    if not frame["rank"].str.fullmatch(_RANK).all():
+    rank_text = frame["rank"].to_numpy(dtype=str)
+    digits = np.char.lstrip(rank_text, "+-")
+    # the validator's integer ([+-]?digits), within int64: one sign at most, digits only
+    if not (np.char.isdigit(digits).all() and (np.char.str_len(rank_text) - np.char.str_len(digits) <= 1).all()
+            and (np.char.str_len(digits) <= _MAX_RANK_DIGITS).all()):
         return None
-    ranks = frame["rank"].astype(np.int64).to_numpy()
+    try:
+        ranks = rank_text.astype(np.int64)
+    except ValueError:  # digits of another script: the validator reads them
+        return None
     scores = frame["score"].to_numpy()
     if (ranks < 0).any() or not np.isfinite(scores).all():
         return None
