@@ -20,6 +20,7 @@ from typing import ClassVar
 
 from touche.retrieval.evaluation.scorers import (ImagePrecision, StanceF1, by_topic, image_precision, parse_trec,
                                                  stance_f1, touche_ndcg, trec_measures, trec_per_topic)
+from touche.retrieval.evaluation.pooled import confusion
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
@@ -239,7 +240,6 @@ class Stance(MeasureFamily):
         return measure.groups[0] == "N"
 
     def pooled(self, measure, rows, judgments):
-        from touche.retrieval.evaluation.pooled import confusion  # pooled → significance → measures → here
         return confusion(rows, judgments) if measure.groups[0] == "F1_macro" else None
 
     def means(self, measures, rows, judgments):

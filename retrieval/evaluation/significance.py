@@ -2,7 +2,6 @@
 say whether a difference between two runs is more than chance."""
 from __future__ import annotations
 
-import functools
 import math
 import os
 from collections.abc import Sequence
@@ -15,11 +14,8 @@ from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.runfile import read_run
 from touche.errors import ToucheError
 
-# Differences smaller than this are ties: nDCG values of equal rankings can differ in the last
-# bits when computed from differently ordered sums.
-TIE_TOLERANCE = 1e-9
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20220401  # fixed so that a report's p-value is the same on every rerun
+from touche.retrieval.evaluation.resampling import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,  # noqa: F401
+                                                    TIE_TOLERANCE, sign_flips)
 
 
 # ------------------------------------------------------------------ per-topic scores
@@ -95,21 +91,6 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     return float(min(1.0, 2 * min(less, greater)))
 
 
-@functools.lru_cache(maxsize=4)  # 10,000 flips of 1,000 topics are 80 MB
-def sign_flips(n: int, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
-    """(every ±1 vector of length n, True) when there are at most ``resamples``; else
-    ``resamples`` random ones and False. Read-only: shared by every test of n topics."""
-    if n < 63 and 2 ** n <= resamples:
-        codes = np.arange(2 ** n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
-        signs = np.where(codes & 1, -1.0, 1.0)
-        exact = True
-    else:
-        signs = np.where(np.random.default_rng(seed).random((resamples, n)) < 0.5, -1.0, 1.0)
-        exact = False
-    signs.setflags(write=False)
-    return signs, exact
-
-
 def paired_wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided p of scipy's Wilcoxon signed-rank test (zero differences dropped, as
     ``zero_method="wilcox"``); nan where undefined (fewer than two non-zero differences)."""
@@ -135,7 +116,6 @@ def check_test(name: str) -> str:
 
 
 # ------------------------------------------------------------------ intervals and corrections
-DEFAULT_BOOTSTRAP = 2_000
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 
 
