@@ -306,8 +306,11 @@ def test_axe_finds_no_serious_or_critical_violation(browser, which, request):
         context.close()
 
 
-def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, demo_out):
-    context, page, errors = _open(browser, demo_out / "explore.html")
+@pytest.mark.parametrize("which", ["demo", "twenty"])
+def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, which, request):
+    path = request.getfixturevalue("demo_out") / "explore.html" if which == "demo" else request.getfixturevalue("twenty")
+    runs = len(page_data(path)["runs"])
+    context, page, errors = _open(browser, path)
     try:
         assert page.locator("main").count() == 1
         page.keyboard.press("Tab")
@@ -317,7 +320,7 @@ def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, demo
         assert page.evaluate("document.activeElement.id") == "prev"  # two key presses to the topic view
         charts = page.locator(".chart-area")
         focusable = page.evaluate("Array.from(document.querySelectorAll('#charts *')).filter(e => e.tabIndex >= 0).length")
-        assert focusable == charts.count() == 4
+        assert focusable == charts.count() == runs - 1
         chart = charts.nth(1)
         chart.focus()
         page.keyboard.press("ArrowRight")
