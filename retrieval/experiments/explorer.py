@@ -29,14 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 from tqdm import tqdm
 
 from touche.indexing.corpora import document_texts, open_corpus

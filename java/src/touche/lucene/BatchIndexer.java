@@ -92,6 +92,7 @@ public final class BatchIndexer implements AutoCloseable {
 
   /** Separates the records of a packed batch (see {@link #addPacked}). */
   public static final char SEPARATOR = '\u001f';
+  private static final byte SEPARATOR_BYTE = 0x1f;
 
   /**
    * Queues one batch packed by Python into a single UTF-8 buffer: per document its id, its
@@ -104,16 +105,20 @@ public final class BatchIndexer implements AutoCloseable {
     final int perDoc = 1 + fields.length + (withRaw ? 1 : 0);
     pool.execute(() -> {
       try {
-        String all = new String(utf8, StandardCharsets.UTF_8);
         String[] parts = new String[perDoc];
         int start = 0;
         for (int d = 0; d < docs; d++) {
           for (int j = 0; j < perDoc; j++) {
-            int end = all.indexOf(SEPARATOR, start);
-            if (end < 0) {
+            // each part decoded from the bytes themselves (no batch-sized String to cut up): in
+            // UTF-8 the byte 0x1f is that character only, never part of another
+            int end = start;
+            while (end < utf8.length && utf8[end] != SEPARATOR_BYTE) {
+              end++;
+            }
+            if (end == utf8.length) {
               throw new IllegalArgumentException("packed batch ends after document " + d + " of " + docs);
             }
-            parts[j] = all.substring(start, end);
+            parts[j] = new String(utf8, start, end - start, StandardCharsets.UTF_8);
             start = end + 1;
           }
           Document doc = new Document();

@@ -28,7 +28,7 @@ import org.apache.lucene.analysis.Analyzer;
  * </pre>
  */
 public final class FloorIndexer {
-  private static final int BATCH = 500; // as indexing/builder.py BATCH_SIZE
+  private static final int BATCH = 1000; // as indexing/builder.py BATCH_SIZE
 
   private FloorIndexer() {}
 
