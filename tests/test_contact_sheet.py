@@ -144,3 +144,17 @@ def test_sheet_renders_in_a_headless_browser(sheet, tmp_path):
     assert len({tuple(p) for p in pixels[::97]}) > 50
     if os.environ.get("TOUCHE_KEEP_SCREENSHOT"):  # to look at it: TOUCHE_KEEP_SCREENSHOT=/tmp/sheet.png
         shutil.copy(shot, os.environ["TOUCHE_KEEP_SCREENSHOT"])
+
+
+def test_a_snippet_without_a_topic_term_is_the_flattened_beginning_whatever_the_whitespace():
+    """The snippet of a text naming no topic term is cut from a prefix, not the whole flattened
+    text: it must equal the beginning of the flattened text exactly."""
+    import random
+    import string
+    from touche.retrieval.experiments.contact_sheet import snippet
+    rng = random.Random(1)
+    for chars in (50, 220, 320):
+        for _ in range(500):
+            text = "".join(rng.choice(string.ascii_lowercase[:6] + "  \n\t\u2003\r") for _ in range(rng.randint(0, 4000)))
+            flat = " ".join(text.split())
+            assert snippet(text, frozenset({"zzzzz"}), chars) == (flat if len(flat) <= chars else flat[:chars] + " …")

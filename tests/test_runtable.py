@@ -60,8 +60,7 @@ def test_fast_reader_leaves_lines_it_cannot_split_as_the_validator_does_to_it(tm
 def test_fast_reader_reads_clean_runs_as_the_validator_does(tmp_path: Path, fmt: RunFormat, text: str) -> None:
     path = tmp_path / "run.txt"
     path.write_bytes(text.encode("utf-8"))
-    frame = _fast_frame(path, fmt)
-    assert frame is not None, "a clean run went to the slow path"
+    assert _fast_frame(path, fmt) is not None, "a clean run went to the slow path"
     problems, rows = validated_run(path, fmt)
     assert not any(p.is_error for p in problems)
     expected = [r.__class__(str(int(r.qid)) if r.qid.isdecimal() else r.qid, *(getattr(r, f) for f in

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -35,20 +35,22 @@ DEFAULT_PERSISTENCE = 0.9
 UNION_DEPTH = 10
 
 
-def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> float:
-    """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.)."""
+def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE, rank_a: Mapping[str, int] | None = None,
+        rank_b: Mapping[str, int] | None = None) -> float:
+    """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.); ``rank_a``,
+    ``rank_b`` as in ``union_ranks``."""
     if not 0 < p < 1:
         raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
     if not a and not b:
         return 1.0
     if not a or not b:
         return 0.0
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    (short, _), (long_, long_ranks) = sorted(((a, rank_a), (b, rank_b)), key=lambda pair: len(pair[0]))
     s, l = len(short), len(long_)
     # X_d, the overlap of the two prefixes of length d (the short list's whole length past s): an
     # item shared at places i and j counts from depth max(i, j) + 1 on
-    place = {item: j for j, item in enumerate(long_)}
-    joins = [max(i, place[item]) for i, item in enumerate(short) if item in place]
+    place = long_ranks if long_ranks is not None else {item: j + 1 for j, item in enumerate(long_)}  # 1, 2, …
+    joins = [max(i, place[item] - 1) for i, item in enumerate(short) if item in place]
     overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=l)[:l]) if joins else np.zeros(l)
     depth = np.arange(1, l + 1)
     powers = p ** depth
@@ -63,12 +65,14 @@ def jaccard(a: Sequence[str], b: Sequence[str], k: int) -> float:
     return len(first & second) / len(union) if union else 1.0
 
 
-def union_ranks(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> tuple[list[str], np.ndarray, np.ndarray]:
+def union_ranks(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH, rank_a: Mapping[str, int] | None = None,
+                rank_b: Mapping[str, int] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The union of the two top k (in a's order, then b's), and each run's rank of them; a
-    document a run does not rank (within its list) is placed after its list, tied."""
+    document a run does not rank (within its list) is placed after its list, tied. ``rank_a``,
+    ``rank_b``: the lists' ranks (document → 1, 2, …) when the caller has them already."""
     union = list(dict.fromkeys([*a[:k], *b[:k]]))
-    rank_a = {d: i + 1 for i, d in enumerate(a)}
-    rank_b = {d: i + 1 for i, d in enumerate(b)}
+    rank_a = rank_a if rank_a is not None else {d: i + 1 for i, d in enumerate(a)}
+    rank_b = rank_b if rank_b is not None else {d: i + 1 for i, d in enumerate(b)}
     return (union, np.array([rank_a.get(d, len(a) + 1) for d in union], float),
             np.array([rank_b.get(d, len(b) + 1) for d in union], float))
 
@@ -79,9 +83,14 @@ def kendall_tau(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> flo
     return _kendall(*union_ranks(a, b, k)[1:])
 
 
+@lru_cache(maxsize=64)
+def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.triu_indices(n, 1)  # the pairs i < j of n items (n ≤ 20: two top 10s)
+
+
 def _kendall(x: np.ndarray, y: np.ndarray) -> float:
-    dx = np.sign(x[:, None] - x[None, :])[np.triu_indices(len(x), 1)]
-    dy = np.sign(y[:, None] - y[None, :])[np.triu_indices(len(y), 1)]
+    i, j = _upper(len(x))
+    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
     denominator = math.sqrt(float((dx * dx).sum()) * float((dy * dy).sum()))
     return float((dx * dy).sum() / denominator) if denominator else math.nan
 
@@ -91,9 +100,10 @@ def tau_ap_one_way(order: np.ndarray, truth: np.ndarray) -> float:
     n = len(order)
     if n < 2:
         return math.nan
-    truth_in_order = truth[np.argsort(order, kind="stable")]
-    above = truth_in_order[None, :]  # column j: the item at position j, above row i when j < i
-    correct = np.tril((above < truth_in_order[:, None]) + 0.5 * (above == truth_in_order[:, None]), -1).sum(axis=1)
+    t = truth[np.argsort(order, kind="stable")]
+    above, below = _upper(n)  # position `above` is above position `below`
+    score = (t[above] < t[below]) + 0.5 * (t[above] == t[below])
+    correct = np.bincount(below, weights=score, minlength=n)  # C(i): the items above i it orders right
     return float(2 * (correct[1:] / np.arange(1, n)).sum() / (n - 1) - 1)
 
 
@@ -114,14 +124,16 @@ class Pair:
     a: Sequence[str]
     b: Sequence[str]
     p: float = DEFAULT_PERSISTENCE
+    rank_a: Mapping[str, int] | None = None  # document → rank in a, when known (a run is in many pairs)
+    rank_b: Mapping[str, int] | None = None
 
     @cached_property
     def union(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        return union_ranks(self.a, self.b)  # read by both rank correlations
+        return union_ranks(self.a, self.b, UNION_DEPTH, self.rank_a, self.rank_b)  # read by both correlations
 
 
 AGREEMENT_MEASURES: dict[str, Callable[[Pair], float]] = {
-    "RBO": lambda pair: rbo(pair.a, pair.b, pair.p),
+    "RBO": lambda pair: rbo(pair.a, pair.b, pair.p, pair.rank_a, pair.rank_b),
     "Jaccard@5": lambda pair: jaccard(pair.a, pair.b, 5),
     "Jaccard@10": lambda pair: jaccard(pair.a, pair.b, 10),
     f"Kendall τ@{UNION_DEPTH}": lambda pair: _kendall(*pair.union[1:]),
@@ -151,11 +163,13 @@ def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float =
         raise ValueError(f"unknown agreement measure(s) {', '.join(unknown)}; known: {', '.join(AGREEMENT_MEASURES)}")
     runs = list(rankings)
     out = Agreement(names, runs)
+    ranks = {run: {topic: {d: i + 1 for i, d in enumerate(docs)} for topic, docs in by_topic.items()}
+             for run, by_topic in rankings.items()}
     for first, second in combinations(runs, 2):
         topics = sorted(set(rankings[first]) & set(rankings[second]))
         values: dict[str, list[float | None]] = {}
         for topic in topics:
-            pair = Pair(rankings[first][topic], rankings[second][topic], p)
+            pair = Pair(rankings[first][topic], rankings[second][topic], p, ranks[first][topic], ranks[second][topic])
             values[topic] = [_finite(AGREEMENT_MEASURES[m](pair)) for m in names]
         out.per_topic[first, second] = values
         columns = np.array([[np.nan if v is None else v for v in row] for row in values.values()], float)

@@ -116,16 +116,34 @@ def _mentions(text: str, keys: frozenset[str]) -> bool:
 
 def snippet(text: str, terms: frozenset[str], chars: int = SNIPPET_CHARS) -> str:
     """Up to ``chars`` characters of one line of text, starting near the first topic term."""
+    if not _mentions(text, terms):  # no term to start near: the beginning, without flattening it all
+        head, more = _flat_prefix(text, chars)
+        return head + " …" if more else head
     flat = " ".join(text.split())
     if len(flat) <= chars:
         return flat
     start = 0
-    for match in _WORD.finditer(flat) if _mentions(flat, terms) else ():
+    for match in _WORD.finditer(flat):
         if term_key(match.group(0).lower()) in terms:
             start = max(0, match.start() - chars // 4)
             break
     piece = flat[start:start + chars]
     return ("… " if start else "") + piece + " …"
+
+
+def _flat_prefix(text: str, chars: int) -> tuple[str, bool]:
+    """The first ``chars`` characters of ``" ".join(text.split())`` and whether more follow, from
+    a prefix of the text (a page cuts 50,000 snippets; flattening whole documents was most of it)."""
+    window = 4 * chars + 64
+    while window < len(text):
+        head = text[:window]
+        cut = max(head.rfind(c) for c in " \n\t\r")  # the word that straddles the window is left out
+        flat = " ".join(head[:cut].split()) if cut > 0 else ""
+        if len(flat) > chars:
+            return flat[:chars], True
+        window *= 4
+    flat = " ".join(text.split())
+    return flat[:chars], len(flat) > chars
 
 
 class ImageRecords:

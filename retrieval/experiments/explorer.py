@@ -127,10 +127,13 @@ def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = 
     runs: dict[str, RunTable] = {}
     digests: dict[str, str] = {}  # content → the first run that has it
     folded: dict[str, str] = {}
-    for label, path in zip(labels, paths):
+    for path in paths:
         if not path.is_file():
             raise InputError("run file not found", path=path)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    sizes = [path.stat().st_size for path in paths]
+    for label, path, size in zip(labels, paths, sizes):
+        # only a file of another's size can be its copy: the others are not hashed
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if sizes.count(size) > 1 else f"size {size}"
         if digest in digests:  # run.txt beside its variant's file: one run, shown once (and tested once)
             folded[label] = digests[digest]
             log.warning("note: %s is a byte copy of %s: shown once", path, paths[labels.index(digests[digest])])

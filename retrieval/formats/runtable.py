@@ -120,7 +120,8 @@ class RunTable:
         wanted_topic, wanted_doc = topics.get_indexer(list(qids)), docs.get_indexer(list(docids))
         known = (wanted_topic >= 0) & (wanted_doc >= 0)  # a pair with an id the run lacks matches nothing
         width = len(docs)
-        return np.isin(topic * width + doc, wanted_topic[known].astype(np.int64) * width + wanted_doc[known])
+        wanted = wanted_topic[known].astype(np.int64) * width + wanted_doc[known]
+        return pd.Series(topic * width + doc).isin(wanted).to_numpy()  # a hash lookup, not a sort
 
     def _codes(self, column: str) -> tuple[np.ndarray, pd.Index]:
         if column not in self._coded:
@@ -155,7 +156,7 @@ class RunTable:
         if self._order is None:
             frame = self.frame
             codes = [self._codes("qid")[0]] + ([self._codes("column2")[0]] if self.format is RunFormat.IMAGE else [])
-            order = np.lexsort((-frame["score"].to_numpy(), frame["rank"].to_numpy(), *reversed(codes)))
+            order = _sorted_order(codes, frame["rank"].to_numpy(), frame["score"].to_numpy())
             group = codes[0][order] if len(codes) == 1 else codes[0][order] * (codes[1].max() + 1) + codes[1][order]
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
             self._order = (order, np.repeat(starts, np.diff(np.r_[starts, len(order)])))
@@ -166,9 +167,12 @@ def read_run_table(path: str | os.PathLike[str], fmt: RunFormat | str | None = N
     """A run file that passes validation, as columns; InputError naming the first errors
     otherwise (an invalid run is never scored)."""
     fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
-    frame = _fast_frame(Path(path), fmt)
-    if frame is not None:
-        return RunTable(_canonical(frame), fmt)
+    fast = _fast_frame(Path(path), fmt)
+    if fast is not None:
+        frame, coded = fast
+        table = RunTable(frame, fmt)
+        table._coded.update(coded)  # the ids coded once, for the checks
+        return table
     problems, rows = validated_run(path, fmt)
     errors = [p for p in problems if p.is_error]
     if errors:
@@ -186,8 +190,9 @@ def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(qid=qids.replace(renamed)) if renamed else frame.assign(qid=qids)
 
 
-def _fast_frame(path: Path, fmt: RunFormat) -> pd.DataFrame | None:
-    """The file's rows when pandas can read them and every rule holds; None to ask the validator."""
+def _fast_frame(path: Path, fmt: RunFormat) -> tuple[pd.DataFrame, dict] | None:
+    """The file's rows (topic ids canonical; its topic and document ids as codes) when pandas can
+    read them and every rule holds; None to ask the validator."""
     if fmt not in FAST_FORMATS:
         return None
     try:
@@ -205,7 +210,9 @@ def _fast_frame(path: Path, fmt: RunFormat) -> pd.DataFrame | None:
                                    "tag": str}, na_filter=False, skip_blank_lines=True, encoding="utf-8")
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
         return None
-    return _checked(frame, fmt)
+    # topic ids made canonical first: merging 001 and 1 can only add to what the checks find,
+    # never hide a problem, so a file accepted here is accepted by the validator too
+    return _checked(_canonical(frame), fmt)
 
 
 def _only_plain_text(raw: bytes, odd: bytes) -> bool:
@@ -221,38 +228,51 @@ def _only_plain_text(raw: bytes, odd: bytes) -> bool:
     return not (_CONTROL.search(text) or re.search(r'[^\S \n]|"', text))
 
 
-def _checked(frame: pd.DataFrame, fmt: RunFormat) -> pd.DataFrame | None:
-    """The frame with typed ranks when it breaks no rule; None otherwise."""
-    if frame.empty or (frame[["qid", "column2", "docid", "tag"]] == "").to_numpy().any():
-        return None  # a short line: pandas filled the missing fields
-    rank_text = frame["rank"].to_numpy(dtype=str)
-    digits = np.char.lstrip(rank_text, "+-")
-    # the validator's integer ([+-]?digits), within int64: one sign at most, digits only
-    if not (np.char.isdigit(digits).all() and (np.char.str_len(rank_text) - np.char.str_len(digits) <= 1).all()
-            and (np.char.str_len(digits) <= _MAX_RANK_DIGITS).all()):
+def _checked(frame: pd.DataFrame, fmt: RunFormat) -> tuple[pd.DataFrame, dict] | None:
+    """The frame with typed ranks, and its ids' codes, when it breaks no rule; None otherwise."""
+    # a line of five fields leaves its tag empty (with fewer, the rank or score fails to parse)
+    if frame.empty or (frame["tag"] == "").any():
+        return None
+    rank_text = frame["rank"].to_numpy(dtype=object)
+    # unsigned decimal digits (a sign sends the file to the validator), within int64
+    if not all(map(str.isdecimal, rank_text)) or max(map(len, rank_text)) > _MAX_RANK_DIGITS:
         return None
     try:
-        ranks = rank_text.astype(np.int64)
-    except ValueError:  # digits of another script: the validator reads them
+        ranks = frame["rank"].astype(np.int64).to_numpy()
+    except (ValueError, OverflowError):  # digits of another script: the validator reads them
         return None
     scores = frame["score"].to_numpy()
     if (ranks < 0).any() or not np.isfinite(scores).all():
         return None
     if not frame["column2"].isin(fmt.column2_values).all() or frame["tag"].nunique() != 1:
         return None
-    topic = pd.factorize(frame["qid"])[0].astype(np.int64)  # integer codes: sorting ids as strings is slow
+    topic_codes, topic_ids = pd.factorize(frame["qid"])  # integer codes: sorting ids as strings is slow
+    topic = topic_codes.astype(np.int64)
     if np.bincount(topic).max() > fmt.max_per_group:
         return None
-    doc = pd.factorize(frame["docid"])[0].astype(np.int64)
+    doc_codes, doc_ids = pd.factorize(frame["docid"])
+    doc = doc_codes.astype(np.int64)
     if pd.Series(topic * (doc.max() + 1) + doc).duplicated().any():
         return None
-    order = np.lexsort((ranks, topic))
+    order = _sorted_order([topic], ranks)
     same_topic = topic[order][1:] == topic[order][:-1]
     if (same_topic & (ranks[order][1:] == ranks[order][:-1])).any():
         return None  # a rank used twice in a topic
     if (same_topic & (scores[order][1:] > scores[order][:-1])).any():
         return None  # scores must not increase down a topic's ranking
-    return frame.assign(rank=ranks)
+    return frame.assign(rank=ranks), {"qid": (topic, pd.Index(topic_ids)), "docid": (doc, pd.Index(doc_ids))}
+
+
+def _sorted_order(groups: Sequence[np.ndarray], ranks: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
+    """Row order by group, rank and score descending; a file written in that order (as runs are:
+    topic by topic, rank by rank) is checked in one pass instead of sorted."""
+    if len(groups) == 1 and len(ranks):
+        group = groups[0]
+        step = np.diff(group)
+        if (step >= 0).all() and (np.diff(ranks)[step == 0] > 0).all():
+            return np.arange(len(ranks))  # grouped, ranks rising: already the order (ties need none)
+    keys = ([-scores] if scores is not None else []) + [ranks] + list(reversed(groups))
+    return np.lexsort(keys)
 
 
 def tables_of(rows: Sequence[RunRow] | RunTable, fmt: RunFormat = RunFormat.Q0) -> RunTable:
