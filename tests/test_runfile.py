@@ -274,6 +274,7 @@ CASES = [
     ("ranks from 0", RunFormat.Q0, ["1 Q0 a 0 3 t", "1 Q0 b 1 2 t"], None, (1, "warning", "ranks start at 0, not 1")),
     ("rank gap", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 7 97 t"), None, (3, "warning", "ranks jump from 2 (line 2) to 7")),
     ("score tie", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 3 98 t"), None, (3, "warning", "1 tied score(s), first with line 2")),
+    ("one document under topics 1 and 001", RunFormat.Q0, ["1 Q0 d1 1 2 t", "001 Q0 d1 1 2 t"], None, (2, "error", "duplicate docid d1")),
     ("two tags", RunFormat.Q0, q0_lines(2) + q0_lines(2, qid="2", tag="u"), None, (3, "error", "tag 'u' differs from 't' (line 1)")),
     ("quoted tag", RunFormat.STANCE, ['1 NO clueweb12-0000wb-00-00000___1 1 5 "a b"'], None, (1, "warning", "quoted and contains whitespace")),
     ("bad image id", RunFormat.IMAGE, replace(image_lines(), 4, "1 PRO IABCDEF0123456789 5 6 t"), None, (5, "error", "'IABCDEF0123456789' is not 'I' followed by 16 hex")),

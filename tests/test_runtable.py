@@ -29,6 +29,7 @@ SPLITTER_CASES = {
     "unicode space": "1 Q0 d\u20031 1 5 t\n",
     "empty quoted tag": '1 Q0 d1 1 5 ""\n',
     "short line": "1 Q0 d1 1\n",
+    "seven columns on every line": "x 1 Q0 d1 1 2.5 t\nx 1 Q0 d2 2 1.5 t\n",  # pandas would index by the first
 }
 
 
@@ -102,3 +103,26 @@ def test_scores_from_selected_rows_equal_scores_from_every_row() -> None:
         assert evaluate_rows(table, qrels, cut) == evaluate_rows(rows, qrels, cut), path.name
         assert evaluate_rows_per_topic(table, qrels, cut) == evaluate_rows_per_topic(rows, qrels, cut), path.name
         assert isinstance(table, RunTable) and len(table) == len(rows)
+
+
+def test_judged_only_measures_read_every_row(tmp_path: Path):
+    """trec_eval's judged_only drops unjudged documents before the cut-off, so judged ones ranked
+    below k count: the k best by score are not enough."""
+    path, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    path.write_text("".join(f"1 Q0 d{i} {i} {100 - i} t\n" for i in range(1, 11)))
+    qrels.write_text("1 0 d8 2\n1 0 d9 1\n1 0 d1 0\n")
+    table = read_run_table(path, RunFormat.Q0)
+    measures = ["trec.nDCG(judged_only=True)@5", "trec.P(judged_only=True)@2"]
+    assert evaluate_rows(table, qrels, measures) == evaluate_rows(table.records(), qrels, measures)
+    assert evaluate_rows(table, qrels, measures)["trec.P(judged_only=True)@2"] == 0.5
+
+
+def test_image_runs_rank_pro_before_con_whatever_the_files_order(tmp_path: Path):
+    from test_runfile import image_lines
+    lines = image_lines()
+    pro_first, con_first = tmp_path / "a.txt", tmp_path / "b.txt"
+    pro_first.write_text("".join(line + "\n" for line in lines))
+    con_first.write_text("".join(line + "\n" for line in lines[10:] + lines[:10]))
+    heads = [read_run_table(p, RunFormat.IMAGE).head(10) for p in (pro_first, con_first)]
+    assert heads[0]["column2"].tolist() == heads[1]["column2"].tolist() == ["PRO"] * 10 + ["CON"] * 10
+    assert heads[0]["docid"].tolist() == heads[1]["docid"].tolist()

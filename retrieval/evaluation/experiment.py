@@ -132,7 +132,10 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                 if theirs is not None:
                     key = ("p", measure, "swap", frozenset((name, base)))
                     if key in parts:
-                        delta, p = mine.total_on(theirs.topics) - theirs.total_on(mine.topics), parts[key]
+                        shared = set(mine.topics) & set(theirs.topics)
+                        delta = mine.total_on(theirs.topics) - theirs.total_on(mine.topics) if len(shared) > 1 \
+                            else math.nan  # as paired_test: fewer than two topics, no difference
+                        p = parts[key]
                     else:
                         delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
                         parts[key] = p

@@ -41,7 +41,7 @@ from touche.retrieval.evaluation.scorers import (DEFAULT_TREC_MEASURES, ImagePre
                                                  f1_per_label, image_precision, stance_f1, stance_macro_f1,
                                                  touche_ndcg, trec_measures, trec_per_topic)
 from touche.retrieval.formats.qrels import Qrels, read_qrels
-from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
+from touche.retrieval.formats.runfile import RunFormat, RunRow, canonical_topic, natural_key
 from touche.retrieval.formats.runtable import RunTable, read_run_table
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
@@ -304,13 +304,6 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
         plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), table if table is not None else rows, judged,
                      wanted))
     return plan
-
-
-def canonical_topic(qid: str) -> str:
-    """A topic id as a number where it is one: ``001``, ``01`` and ``1`` are topic 1 (Touché's
-    topics are numbered; a run padded with zeros once scored nothing without a word)."""
-    qid = str(qid)
-    return str(int(qid)) if qid.isdecimal() else qid
 
 
 def canonical_topics(rows: list[RunRow]) -> list[RunRow]:

@@ -205,8 +205,10 @@ class TrecEval(MeasureFamily):
     def rows_needed(self, measures):
         """trec_eval orders by score: a measure cut at k sees the k best (ties at the cut kept);
         one without a cut-off (AP) sees every row."""
-        cutoffs = [parse_trec(m.groups[0]).params.get("cutoff") for m in measures]
-        if any(not isinstance(k, int) or k < 1 for k in cutoffs):
+        parsed = [parse_trec(m.groups[0]) for m in measures]
+        cutoffs = [m.params.get("cutoff") for m in parsed]
+        # judged_only drops unjudged documents before the cut: judged ones below k move up
+        if any(not isinstance(k, int) or k < 1 for k in cutoffs) or any(m.params.get("judged_only") for m in parsed):
             return EVERY_ROW
         return RowNeed(score_depth=max(cutoffs))
 

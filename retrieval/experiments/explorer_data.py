@@ -111,7 +111,8 @@ def _effectiveness(tables, qrels, kinds, measures, base, test, correction, resam
             versus[row["measure"]].setdefault(baseline_name, {})[row["run"]] = {
                 "delta": _number(row["delta"]), "p": _number(row["p"]), "p_corrected": _number(row["p_corrected"]),
                 "significant": _json(row["significant"]), "wins": _json(row["wins"]), "losses": _json(row["losses"]),
-                "ties": _json(row["ties"]), "topics": _json(row["topics"])}
+                "ties": _json(row["ties"]),
+                "topics": sum(_json(row[k]) or 0 for k in ("wins", "losses", "ties"))}  # the topics both are scored on
     overview = [{k: _json(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
     return {"measures": labelled, "overview": overview, "notes": list(table.attrs.get("notes", [])),
             "cells": cells, "versus": versus, "per_topic": scores[1]}

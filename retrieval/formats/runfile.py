@@ -174,6 +174,14 @@ class RunRowLike(Protocol):
 RowsInput = Mapping[Any, Sequence[Sequence[Any]]] | Iterable[RunRowLike]
 
 
+def canonical_topic(qid: str) -> str:
+    """A topic id as a number where it is one: ``001``, ``01`` and ``1`` are topic 1 (Touché's
+    topics are numbered; a run padded with zeros once scored nothing without a word). Every
+    scorer reads topics so, and so does the validator when it looks for duplicates."""
+    qid = str(qid)
+    return str(int(qid)) if qid.isdecimal() else qid
+
+
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key putting ``"2"`` before ``"10"`` and ``"a2"`` before ``"a10"``."""
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p)
@@ -431,11 +439,16 @@ def _validated(
                 )
             )
 
+    # grouped by the topic the scorers read (001 and 1 are one topic: a document under both
+    # was scored twice in it), the ids as written kept for the expected-topics check
     by_topic: dict[str, list[tuple[int, RunRow]]] = defaultdict(list)
+    as_written: dict[str, list[tuple[int, RunRow]]] = defaultdict(list)
     groups: dict[tuple[str, ...], list[tuple[int, RunRow]]] = defaultdict(list)
     for number, row in rows:
-        by_topic[row.qid].append((number, row))
-        groups[fmt.group_key(row.qid, row.column2)].append((number, row))
+        topic = canonical_topic(row.qid)
+        by_topic[topic].append((number, row))
+        as_written[row.qid].append((number, row))
+        groups[fmt.group_key(topic, row.column2)].append((number, row))
 
     for qid, entries in by_topic.items():
         seen: dict[str, tuple[int, RunRow]] = {}
@@ -494,10 +507,10 @@ def _validated(
 
     if topics is not None:
         expected = {str(t) for t in topics}
-        for qid, entries in by_topic.items():
+        for qid, entries in as_written.items():
             if qid not in expected:
                 problems.append(Problem(entries[0][0], f"topic {qid} is not an expected topic"))
-        for qid in sorted(expected - by_topic.keys(), key=natural_key):
+        for qid in sorted(expected - as_written.keys(), key=natural_key):
             problems.append(Problem(None, f"topic {qid} is missing (no rows)"))
 
     return _sorted(problems), [row for _, row in rows]

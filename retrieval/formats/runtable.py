@@ -155,7 +155,10 @@ class RunTable:
         slow), and for each place in that order the first place of its group; computed once."""
         if self._order is None:
             frame = self.frame
-            codes = [self._codes("qid")[0]] + ([self._codes("column2")[0]] if self.format is RunFormat.IMAGE else [])
+            codes = [self._codes("qid")[0]]
+            if self.format is RunFormat.IMAGE:  # stances in the format's order (PRO, CON), whatever the file's
+                codes.append(frame["column2"].map({s: i for i, s in enumerate(self.format.column2_values)})
+                             .to_numpy(dtype=np.int64))
             order = _sorted_order(codes, frame["rank"].to_numpy(), frame["score"].to_numpy())
             group = codes[0][order] if len(codes) == 1 else codes[0][order] * (codes[1].max() + 1) + codes[1][order]
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -209,6 +212,8 @@ def _fast_frame(path: Path, fmt: RunFormat) -> tuple[pd.DataFrame, dict] | None:
                             dtype={"qid": str, "column2": str, "docid": str, "rank": str, "score": np.float64,
                                    "tag": str}, na_filter=False, skip_blank_lines=True, encoding="utf-8")
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        return None
+    if not isinstance(frame.index, pd.RangeIndex):  # one field more on every line: pandas made it the index
         return None
     # topic ids made canonical first: merging 001 and 1 can only add to what the checks find,
     # never hide a problem, so a file accepted here is accepted by the validator too
