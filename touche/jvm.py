@@ -37,10 +37,11 @@ REQUIRED_JAVA = 21
 # 3.0-3.6 GiB with it and run as fast; with 3g the JVM kept a larger heap committed and Task 2
 # 2022 peaked at 4.9 GiB. The shingle chain of configs/task1/examples wants 3g at full size.
 DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "2g")
-# The serial collector: on 2-4 cores and a 2-3 GiB heap it is as fast as the parallel one and far
-# leaner (docs/performance.md: indexing 387,740 arguments peaked at 0.7 GiB instead of 1.5 GiB,
-# because the parallel collector's adaptive sizing grew a 1.2 GiB heap around a 0.3 GiB live set
-# and kept it). TOUCHE_JVM_GC replaces it (e.g. -XX:+UseParallelGC on a many-core machine).
+# The serial collector: far leaner than the parallel one (docs/performance.md: indexing 387,740
+# arguments peaked at 0.7 GiB instead of 1.5 GiB, because the parallel collector's adaptive sizing
+# grew a 1.2 GiB heap around a 0.3 GiB live set and kept it; the full-size submissions 2.2-2.5 GiB
+# instead of 3.0-3.6), at 5-17 % more time for a full submission on 2 cores. TOUCHE_JVM_GC
+# replaces it (-XX:+UseParallelGC where memory is plentiful and time is short).
 GC_OPTIONS = tuple(os.environ.get("TOUCHE_JVM_GC", "-XX:+UseSerialGC").split())
 # The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
 # never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
