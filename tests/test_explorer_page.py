@@ -9,13 +9,14 @@ predicting no stance).
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from test_explorer import DEMO, QRELS, page_data, runs_of
-from touche.retrieval.evaluation.agreement import jaccard, rbo
+from touche.retrieval.evaluation.agreement import jaccard, pair_key, rbo
 from touche.retrieval.experiments.explorer import write_explorer
 from touche.retrieval.formats.runfile import read_run
 
@@ -78,14 +79,19 @@ def stance_page(tmp_path_factory) -> Path:
                           topics=T2 / "topics-passages.xml")
 
 
-def _open(browser, path: Path, width: int = 1400):
+@contextmanager
+def _opened(browser, path: Path, width: int = 1400):
+    """The page at 1,400 px, its first topic drawn, and the script errors it raises."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(path.as_uri())
-    page.wait_for_selector("#topic-title")
-    return context, page, errors
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        page.wait_for_selector("#topic-title")
+        yield page, errors
+    finally:
+        context.close()
 
 
 def _overview_runs(page) -> list[str]:
@@ -105,33 +111,26 @@ def test_without_qrels_runs_are_compared_by_how_their_rankings_agree(no_qrels_pa
 
 def test_without_qrels_the_topic_view_starts_where_two_runs_disagree_most(browser, no_qrels_page):
     data = page_data(no_qrels_page)
-    context, page, errors = _open(browser, no_qrels_page)
-    try:
+    with _opened(browser, no_qrels_page) as (page, errors):
         assert errors == [] and page.locator("#overview-table thead th", has_text="RBO").count() == 1
         compared = page.locator("#topic-view").get_attribute("data-compared")
-        pair = "|".join(str(i) for i in sorted((data["runs"].index(compared), data["runs"].index(data["baseline"]))))
+        pair = pair_key(data["runs"], compared, data["baseline"])
         lowest = min(data["topics"], key=lambda t: (t["agreement"][pair][0], data["topics"].index(t)))
         assert page.locator("#topic-view").get_attribute("data-topic") == lowest["id"]
         assert page.locator(".lab.unjudged").count() == 0  # nothing is judged, nothing marked unjudged
-    finally:
-        context.close()
 
 
 def test_with_qrels_agreement_and_judged_at_5_sit_beside_the_measures(browser, demo_out):
-    context, page, errors = _open(browser, demo_out / "explore.html")
-    try:
+    with _opened(browser, demo_out / "explore.html") as (page, errors):
         headers = page.eval_on_selector_all("#overview-table thead th", "hs => hs.map(h => h.innerText)")
         assert any("Judged@5" in h for h in headers) and any(h.startswith("RBO") for h in headers)
         assert any(h.startswith("τ_AP@10") for h in headers) and any("touche.nDCG@5" in h for h in headers)
-    finally:
-        context.close()
 
 
 # --------------------------------------------------------------------------- 2: in-page control, 20 runs
 def test_any_run_becomes_the_baseline_in_the_page(browser, twenty):
     data = page_data(twenty)
-    context, page, errors = _open(browser, twenty)
-    try:
+    with _opened(browser, twenty) as (page, errors):
         new = data["runs"][6]
         page.select_option("#baseline", new)
         assert page.locator(f'#overview-table tr[data-run="{new}"] th').inner_text().endswith("(baseline)")
@@ -141,14 +140,11 @@ def test_any_run_becomes_the_baseline_in_the_page(browser, twenty):
         cell = page.locator(f'#overview-table tr[data-run="{other}"] td:nth-child({column})').inner_text()
         assert f"Δ {expected:+.3f}" in cell.replace("−", "-")
         assert page.locator(".chart-area").count() == 19 and errors == []
-    finally:
-        context.close()
 
 
 def test_runs_are_hidden_sorted_and_the_best_is_highlighted(browser, twenty):
     data = page_data(twenty)
-    context, page, errors = _open(browser, twenty)
-    try:
+    with _opened(browser, twenty) as (page, errors):
         page.click(".runs-shown summary")
         page.uncheck("#show-5")
         assert len(_overview_runs(page)) == 19 and data["runs"][4] not in _overview_runs(page)
@@ -160,17 +156,14 @@ def test_runs_are_hidden_sorted_and_the_best_is_highlighted(browser, twenty):
         best = page.locator(f"#overview-table td.best:nth-child({column})")
         assert best.count() >= 1 and best.first.locator("b").inner_text() == f"{max(means):.3f}"
         assert page.get_attribute(f'#overview-table th:has(button[data-key="{data["main"]}"])', "aria-sort") == "descending"
-    finally:
-        context.close()
 
 
 def test_topics_are_filtered_and_ordered_by_a_chosen_measure(browser, twenty):
     data = page_data(twenty)
-    context, page, errors = _open(browser, twenty)
-    try:
+    with _opened(browser, twenty) as (page, errors):
         page.select_option("#order", "Jaccard@10")
         compared = page.locator("#topic-view").get_attribute("data-compared")
-        pair = "|".join(str(i) for i in sorted((data["runs"].index(compared), data["runs"].index(data["baseline"]))))
+        pair = pair_key(data["runs"], compared, data["baseline"])
         column = data["agreement_measures"].index("Jaccard@10")
         lowest = min(t["agreement"][pair][column] for t in data["topics"])
         shown = next(t for t in data["topics"] if t["id"] == page.locator("#topic-view").get_attribute("data-topic"))
@@ -192,13 +185,10 @@ def test_topics_are_filtered_and_ordered_by_a_chosen_measure(browser, twenty):
         assert 0 < len(passing) < len(data["topics"])
         assert f"of {len(passing)} ({len(data['topics']) - len(passing)} filtered out)" in page.inner_text("#position")
         assert page.locator("#topic-view").get_attribute("data-topic") in {t["id"] for t in passing}
-    finally:
-        context.close()
 
 
 def test_twenty_runs_fit_1400_pixels_without_horizontal_scroll(browser, twenty):
-    context, page, errors = _open(browser, twenty)
-    try:
+    with _opened(browser, twenty) as (page, errors):
         width = "document.documentElement.scrollWidth"
         assert page.evaluate(width) <= 1400
         assert page.locator(".column").count() == 2  # the two chosen runs side by side ...
@@ -206,8 +196,6 @@ def test_twenty_runs_fit_1400_pixels_without_horizontal_scroll(browser, twenty):
         assert page.locator(".column").count() == 20 and page.evaluate(width) <= 1400  # ... the others on demand
         page.click("#export-latex")
         assert page.evaluate(width) <= 1400 and errors == []
-    finally:
-        context.close()
 
 
 # --------------------------------------------------------------------------- 3: stance
@@ -217,8 +205,7 @@ def test_stance_per_topic_confusion_matrices_and_a_run_without_stance(browser, s
     assert data["stance"]["stance-5"]["predicts"] is False and data["stance"]["stance-1"]["predicts"] is True
     tested = data["versus"][measure]["stance-1"]
     assert set(tested) == {"stance-2", "stance-3", "stance-4"} and all(t["p"] is not None for t in tested.values())
-    context, page, errors = _open(browser, stance_page)
-    try:
+    with _opened(browser, stance_page) as (page, errors):
         assert "predicts no stance" in page.locator('#overview-table tr[data-run="stance-5"]').inner_text()
         assert page.locator("table.confusion").count() == 4
         counts = data["stance"]["stance-1"]["confusion"]
@@ -232,15 +219,12 @@ def test_stance_per_topic_confusion_matrices_and_a_run_without_stance(browser, s
         page.select_option("#compared", "stance-5")
         assert page.locator('.column[data-run="stance-5"] .lab.mismatch').count() == 0
         assert page.locator('.column[data-run="stance-5"] .lab', has_text="predicts no stance").count() > 0
-    finally:
-        context.close()
 
 
 # --------------------------------------------------------------------------- 4: export
 def test_the_pages_exports_follow_its_baseline(browser, twenty):
     data = page_data(twenty)
-    context, page, errors = _open(browser, twenty)
-    try:
+    with _opened(browser, twenty) as (page, errors):
         page.click("#export-markdown")
         assert page.input_value("#export-text") == data["exports"]["markdown"][data["baseline"]]
         page.select_option("#baseline", data["runs"][3])
@@ -251,8 +235,6 @@ def test_the_pages_exports_follow_its_baseline(browser, twenty):
         page.click("#export-csv")
         assert page.input_value("#export-text").startswith("run,query_id,measure,value\n")
         assert page.get_attribute("#export-download", "download") == "explore-per-topic.csv"
-    finally:
-        context.close()
 
 
 def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_out, tmp_path):
@@ -293,8 +275,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, which, request):
             "no qrels": lambda: request.getfixturevalue("no_qrels_page"),
             "twenty": lambda: request.getfixturevalue("twenty"),
             "stance": lambda: request.getfixturevalue("stance_page")}[which]()
-    context, page, errors = _open(browser, path)
-    try:
+    with _opened(browser, path) as (page, errors):
         page.check("#f-all")  # every run's cards on the page too
         page.click(".runs-shown summary")
         page.add_script_tag(path=str(AXE))
@@ -302,16 +283,13 @@ def test_axe_finds_no_serious_or_critical_violation(browser, which, request):
                                    ".filter(v => ['serious', 'critical'].includes(v.impact))"
                                    ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' e.g. ' + v.nodes[0].html)")
         assert violations == []
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("which", ["demo", "twenty"])
 def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, which, request):
     path = request.getfixturevalue("demo_out") / "explore.html" if which == "demo" else request.getfixturevalue("twenty")
     runs = len(page_data(path)["runs"])
-    context, page, errors = _open(browser, path)
-    try:
+    with _opened(browser, path) as (page, errors):
         assert page.locator("main").count() == 1
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.className") == "skip"
@@ -335,5 +313,3 @@ def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, whic
         assert snippet.get_attribute("aria-expanded") == "true"
         page.keyboard.press("Space")
         assert snippet.get_attribute("aria-expanded") == "false" and errors == []
-    finally:
-        context.close()

@@ -149,9 +149,12 @@ class Agreement:
     per_topic: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
     means: dict[tuple[str, str], list[float | None]] = field(default_factory=dict)
 
-    def between(self, first: str, second: str) -> tuple[str, str]:
-        """The key of a pair, whichever order it is asked in."""
-        return (first, second) if self.runs.index(first) < self.runs.index(second) else (second, first)
+
+
+def pair_key(runs: Sequence[str], first: str, second: str) -> str:
+    """An unordered pair of runs as the explorer's data names it: their positions, ``i|j`` with i < j."""
+    i, j = sorted((runs.index(first), runs.index(second)))
+    return f"{i}|{j}"
 
 
 def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float = DEFAULT_PERSISTENCE,

@@ -71,7 +71,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                baseline: str | int | None = 0, correction: str = "holm", test: str = "randomization",
                alpha: float = 0.05, depth: int = 5,
                resamples: int = DEFAULT_RESAMPLES, bootstrap: int = DEFAULT_BOOTSTRAP,
-               seed: int = DEFAULT_SEED, scores: RunScores | None = None, pooled: dict | None = None,
+               seed: int = DEFAULT_SEED, scores: RunScores | None = None, cache: dict | None = None,
                intervals: bool = True) -> pd.DataFrame:
     """One row per run and measure (columns ``EXPERIMENT_COLUMNS``); see the module docstring.
 
@@ -80,7 +80,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     the mean difference run − baseline on the topics both are scored on; ``p`` the two-sided p of
     the paired ``test`` (``significance.SIGNIFICANCE_TESTS``: randomization, t, wilcoxon),
     ``p_corrected`` after ``correction`` over the runs tested per measure, ``significant``
-    whether it is below ``alpha``. ``pooled``: a dict kept between calls on the same runs (the
+    whether it is below ``alpha``. ``cache``: a dict kept between calls on the same runs (the
     per-topic parts of pooled measures and the p of each pair, computed once: the tests are
     symmetric); ``intervals=False`` skips the bootstrap
     intervals (nan) when only the tests are wanted.
@@ -97,7 +97,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []
     untested, counted, pooled_tested = [], [], []
-    parts: dict[tuple[str, str], object] = pooled if pooled is not None else {}
+    parts: dict[tuple, object] = cache if cache is not None else {}
 
     def parts_of(name: str, measure: str):
         if (name, measure) not in parts:

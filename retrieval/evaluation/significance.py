@@ -134,6 +134,12 @@ def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, res
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+def check_correction(name: str) -> str:
+    if name not in CORRECTIONS:
+        raise ToucheError(f"unknown correction {name!r}; use one of {', '.join(CORRECTIONS)}")
+    return name
+
+
 def corrected(p_values: Sequence[float], method: str = "holm") -> list[float]:
     """p-values corrected for testing several runs against one baseline, as statsmodels'
     ``multipletests`` (PyTerrier's Experiment) computes them: ``holm`` (Holm-Bonferroni, controls
@@ -143,8 +149,7 @@ def corrected(p_values: Sequence[float], method: str = "holm") -> list[float]:
     Our own few lines (tests/test_report.py checks them against statsmodels): each
     ``multipletests`` call ran a full garbage collection, 0.14 s, and a page of 16 runs asks for
     75 corrections."""
-    if method not in CORRECTIONS:
-        raise ToucheError(f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}")
+    check_correction(method)
     values = [float(p) for p in p_values]
     defined = [i for i, p in enumerate(values) if not math.isnan(p)]
     if method == "none" or not defined:

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.measures import cached_qrels, canonical_topic, named_qrels
-from touche.retrieval.evaluation.significance import check_test, CORRECTIONS
+from touche.retrieval.evaluation.significance import check_correction, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer_data import explorer_data
 from touche.retrieval.experiments.explorer_page import render_explorer
@@ -202,8 +202,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     out = Path(out_html)
     check_writable(out, "explorer page")
     check_test(test)
-    if correction not in CORRECTIONS:
-        raise ToucheError(f"unknown correction {correction!r}; use one of {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     if not 0 < rbo_p < 1:
         raise ToucheError(f"RBO's persistence p must lie strictly between 0 and 1, got {rbo_p}")
     exports = {kind: Path(path) for kind, path in (exports or {}).items()}

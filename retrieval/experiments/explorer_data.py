@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, agreement
+from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, agreement, pair_key
 from touche.retrieval.evaluation.experiment import experiment, score_runs
 from touche.retrieval.evaluation.measures import cached_qrels, canonical_topic, pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
@@ -64,7 +64,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
                  for name, path in qrels.items()}
     labelled = effectiveness["measures"]
     main = ranking_measure(labelled) if labelled else NO_QRELS_MAIN
-    topic_records = _topics(loaded, heads, top, judgments, topics or {}, documents, effectiveness["per_topic"],
+    topic_records = _topics(loaded, top, judgments, topics or {}, documents, effectiveness["per_topic"],
                             labelled, agreed, stance)
     data = {"title": title, "format": loaded.format.name, "runs": names, "baseline": base, "main": main,
             "measures": labelled, "agreement_measures": agreed.measures, "rbo_p": rbo_p,
@@ -74,7 +74,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
             "corpus": Path(documents.corpus).name if documents is not None and documents.corpus else None,
             "folded": dict(loaded.folded), "top": top, "overview": effectiveness["overview"],
             "notes": effectiveness["notes"], "cells": effectiveness["cells"], "versus": effectiveness["versus"],
-            "agreement": {_pair_key(names, a, b): means for (a, b), means in agreed.means.items()},
+            "agreement": {pair_key(names, a, b): means for (a, b), means in agreed.means.items()},
             "stance": stance["runs"], "stance_labels": list(STANCE_LABELS) if stance["runs"] else [],
             "topics": topic_records, "thumbnails": {}, "created": time.strftime("%Y-%m-%d %H:%M")}
     data["thumbnails"] = _thumbnails(documents, topic_records)
@@ -90,12 +90,12 @@ def _effectiveness(tables, qrels, kinds, measures, base, test, correction, resam
         return empty
     measures = list(measures) if measures else leaderboard_measures(kinds.values())
     scores = score_runs(tables, dict(qrels), measures)
-    pooled_cache: dict = {}
+    cache: dict = {}  # shared by the calls: pooled measures' parts and each pair's p
     tables_by_baseline = {}
     for name in [base, *[n for n in tables if n != base]]:
         tables_by_baseline[name] = experiment(tables, dict(qrels), measures, baseline=name, scores=scores,
                                               test=test, correction=correction, resamples=resamples, seed=seed,
-                                              pooled=pooled_cache, intervals=name == base)
+                                              cache=cache, intervals=name == base)
     table = tables_by_baseline[base]
     labelled = list(table["measure"].unique())
     cells = {name: {} for name in tables}
@@ -147,11 +147,9 @@ def _rankings(head: pd.DataFrame) -> dict[str, list[str]]:
     return {qid: group["docid"].tolist() for qid, group in head.groupby("qid", sort=False)}
 
 
-def _topics(loaded, heads, top, judgments, topics, documents, per_topic, measures, agreed, stance) -> list[dict]:
+def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agreed, stance) -> list[dict]:
     names = list(loaded.runs)
-    image = loaded.format is RunFormat.IMAGE
-    keys = ["qid", "column2"] if image else ["qid"]
-    shown = {name: head[head.groupby(keys, sort=False).cumcount() < top] for name, head in heads.items()}
+    shown = {name: table.head(top) for name, table in loaded.runs.items()}
     hits_by_topic: dict[str, dict[str, list]] = {}
     for name, frame in shown.items():
         for qid, docid, rank, score, column2 in zip(frame["qid"].tolist(), frame["docid"].tolist(),
@@ -159,7 +157,7 @@ def _topics(loaded, heads, top, judgments, topics, documents, per_topic, measure
                                                     frame["column2"].tolist()):
             hits_by_topic.setdefault(qid, {}).setdefault(name, []).append([docid, rank, round(score, 6), column2])
     ranks = _ranks_of_shown(loaded.runs, shown)
-    pair_keys = {pair: _pair_key(names, *pair) for pair in agreed.per_topic}
+    pair_keys = {pair: pair_key(names, *pair) for pair in agreed.per_topic}
     records = []
     for qid in sorted(hits_by_topic, key=natural_key):
         topic = topics.get(qid)
@@ -213,11 +211,6 @@ def _thumbnails(documents, topic_records) -> dict[str, str]:
         return {}
     shown = {docid for t in topic_records for docid in t["docs"]}
     return {d: doc.thumbnail for d in sorted(shown) if (doc := documents.get(d)) is not None and doc.thumbnail}
-
-
-def _pair_key(names: Sequence[str], first: str, second: str) -> str:
-    i, j = sorted((names.index(first), names.index(second)))
-    return f"{i}|{j}"
 
 
 def _label(judged: Mapping, docid: str):

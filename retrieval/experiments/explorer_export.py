@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 
+from touche.retrieval.evaluation.agreement import pair_key
 from touche.retrieval.experiments.report import format_number, format_p, format_signed
 
 TEST_NAMES = {"randomization": "paired randomization test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}
@@ -35,15 +36,18 @@ def _columns(data: dict) -> list[tuple[str, str]]:
     return [("agreement", m) for m in data["agreement_measures"]]
 
 
+def agreement_of(data: dict, run: str, baseline: str, measure: str, topic: dict | None = None) -> float | None:
+    """A run's agreement with the baseline on one measure: its mean, or on one topic."""
+    if run == baseline:
+        return None
+    values = (topic["agreement"] if topic is not None else data["agreement"]).get(pair_key(data["runs"], run, baseline))
+    return values[data["agreement_measures"].index(measure)] if values else None
+
+
 def _value(data: dict, kind: str, name: str, run: str, baseline: str) -> float | None:
     if kind == "measure":
         return (data["cells"].get(run, {}).get(name) or {}).get("mean")
-    if run == baseline:
-        return None
-    runs = data["runs"]
-    i, j = sorted((runs.index(run), runs.index(baseline)))
-    means = data["agreement"].get(f"{i}|{j}")
-    return means[data["agreement_measures"].index(name)] if means else None
+    return agreement_of(data, run, baseline, name)
 
 
 def _test(data: dict, name: str, run: str, baseline: str) -> dict | None:
@@ -66,27 +70,39 @@ def _caption(data: dict, baseline: str) -> str:
             "runs tested); Δ and p against the baseline.")
 
 
+def _rows(data: dict, baseline: str) -> list[tuple[str, list[tuple[float, bool, dict | None] | None]]]:
+    """Per run: each column's (value, best in its column, test against the baseline), or None."""
+    columns = _columns(data)
+    best = [_best(data, kind, name, baseline) for kind, name in columns]
+    rows = []
+    for run in data["runs"]:
+        cells = []
+        for (kind, name), top in zip(columns, best):
+            value = _value(data, kind, name, run, baseline)
+            cells.append(None if value is None else
+                         (value, value == top, _test(data, name, run, baseline) if kind == "measure" else None))
+        rows.append((run, cells))
+    return rows
+
+
 def overview_markdown(data: dict, baseline: str) -> str:
     columns = _columns(data)
     lines = ["| run | " + " | ".join(name for _, name in columns) + " |",
              "|---|" + "|".join("---:" for _ in columns) + "|"]
-    for run in data["runs"]:
-        cells = []
-        for kind, name in columns:
-            value = _value(data, kind, name, run, baseline)
-            if value is None:
-                cells.append("–")
+    for run, cells in _rows(data, baseline):
+        shown = []
+        for cell in cells:
+            if cell is None:
+                shown.append("–")
                 continue
-            text = format_number(value)
-            if value == _best(data, kind, name, baseline):
-                text = f"**{text}**"
-            test = _test(data, name, run, baseline) if kind == "measure" else None
+            value, best, test = cell
+            text = f"**{format_number(value)}**" if best else format_number(value)
             if test and test["delta"] is not None:
                 text += f" ({format_signed(test['delta'])}, p {format_p(test['p_corrected'])})"
                 text += "†" if test["significant"] else ""
-            cells.append(text)
+            shown.append(text)
         label = f"{run} (baseline)" if run == baseline else run
-        lines.append(f"| {_markdown_escape(label)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {_markdown_escape(label)} | " + " | ".join(shown) + " |")
     return "\n".join(lines) + "\n\n" + _caption(data, baseline) + "\n"
 
 
@@ -96,22 +112,17 @@ def overview_latex(data: dict, baseline: str) -> str:
              f"  \\caption{{{_latex_escape(_caption(data, baseline))}}}",
              "  \\begin{tabular}{l" + "r" * len(columns) + "}", "    \\toprule",
              "    Run & " + " & ".join(_latex_escape(name) for _, name in columns) + " \\\\", "    \\midrule"]
-    for run in data["runs"]:
-        cells = []
-        for kind, name in columns:
-            value = _value(data, kind, name, run, baseline)
-            if value is None:
-                cells.append("--")
+    for run, cells in _rows(data, baseline):
+        shown = []
+        for cell in cells:
+            if cell is None:
+                shown.append("--")
                 continue
-            text = format_number(value)
-            if value == _best(data, kind, name, baseline):
-                text = f"\\textbf{{{text}}}"
-            test = _test(data, name, run, baseline) if kind == "measure" else None
-            if test and test["significant"]:
-                text += "$^{\\dagger}$"
-            cells.append(text)
+            value, best, test = cell
+            text = f"\\textbf{{{format_number(value)}}}" if best else format_number(value)
+            shown.append(text + ("$^{\\dagger}$" if test and test["significant"] else ""))
         label = _latex_escape(run) + (" (baseline)" if run == baseline else "")
-        lines.append(f"    {label} & " + " & ".join(cells) + " \\\\")
+        lines.append(f"    {label} & " + " & ".join(shown) + " \\\\")
     lines += ["    \\bottomrule", "  \\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"
 

@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
-from touche.retrieval.experiments.explorer_export import CORRECTION_NAMES, TEST_NAMES
+from touche.retrieval.experiments.explorer_export import CORRECTION_NAMES, TEST_NAMES, agreement_of
 from touche.retrieval.experiments.report import format_number, format_p, format_signed
 from touche.retrieval.formats.runfile import natural_key
 
@@ -49,12 +49,7 @@ def _css(value: float) -> str:
 
 
 def _agreement(data: dict, run: str) -> list[str]:
-    runs, base = data["runs"], data["baseline"]
-    if run == base:
-        return ["–"] * len(data["agreement_measures"])
-    i, j = sorted((runs.index(run), runs.index(base)))
-    means = data["agreement"].get(f"{i}|{j}") or [None] * len(data["agreement_measures"])
-    return [format_number(v) for v in means]
+    return [format_number(agreement_of(data, run, data["baseline"], m)) for m in data["agreement_measures"]]
 
 
 def overview(data: dict) -> list[dict]:
@@ -101,16 +96,13 @@ def delta_chart(data: dict, name: str) -> dict:
     the baseline, lowest first), sorted; each opens its topic."""
     main, base = data["main"], data["baseline"]
     values = []
-    runs = data["runs"]
     for topic in data["topics"]:
         if data["measures"]:
             a, b = topic["values"][base].get(main), topic["values"][name].get(main)
             if a is not None and b is not None:
                 values.append((b - a, topic["id"]))
         else:
-            i, j = sorted((runs.index(name), runs.index(base)))
-            found = topic["agreement"].get(f"{i}|{j}")
-            value = found[data["agreement_measures"].index(main)] if found else None
+            value = agreement_of(data, name, base, main, topic)
             if value is not None:
                 values.append((value, topic["id"]))
     values.sort(key=lambda d: (d[0], natural_key(d[1])))
@@ -142,20 +134,9 @@ def topic_rows(data: dict) -> list[dict]:
     if data["measures"]:
         return [{"id": t["id"], "title": t["title"],
                  "cells": [format_number(t["values"][n].get(data["main"])) for n in data["runs"]]} for t in data["topics"]]
-    runs, base = data["runs"], data["baseline"]
-    column = data["agreement_measures"].index(data["main"])
-    rows = []
-    for t in data["topics"]:
-        cells = []
-        for n in runs:
-            if n == base:
-                cells.append("–")
-                continue
-            i, j = sorted((runs.index(n), runs.index(base)))
-            found = t["agreement"].get(f"{i}|{j}")
-            cells.append(format_number(found[column] if found else None))
-        rows.append({"id": t["id"], "title": t["title"], "cells": cells})
-    return rows
+    return [{"id": t["id"], "title": t["title"],
+             "cells": [format_number(agreement_of(data, n, data["baseline"], data["main"], t)) for n in data["runs"]]}
+            for t in data["topics"]]
 
 
 def thumbnail_rules(thumbnails: dict[str, str]) -> Markup:

@@ -279,6 +279,3 @@ def _sorted_order(groups: Sequence[np.ndarray], ranks: np.ndarray, scores: np.nd
     keys = ([-scores] if scores is not None else []) + [ranks] + list(reversed(groups))
     return np.lexsort(keys)
 
-
-def tables_of(rows: Sequence[RunRow] | RunTable, fmt: RunFormat = RunFormat.Q0) -> RunTable:
-    return rows if isinstance(rows, RunTable) else RunTable.from_rows(rows, fmt)
