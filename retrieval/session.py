@@ -15,7 +15,8 @@ from pathlib import Path
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.formats.runwriter import write_run
-from touche.retrieval.formats.topics import Topic, read_topics
+from touche.retrieval.formats.gate import load_topics
+from touche.retrieval.formats.topics import Topic
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.stages import StageContext
@@ -50,7 +51,7 @@ class Session:
 
     def __post_init__(self):
         self.topics_path = resolve_topics(self.topics_path)
-        self.topics = read_topics(self.topics_path)
+        self.topics = load_topics(self.topics_path)
 
     def corpus(self, loaded: LoadedVariant) -> Path:
         """The variant's corpus, resolved once: its own ``corpus.path`` (relative to its file) or

@@ -398,7 +398,8 @@ run_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_no
 @given(lines=st.lists(run_lines, max_size=8), fmt=st.sampled_from([None, "q0", "pairs", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes), topics=st.one_of(st.none(), st.lists(texts, max_size=3)))
 def test_run_reader_and_validator(lines, fmt, tail, topics):
-    from touche.retrieval.formats.runfile import check_run, detect_format, read_run, validate_run
+    from touche.retrieval.formats.runfile import check_run, detect_format, validate_run
+    from touche.retrieval.formats.gate import read_run
 
     with workdir() as tmp:
         path = tmp / "run.txt"

@@ -79,12 +79,12 @@ def test_an_image_shown_many_times_is_encoded_once(sheet, tmp_path):
     """A 50-image run once embedded 1,000 thumbnails (7.7 MB): each image is encoded once."""
     root, _ = sheet
     run = tmp_path / "run.txt"
-    run.write_text("".join(f"{topic} {stance} I{n + 1:016x} {n + 1} {1 - n / 10:.2f} t\n"
+    run.write_text("".join(f"{topic} {stance} I{n + (1 if stance == 'PRO' else 11):016x} {n + 1} {1 - n / 10:.2f} t\n"
                            for topic in ("1", "2", "3") for stance in ("PRO", "CON") for n in range(10)))
     text = write_contact_sheet(run, root, tmp_path / "sheet.html").read_text()
     assert text.count('<div class="card ') == 60
-    assert text.count("data:image/jpeg;base64,") == 10
-    assert text.count('class="thumb t-I0000000000000001"') == 6
+    assert text.count("data:image/jpeg;base64,") == 20
+    assert text.count('class="thumb t-I0000000000000001"') == 3
 
 
 def test_sheet_errors_and_topic_filter(sheet, tmp_path):
@@ -98,7 +98,7 @@ def test_sheet_errors_and_topic_filter(sheet, tmp_path):
         write_contact_sheet(bad, root, tmp_path / "y.html")
     # an image the collection lacks gets a card saying so instead of failing the sheet
     missing = tmp_path / "missing.txt"
-    missing.write_text("1 PRO Iffffffffffffffff 1 1.0 t\n")
+    missing.write_text((root / "run.txt").read_text().replace("I0000000000000001", "Iffffffffffffffff"))
     assert "not in the collection" in write_contact_sheet(missing, root, tmp_path / "z.html").read_text()
     assert thumbnail_data_uri(root / "topics.xml") is None
 

@@ -24,7 +24,8 @@ from touche.retrieval.formats.qrels import (
     read_qrels,
     read_stance_qrels,
 )
-from touche.retrieval.formats.runfile import RunRow, read_run
+from touche.retrieval.formats.runfile import RunRow
+from touche.retrieval.formats.gate import read_run
 from shared import has_shared, parse_leaderboard, require_shared, shared_dir
 from touche.errors import InputError, ToucheError
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from touche.retrieval.formats.qrels import QrelsKind
-from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.formats.gate import read_run
 from test_pipeline import cli
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,8 @@ from touche.indexing import images as reader
 from touche.indexing import ocr
 from touche.retrieval.tasks.image import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
                               stance_score, topic_rows)
-from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.topics import Topic
 from touche.errors import InputError, ToucheError
 from touche.specs.image import ImageSpec, StanceSpec

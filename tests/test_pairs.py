@@ -16,7 +16,8 @@ from touche.indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, 
                                 read_sentence_csv, split_argument, text_key, write_sentence_csv)
 from touche.retrieval.tasks.task1_pairs import PairBuilder
 from touche.retrieval.tasks.pairs_text import argument_stance, argumentativeness, polarity, topic_polarity, words
-from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.gate import read_run
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, InputError
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec

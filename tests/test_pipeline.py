@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.gate import read_run
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "configs" / "task1" / "suite.yaml"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from test_pipeline import REPO, SUITE, cli
-from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.topics import read_topics
 
 
@@ -134,7 +134,8 @@ def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
 def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_path):
     """A BOM once made the first row's topic '\\ufeff1': validate said valid, nDCG 0.869 not 1.000."""
     from touche.retrieval.evaluation.measures import evaluate
-    from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+    from touche.retrieval.formats.runfile import RunFormat, validate_run
+    from touche.retrieval.formats.gate import read_run
 
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_bytes("\ufeff1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n".encode("utf-8"))
@@ -237,7 +238,7 @@ def test_the_contact_sheet_refuses_image_ids_that_leave_the_collection(tmp_path)
     lines[0] = "1 PRO ../../../etc 1 10 t"
     run.write_text("\n".join(lines) + "\n")
     code, text = cli("contact-sheet", str(run), str(REPO / "demo" / "images"), str(tmp_path / "sheet.html"))
-    assert code == 2 and "image id '../../../etc' is not a name of the collection's image folders" in text
+    assert code == 2 and "image id '../../../etc' is not 'I' followed by 16 hex digits" in text
     assert not (tmp_path / "sheet.html").exists()
 
 

@@ -18,9 +18,9 @@ from touche.retrieval.formats.runfile import (
     check_run,
     detect_format,
     natural_key,
-    read_run,
     validate_run,
 )
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runwriter import write_run
 from shared import require_shared
 from touche.errors import InputError
@@ -194,14 +194,14 @@ def test_invalid_output_is_never_renamed_into_place(tmp_path: Path) -> None:
 
 def test_reader_tolerates_tabs_quoted_tags_and_blank_lines(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
-    path.write_text('1\tQ0\td1\t1\t2.5\ttag\n\n1 Q0  d2 2 1e-3 "my tag"\r\n')
-    assert read_run(path) == [RunRow("1", "Q0", "d1", 1, 2.5, "tag"), RunRow("1", "Q0", "d2", 2, 0.001, "my tag")]
+    path.write_text('1\tQ0\td1\t1\t2.5\t"my tag"\n\n1 Q0  d2 2 1e-3 "my tag"\r\n')
+    assert read_run(path) == [RunRow("1", "Q0", "d1", 1, 2.5, "my tag"), RunRow("1", "Q0", "d2", 2, 0.001, "my tag")]
 
 
 @pytest.mark.parametrize(
     "text, fmt, message",
     [
-        ("1 Q0 d1 1 2.5\n", None, "expected 6 columns `qid column2 docid rank score tag`, found 5"),
+        ("1 Q0 d1 1 2.5\n", None, "expected 6 columns `qid Q0 docid rank score tag`, found 5"),
         ("1 Q0 d1 one 2.5 t\n", None, "rank 'one' is not an integer"),
         ("1 Q0 d1 1.0 2.5 t\n", None, "rank '1.0' is not an integer"),
         ("1 Q0 d1 1 high t\n", None, "score 'high' is not a finite number"),

@@ -11,7 +11,8 @@ from test_runfile import CASES, q0_lines, stance_lines
 from touche.errors import InputError
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
 from touche.retrieval.formats.runfile import RunFormat, validate_run, validated_run
-from touche.retrieval.formats.runtable import FAST_FORMATS, RowNeed, RunTable, _fast_frame, read_run_table
+from touche.retrieval.formats.gate import load_run
+from touche.retrieval.formats.runtable import FAST_FORMATS, RowNeed, RunTable, fast_table
 
 ERROR_CASES = [c for c in CASES if c[4][1] == "error" and c[1] in FAST_FORMATS and c[3] is None]
 # Errors the validator finds only with a line the one-space splitter reads otherwise.
@@ -38,19 +39,19 @@ def test_fast_reader_never_accepts_a_run_the_validator_refuses(tmp_path: Path, f
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
     assert any(p.is_error for p in validate_run(path, fmt))
-    assert _fast_frame(path, fmt) is None
+    assert fast_table(path.read_bytes(), fmt) is None
     with pytest.raises(InputError, match="not a valid"):
-        read_run_table(path, fmt)
+        load_run(path, fmt)
 
 
 @pytest.mark.parametrize("text", SPLITTER_CASES.values(), ids=SPLITTER_CASES.keys())
 def test_fast_reader_leaves_lines_it_cannot_split_as_the_validator_does_to_it(tmp_path: Path, text: str) -> None:
     path = tmp_path / "run.txt"
     path.write_text(text, encoding="utf-8", newline="")
-    assert _fast_frame(path, RunFormat.Q0) is None
+    assert fast_table(path.read_bytes(), RunFormat.Q0) is None
     problems, rows = validated_run(path, RunFormat.Q0)
     if not any(p.is_error for p in problems):  # a tab between fields is legal: the validator's rows
-        assert read_run_table(path, RunFormat.Q0).records() == rows
+        assert load_run(path, RunFormat.Q0).records() == rows
 
 
 @pytest.mark.parametrize("fmt, text", [
@@ -61,12 +62,12 @@ def test_fast_reader_leaves_lines_it_cannot_split_as_the_validator_does_to_it(tm
 def test_fast_reader_reads_clean_runs_as_the_validator_does(tmp_path: Path, fmt: RunFormat, text: str) -> None:
     path = tmp_path / "run.txt"
     path.write_bytes(text.encode("utf-8"))
-    assert _fast_frame(path, fmt) is not None, "a clean run went to the slow path"
+    assert fast_table(path.read_bytes(), fmt) is not None, "a clean run went to the slow path"
     problems, rows = validated_run(path, fmt)
     assert not any(p.is_error for p in problems)
     expected = [r.__class__(str(int(r.qid)) if r.qid.isdecimal() else r.qid, *(getattr(r, f) for f in
                 ("column2", "docid", "rank", "score", "tag"))) for r in rows]
-    assert read_run_table(path, fmt).records() == expected  # canonical topic ids: 007 is 7
+    assert load_run(path, fmt).records() == expected  # canonical topic ids: 007 is 7
 
 
 def test_row_needs_select_what_each_measure_reads(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_row_needs_select_what_each_measure_reads(tmp_path: Path) -> None:
     # topic 1: ranks 1..8, scores tied at the 2nd and 3rd place; topic 2 ranks from 0
     path.write_text("1 Q0 a 1 9 t\n1 Q0 b 2 8 t\n1 Q0 c 3 8 t\n1 Q0 d 4 7 t\n1 Q0 e 5 6 t\n"
                     "2 Q0 a 0 5 t\n2 Q0 f 1 4 t\n2 Q0 g 2 3 t\n")
-    table = read_run_table(path, RunFormat.Q0)
+    table = load_run(path, RunFormat.Q0)
     docids = lambda need, judged=None: [(r.qid, r.docid) for r in table.select(need, judged)]  # noqa: E731
     assert docids(RowNeed(rank_depth=1)) == [("1", "a"), ("2", "a"), ("2", "f")]
     assert docids(RowNeed(score_depth=2)) == [("1", "a"), ("1", "b"), ("1", "c"), ("2", "a"), ("2", "f")]
@@ -95,7 +96,7 @@ def test_scores_from_selected_rows_equal_scores_from_every_row() -> None:
     runs = sorted((shared / "runs" / "task2-2022").glob("*.txt"))
     assert len(runs) == 16
     for path in runs:
-        table = read_run_table(path, RunFormat.STANCE)
+        table = load_run(path, RunFormat.STANCE)
         rows = table.records()
         assert evaluate_rows(table, qrels) == evaluate_rows(rows, qrels), path.name
         assert evaluate_rows_per_topic(table, qrels) == evaluate_rows_per_topic(rows, qrels), path.name
@@ -111,7 +112,7 @@ def test_judged_only_measures_read_every_row(tmp_path: Path):
     path, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     path.write_text("".join(f"1 Q0 d{i} {i} {100 - i} t\n" for i in range(1, 11)))
     qrels.write_text("1 0 d8 2\n1 0 d9 1\n1 0 d1 0\n")
-    table = read_run_table(path, RunFormat.Q0)
+    table = load_run(path, RunFormat.Q0)
     measures = ["trec.nDCG(judged_only=True)@5", "trec.P(judged_only=True)@2"]
     assert evaluate_rows(table, qrels, measures) == evaluate_rows(table.records(), qrels, measures)
     assert evaluate_rows(table, qrels, measures)["trec.P(judged_only=True)@2"] == 0.5
@@ -123,6 +124,6 @@ def test_image_runs_rank_pro_before_con_whatever_the_files_order(tmp_path: Path)
     pro_first, con_first = tmp_path / "a.txt", tmp_path / "b.txt"
     pro_first.write_text("".join(line + "\n" for line in lines))
     con_first.write_text("".join(line + "\n" for line in lines[10:] + lines[:10]))
-    heads = [read_run_table(p, RunFormat.IMAGE).head(10) for p in (pro_first, con_first)]
+    heads = [load_run(p, RunFormat.IMAGE).head(10) for p in (pro_first, con_first)]
     assert heads[0]["column2"].tolist() == heads[1]["column2"].tolist() == ["PRO"] * 10 + ["CON"] * 10
     assert heads[0]["docid"].tolist() == heads[1]["docid"].tolist()

@@ -15,7 +15,8 @@ from PIL import Image
 import touche.retrieval.experiments.sweep.runners as runners
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Pick
-from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.experiments.sweep import (
     RESULTS_FILE,
     Record,

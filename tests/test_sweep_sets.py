@@ -17,7 +17,7 @@ import yaml
 from touche.errors import ConfigError
 from touche.retrieval.experiments.robust import (SetScores, agreement, choose_robustly, coverage, criterion_values,
                                                  effects, leave_one_set_out)
-from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.formats.gate import read_run
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

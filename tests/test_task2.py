@@ -260,7 +260,8 @@ def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
     ("task2-stance", "stance", {"FIRST", "SECOND", "NEUTRAL", "NO"}),
 ])
 def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, index_root, task, fmt, labels, capsys):
-    from touche.retrieval.formats.runfile import RunFormat, read_run, validate_run
+    from touche.retrieval.formats.runfile import RunFormat, validate_run
+    from touche.retrieval.formats.gate import read_run
     from touche.retrieval.suite import run_suite
 
     out = tmp_path / "out"

@@ -23,9 +23,11 @@ from touche.inputs import distinct_labels, resolve_corpus
 from touche.paths import CONFIGS, DEMO, default_index_root
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.experiment import per_topic_frame
-from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows, valid_rows
+from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
-from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow
+from touche.retrieval.formats.gate import frame_rows, load_run
+from touche.retrieval.formats.runfile import RunFormat, RunRow
+from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runwriter import ranked_rows, write_run
 from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
@@ -93,41 +95,6 @@ def frame_of_rows(rows: Sequence[RunRow], run_format: RunFormat | str | None = N
     return frame
 
 
-def _format_of(run: pd.DataFrame, stances: Sequence[Any]) -> RunFormat:
-    """The frame's run format: as search() recorded it, else guessed from its columns."""
-    if "run_format" in run.attrs:
-        return RunFormat.parse(run.attrs["run_format"])
-    labels = {s for s in stances if s is not None}
-    if any("," in str(d) for d in run["doc_id"]):
-        return RunFormat.PAIRS
-    if labels & set(COMPARATIVE_STANCES):
-        return RunFormat.STANCE
-    if labels and labels <= {"PRO", "CON"}:
-        return RunFormat.IMAGE
-    return RunFormat.Q0
-
-
-def _topic_id(value: Any) -> str:
-    """A frame's query_id as the run file writes it: 1.0 (pandas turns int columns with gaps into
-    floats) is topic 1, not "1.0"."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _rows(run: pd.DataFrame, run_format: RunFormat | str | None) -> tuple[list[tuple], RunFormat]:
-    missing = [c for c in ("query_id", "doc_id", "score") if c not in run.columns]
-    if missing:
-        raise ConfigError(f"a run frame needs the columns query_id, doc_id, score; missing: {', '.join(missing)}")
-    stances = list(run["stance"]) if "stance" in run.columns else [None] * len(run)
-    fmt = RunFormat.parse(run_format) if run_format is not None else _format_of(run, stances)
-    grouped: dict[str, list[tuple]] = {}
-    for qid, docid, score, stance in zip(run["query_id"], run["doc_id"], run["score"], stances):
-        entry = (str(docid), float(score)) if stance is None else (str(docid), float(score), str(stance))
-        grouped.setdefault(_topic_id(qid), []).append(entry)
-    return grouped, fmt
-
-
 def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | str | None = None, *,
              depth: int = 5, run_format: RunFormat | str | None = None,
              per_topic: bool = False) -> dict[str, float] | pd.DataFrame:
@@ -141,7 +108,7 @@ def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[s
     if not per_topic:
         if not isinstance(run, pd.DataFrame):
             return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format)
-        return evaluate_rows(_ranked(run, run_format), qrels, measures, depth=depth)
+        return evaluate_rows(load_run(run, run_format), qrels, measures, depth=depth)
     (name, rows), = _named_runs([run], run_format).items()
     return per_topic_frame({name: rows}, qrels, measures, depth=depth)
 
@@ -164,8 +131,8 @@ def experiment(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFra
     return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, alpha=alpha, depth=depth)
 
 
-def _named_runs(runs, run_format) -> dict[str, list[RunRow]]:
-    """Run frames and files as validated rows, each under a distinct name."""
+def _named_runs(runs, run_format) -> dict[str, RunTable]:
+    """Run frames and files through the input gate, each under a distinct name."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     else:
@@ -177,24 +144,16 @@ def _named_runs(runs, run_format) -> dict[str, list[RunRow]]:
             name = run.attrs.get("name", f"run{number}" if len(runs) > 1 else "run") \
                 if isinstance(run, pd.DataFrame) else next(labels)
             items.append((str(name), run))
-    out: dict[str, list[RunRow]] = {}
+    out: dict[str, RunTable] = {}
     for name, run in items:
         if name in out:
             raise ConfigError(f"two runs are named {name!r}: name them apart (a mapping, or frame.attrs['name'])")
-        if isinstance(run, pd.DataFrame):
-            out[name] = _ranked(run, run_format)
-        else:
-            out[name] = valid_rows(run, run_format)
+        out[name] = load_run(run, run_format, name=name)
     return out
-
-
-def _ranked(run: pd.DataFrame, run_format: RunFormat | str | None) -> list[RunRow]:
-    grouped, fmt = _rows(run, run_format)
-    return ranked_rows(grouped, fmt)
 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:
     """A run frame as a valid run file (written whole or not at all, validated)."""
-    grouped, fmt = _rows(run, run_format)
-    write_run(path, grouped, fmt, tag)  # raises on an invalid run; the file stays as it was
+    rows, fmt = frame_rows(run, run_format, tag=tag)
+    write_run(path, rows, fmt, tag)  # raises on an invalid run; the file stays as it was
     return Path(path)

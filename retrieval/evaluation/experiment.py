@@ -27,13 +27,12 @@ import numpy as np
 import pandas as pd
 
 from touche.retrieval.evaluation import pooled as pooled_measures
-from touche.retrieval.evaluation.measures import (QrelsArg, Rows, canonical_topics, evaluate_rows_per_topic,
-                                                  pooled_parts, score_rows)
+from touche.retrieval.evaluation.measures import (QrelsArg, Rows, as_table, evaluate_rows_per_topic, pooled_parts,
+                                                  score_rows)
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
                                                       SIGNIFICANCE_TESTS, TIE_TOLERANCE, bootstrap_interval,
                                                       check_test, corrected)
-from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
 
@@ -48,7 +47,7 @@ def per_topic_frame(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measu
     layout of ir_measures' ``iter_calc`` with a run column), topics in natural order."""
     records = []
     for name, rows in runs.items():
-        for measure, values in evaluate_rows_per_topic(list(rows), qrels, measures, depth=depth).items():
+        for measure, values in evaluate_rows_per_topic(as_table(rows), qrels, measures, depth=depth).items():
             for qid in sorted(values, key=natural_key):
                 records.append((name, qid, measure, float(values[qid])))
     return pd.DataFrame.from_records(records, columns=PER_TOPIC_COLUMNS)
@@ -62,8 +61,7 @@ def score_runs(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     """({run: {measure: mean}}, {run: {measure: {topic: value}}}): every run scored once."""
     means, per_topic = {}, {}
     for name, rows in runs.items():
-        means[name], per_topic[name] = score_rows(rows if isinstance(rows, RunTable) else list(rows), qrels, measures,
-                                                  depth=depth)
+        means[name], per_topic[name] = score_rows(as_table(rows), qrels, measures, depth=depth)
     return means, per_topic
 
 
@@ -92,7 +90,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
         raise ToucheError(f"alpha must lie between 0 and 1, got {alpha}")
     check_test(test)
     base = _baseline_name(names, baseline)
-    rows = {name: r if isinstance(r, RunTable) else canonical_topics(list(r)) for name, r in runs.items()}
+    rows = {name: as_table(r) for name, r in runs.items()}
     means, per_topic = scores if scores is not None else score_runs(rows, qrels, measures, depth=depth)
     measure_names = list(dict.fromkeys(m for name in names for m in means[name]))
     out = []

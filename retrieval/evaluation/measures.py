@@ -26,7 +26,6 @@ like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled 
 """
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -35,14 +34,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Union
 
+import pandas as pd
+
 from touche.retrieval.evaluation.registry import (Measure, check_trec_name, defaults_for, known_measures,
                                                   parse_measure, per_family)
 from touche.retrieval.evaluation.scorers import (DEFAULT_TREC_MEASURES, ImagePrecision, NdcgResult, StanceF1,
                                                  f1_per_label, image_precision, stance_f1, stance_macro_f1,
                                                  touche_ndcg, trec_measures, trec_per_topic)
-from touche.retrieval.formats.qrels import Qrels, read_qrels
-from touche.retrieval.formats.runfile import RunFormat, RunRow, canonical_topic, natural_key
-from touche.retrieval.formats.runtable import RunTable, read_run_table
+from touche.retrieval.formats.gate import is_frame, load_qrels, load_run
+from touche.retrieval.formats.qrels import Qrels
+from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
+from touche.retrieval.formats.runtable import RunTable
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -68,7 +70,8 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-QrelsArg = Union[PathLike, Sequence[PathLike], Mapping[str, PathLike]]
+QrelsSource = Union[PathLike, "pd.DataFrame", Qrels]  # what gate.load_qrels reads
+QrelsArg = Union[QrelsSource, Sequence[QrelsSource], Mapping[str, QrelsSource]]
 
 
 # ------------------------------------------------------------------------- convenience
@@ -95,7 +98,7 @@ def _first_columns(path: Path) -> int | None:
 
 def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
     """RUN and QRELS given the wrong way round: say so, instead of a column-count error."""
-    qrels_paths = [path for _, path in named_qrels(qrels)]
+    qrels_paths = [path for _, path in named_qrels(qrels) if isinstance(path, Path)]
     if _first_columns(Path(run_path)) == 4 and any(_first_columns(q) == 6 for q in qrels_paths):
         raise InputError("this looks like a qrels file (4 columns) and the qrels like a run (6 columns): "
                          "give the run first, then the qrels (touche evaluate RUN QRELS)", path=run_path)
@@ -104,19 +107,23 @@ def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
 _CUTOFF = re.compile(r"@([^@,()]*)$")
 
 
+MAX_CUTOFF = 100_000  # far past any run (Touché's hold at most 1,000 rows a topic), within a C int
+
+
 def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
-    """Every cut-off (``@k``) a positive whole number, before any scorer sees it: pytrec_eval
-    aborts the whole process (SIGABRT, no message) on ``@0``, and Judged@0 divides by zero."""
+    """Every cut-off (``@k``) a whole number from 1 to ``MAX_CUTOFF``, before any scorer sees it:
+    pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0 divides by
+    zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long (tracebacks)."""
     for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
         text = value if name == "--depth" else (_CUTOFF.search(value).group(1) if _CUTOFF.search(value) else None)
         if text is None:
             continue
-        try:
-            ok = int(text) >= 1
-        except ValueError:
-            ok = False
-        if not ok:
+        digits = text.strip()
+        if not (digits.isascii() and digits.isdigit()) or not digits.strip("0"):
             raise ToucheError(f"the cut-off of {name} must be a positive whole number (k ≥ 1), got {text!r}")
+        if len(digits.lstrip("0")) > 6 or int(digits) > MAX_CUTOFF:
+            raise ToucheError(f"the cut-off of {name} is {text}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 "
+                              "rows a topic)")
 
 
 def _means(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
@@ -141,25 +148,31 @@ def pooled_parts(rows: Rows, qrels: QrelsArg, label: str):
     path = dict(named_qrels(qrels)).get(name or None)
     if path is None:
         return None
-    read = cached_qrels(path)
-    judged = Qrels(read.kind, {canonical_topic(q): v for q, v in read.judgments.items()}, read.path)  # type: ignore[arg-type]
-    source = rows if isinstance(rows, RunTable) else canonical_topics(list(rows))
-    return measure.family.pooled(measure, _family_rows(source, measure.family, [measure], judged), judged.judgments)
+    judged = load_qrels(path)
+    return measure.family.pooled(measure, _family_rows(as_table(rows), measure.family, [measure], judged),
+                                 judged.judgments)
 
 
-def _family_rows(rows: Rows, family, batch: Sequence[Measure], qrels: Qrels) -> Rows:
-    """From a table, the rows the family looks at (as a smaller table, for a family that reads columns)."""
-    if not isinstance(rows, RunTable):
-        return rows
+def _family_rows(rows: RunTable, family, batch: Sequence[Measure], qrels: Qrels) -> Rows:
+    """The rows the family looks at (as a smaller table, for a family that reads columns): the
+    same rows whichever other measures are asked for."""
     need = family.rows_needed(batch)
     return rows.subset(need, qrels.judgments) if family.reads_tables else rows.select(need, qrels.judgments)
 
 
-def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
-    if isinstance(qrels, (str, os.PathLike)):
-        return [(None, Path(qrels))]
+def _source(value: QrelsSource) -> Path | pd.DataFrame | Qrels:
+    return value if is_frame(value) or isinstance(value, Qrels) else Path(value)
+
+
+def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path | pd.DataFrame | Qrels]]:
+    """(name, source) of each qrels input: a file, a frame (ir_measures' or PyTerrier's layout)
+    or ``Qrels``; named as given in a mapping, else by the file stem's last word."""
+    if isinstance(qrels, (str, os.PathLike, Qrels)) or is_frame(qrels):
+        return [(None, _source(qrels))]
     if isinstance(qrels, Mapping):
-        return [(str(name), Path(path)) for name, path in qrels.items()]
+        return [(str(name), _source(path)) for name, path in qrels.items()]
+    if any(is_frame(q) or isinstance(q, Qrels) for q in qrels):
+        raise ToucheError("several qrels frames need names: give {name: frame}")
     paths = [Path(p) for p in qrels]
     # Short names from the file stem's last word (relevance, quality, stance); on clashes the full
     # stem, with folders prepended where stems clash too (x/qrels, y/qrels: two columns, not one).
@@ -167,12 +180,6 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path]]:
     if len(set(short)) != len(short):
         short = distinct_labels(paths, label=lambda p: p.stem, what="qrels file")
     return list(zip(short, paths))
-
-
-def valid_rows(run_path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> list[RunRow]:
-    """The rows of a run file that passes validation (read once); InputError naming the first
-    errors otherwise: an invalid run is never scored."""
-    return read_run_table(run_path, fmt).records()
 
 
 def evaluate(
@@ -201,10 +208,28 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1.
     """
     _refuse_swapped(run_path, qrels)
-    return evaluate_rows(read_run_table(run_path, fmt), qrels, measures, depth=depth)
+    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth)
 
 
 Rows = Union[Sequence[RunRow], RunTable]
+
+
+def as_table(rows: Rows) -> RunTable:
+    """Rows already in memory as a table: every measure reads a run one way (``_family_rows``)."""
+    if isinstance(rows, RunTable):
+        return rows
+    rows = list(rows)
+    return RunTable.from_rows(rows, _format_of_rows(rows))
+
+
+def _format_of_rows(rows: Sequence[RunRow]) -> RunFormat:
+    """The format rows without a file are of (what their ranking groups by: images per stance)."""
+    labels = {r.column2 for r in rows}
+    if any("," in r.docid for r in rows):
+        return RunFormat.PAIRS
+    if labels and labels <= {"PRO", "CON"}:
+        return RunFormat.IMAGE
+    return RunFormat.STANCE if labels - {"Q0"} else RunFormat.Q0
 
 
 def evaluate_rows(
@@ -259,21 +284,6 @@ def score_rows(
     return means, per_topic
 
 
-def cached_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """A qrels file, parsed once per version of it (several runs are scored against the same file,
-    and a page or sweep reads it for several purposes)."""
-    try:
-        stat = Path(path).stat()
-    except OSError:
-        return read_qrels(path)  # its located error
-    return _qrels_of(Path(path).resolve(), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=16)
-def _qrels_of(path: Path, mtime_ns: int, size: int) -> Qrels:
-    return read_qrels(path)
-
-
 def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
     """(label of a measure, rows, qrels, measures to compute) per qrels file: measure names
     parsed and checked, topic ids made comparable, the same plan for means and per-topic values.
@@ -285,33 +295,22 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
     check_cutoffs([m.name for m in parsed or ()], depth)
     for measure in parsed or ():
         check_trec_name(measure)
-    named = [(name, cached_qrels(path)) for name, path in named_qrels(qrels)]
+    named = [(name, load_qrels(path)) for name, path in named_qrels(qrels)]
     if parsed is not None:
         unknown = [m.label(m.qrels) for m in parsed if not any(m.applies_to(n, q.kind) for n, q in named)]
         if unknown:
             raise ToucheError(
                 f"measure(s) {', '.join(unknown)} do not apply to the given qrels "
                 f"({', '.join((f'{n}: ' if n else '') + q.kind.value for n, q in named)}); known: {known_measures()}")
-    table = rows if isinstance(rows, RunTable) else None
-    rows = None if table is not None else canonical_topics(list(rows))
+    table = as_table(rows)
     plan = []
     for name, judged in named:
-        judged = Qrels(judged.kind, {canonical_topic(q): v for q, v in judged.judgments.items()}, judged.path)  # type: ignore[arg-type]
-        _warn_unmatched_topics(table.topics() if table is not None else {r.qid for r in rows}, judged)
+        _warn_unmatched_topics(table.topics(), judged)
         wanted = [m for m in parsed if m.applies_to(name, judged.kind)] if parsed is not None \
             else [parse_measure(m) for m in defaults_for(judged.kind, depth)]
         wanted = list({m.name: m for m in wanted}.values())  # a measure asked for twice is computed once
-        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), table if table is not None else rows, judged,
-                     wanted))
+        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), table, judged, wanted))
     return plan
-
-
-def canonical_topics(rows: list[RunRow]) -> list[RunRow]:
-    renamed = {q: c for q in {r.qid for r in rows} if (c := canonical_topic(q)) != q}
-    if not renamed:
-        return rows
-    return [RunRow(renamed[r.qid], r.column2, r.docid, r.rank, r.score, r.tag) if r.qid in renamed else r
-            for r in rows]
 
 
 def _warn_unmatched_topics(run_topics: set[str], qrels: Qrels) -> None:

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from touche.retrieval.evaluation.measures import cached_qrels, check_cutoffs, evaluate_rows_per_topic
+from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
 from touche.retrieval.evaluation.registry import parse_measure
-from touche.retrieval.formats.runfile import read_run
+from touche.retrieval.formats.gate import load_qrels, load_run
 from touche.errors import ToucheError
 
 from touche.retrieval.evaluation.resampling import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,  # noqa: F401
@@ -37,11 +37,12 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
     if not parsed.has_per_topic:
         raise ToucheError(f"no per-topic values for measure {measure!r} (it is not a mean over topics): use a "
                           "measure such as touche.nDCG@k or trec.<measure>")
-    qrels = cached_qrels(qrels_path)
+    qrels = load_qrels(qrels_path)
     if qrels.kind is not parsed.qrels_kind:
         raise ToucheError(f"per-topic scores of {parsed.name} need {parsed.qrels_kind.value} qrels; this file holds "
                           f"{qrels.kind.value} judgments", path=qrels_path)
-    return evaluate_rows_per_topic(read_run(run_path), qrels_path, [parsed.name])[parsed.name]
+    # the one gate: a run evaluate refuses (a file concatenated with itself) is never compared
+    return evaluate_rows_per_topic(load_run(run_path), qrels_path, [parsed.name])[parsed.name]
 
 
 # ------------------------------------------------------------------ significance

@@ -28,8 +28,9 @@ from tqdm import tqdm
 from touche.indexing import ocr
 from touche.indexing.images import collection_root, image_dir, image_fields, read_image
 from touche.retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
-from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, natural_key, read_run
-from touche.retrieval.formats.topics import Topic, read_topics
+from touche.retrieval.formats.gate import load_topics, read_run
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, canonical_topic, natural_key
+from touche.retrieval.formats.topics import Topic
 from touche.errors import InputError
 from touche.atomic import write_text
 from touche.specs.image import ImageSpec
@@ -249,13 +250,10 @@ def _find_topics(collection_path: Path, topics_path: Path | None) -> dict[str, T
     candidates = [topics_path] if topics_path else [Path(collection_path) / "topics.xml"]
     for path in candidates:
         if path is not None and Path(path).is_file():
-            return {t.number: t for t in read_topics(path)}
+            return {canonical_topic(t.number): t for t in load_topics(path)}
     if topics_path:
         raise InputError("topics file not found", path=topics_path)
     return {}
-
-
-_SAFE_IMAGE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.PathLike, out_html: str | os.PathLike,
@@ -268,17 +266,15 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
     topic numbers. ``spec``: the variant's ``image:`` settings for the evidence shown.
     """
     run_path, out_html = Path(run_path), Path(out_html)
+    # the gate checks every id is 'I' + 16 hex digits: a folder name of the collection ('../x' would
+    # embed files from outside it)
     rows = read_run(run_path, RunFormat.IMAGE)
     if topics is not None:
-        wanted = {str(t) for t in topics}
+        wanted = {canonical_topic(str(t)) for t in topics}
         rows = [r for r in rows if r.qid in wanted]
     if not rows:
         raise InputError("no image rows to show" + (" for the requested topics" if topics is not None else ""),
                          path=run_path)
-    for row in rows:  # an id is a folder name of the collection: '../x' would embed files from outside it
-        if not _SAFE_IMAGE_ID.fullmatch(row.docid):
-            raise InputError(f"image id {row.docid!r} is not a name of the collection's image folders "
-                             "(letters, digits, '-', '_'); refused", path=run_path, where=f"topic {row.qid}")
     images = ImageRecords(Path(collection_path))
     text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
                                 spec or ImageSpec(), f"Contact sheet · {run_path.name}", progress)

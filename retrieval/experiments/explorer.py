@@ -38,17 +38,18 @@ from tqdm import tqdm
 
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE
-from touche.retrieval.evaluation.measures import cached_qrels, canonical_topic, named_qrels
+from touche.retrieval.evaluation.measures import named_qrels
 from touche.retrieval.evaluation.significance import check_correction, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer_data import explorer_data
 from touche.retrieval.experiments.explorer_page import render_explorer
 from touche.retrieval.formats.qrels import QrelsKind
-from touche.retrieval.formats.runfile import RunFormat, detect_format, natural_key
-from touche.retrieval.formats.runtable import RunTable, read_run_table
-from touche.retrieval.formats.topics import read_topics
+from touche.retrieval.formats.gate import load_qrels, load_run, load_topics
+from touche.retrieval.formats.runfile import RunFormat, canonical_topic, detect_format, natural_key
+from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.tasks import corpus_format_of
-from touche.atomic import check_not_an_input, check_writable, write_text
+from touche import guard
+from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -145,7 +146,7 @@ def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = 
             raise InputError(f"this run is a {fmt.name} run, {first[0]} a {first[1].name} run: runs of different "
                              "tasks cannot be compared on one page", path=path)
         formats[path] = fmt
-        runs[label] = read_run_table(path, fmt)
+        runs[label] = load_run(path, fmt)
     topic_sets = {label: table.topics() for label, table in runs.items()}
     kept = list(runs)
     first_label = kept[0]
@@ -168,16 +169,15 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, Ru
     kinds = {}
     topics = set().union(*(table.topics() for table in runs.values()))
     for name, path in qrels.items():
-        judged = cached_qrels(path)
+        judged = load_qrels(path)
         if fmt not in _KIND_FITS[judged.kind]:
             raise InputError(f"these are {judged.kind.value} qrels, which do not judge {fmt.name} runs (qrels of "
                              "another task?)", path=path)
-        if not {canonical_topic(q) for q in judged.topics()} & topics:
+        if not judged.topics() & topics:
             raise InputError(f"these qrels judge none of the runs' topics (qrels: {_sample(set(judged.topics()))}; "
                              f"runs: {_sample(topics)}): qrels of another year or task?", path=path)
-        judgments = {canonical_topic(q): docs for q, docs in judged.judgments.items()}
         for run, table in runs.items():
-            if not table.judged_mask(judgments).any():
+            if not table.judged_mask(judged.judgments).any():
                 raise InputError(f"these qrels judge none of the documents of run {run} (its ids: "
                                  f"{_sample(set(table.frame['docid'].head(5).tolist()))}): qrels of another task "
                                  "or collection?", path=path)
@@ -209,15 +209,16 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     unknown = sorted(set(exports) - {"markdown", "latex", "csv"})
     if unknown:
         raise ToucheError(f"unknown export {', '.join(unknown)}: markdown, latex or csv")
-    named = {str(n) if n else "relevance": Path(p) for n, p in named_qrels(qrels)} if qrels else {}
+    named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if qrels else {}
     for kind, path in exports.items():
         check_writable(path, f"{kind} export")
-    check_not_an_input(out, [*run_paths, *named.values(), topics], "explorer page")
-    for kind, path in exports.items():
-        check_not_an_input(path, [*run_paths, *named.values(), topics, out], f"{kind} export")
+    guard.check(guard.Files.of(
+        reads=[("run", p) for p in run_paths] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+        + [("topics", topics), ("corpus", corpus)],
+        writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
     loaded = load_runs(run_paths, names)
     kinds = check_qrels(named, loaded.format, loaded.runs)
-    topic_map = {canonical_topic(t.number): t for t in read_topics(topics)} if topics else {}
+    topic_map = {canonical_topic(t.number): t for t in load_topics(topics)} if topics else {}
     if documents is None and corpus is not None:
         fmt = corpus_format or corpus_format_of(loaded.format, Path(corpus))
         documents = read_documents(Path(corpus), fmt, shown_docids(loaded.runs, top), progress=progress,

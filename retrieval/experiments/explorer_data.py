@@ -25,7 +25,8 @@ import pandas as pd
 
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, agreement, pair_key
 from touche.retrieval.evaluation.experiment import experiment, score_runs
-from touche.retrieval.evaluation.measures import cached_qrels, canonical_topic, pooled_parts
+from touche.retrieval.evaluation.measures import pooled_parts
+from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, ranking_measure
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -60,8 +61,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
     rankings = {name: _rankings(head) for name, head in heads.items()}
     agreed = agreement(rankings, p=rbo_p)
     stance = _stance(tables, qrels, kinds)
-    judgments = {name: {canonical_topic(q): v for q, v in cached_qrels(path).judgments.items()}
-                 for name, path in qrels.items()}
+    judgments = {name: load_qrels(path).judgments for name, path in qrels.items()}
     labelled = effectiveness["measures"]
     main = ranking_measure(labelled) if labelled else NO_QRELS_MAIN
     topic_records = _topics(loaded, top, judgments, topics or {}, documents, effectiveness["per_topic"],

@@ -6,21 +6,24 @@
 * stance (Task 2 2022): ``qid 0 docid FIRST|SECOND|NEUTRAL|NO``.
 * image (2022): ``topic ONTOPIC|PRO|CON imageid 0|1``, three lines per judged image.
 
-A (qid, docid) judged twice with the same label is accepted; with different labels it is an
-error, as is a malformed line. Errors name the file and the line.
+Topic ids are canonical as the run gate makes them (``01`` is topic 1): judgments written under
+``1`` and ``01`` merge. A (qid, docid) judged twice with the same label is accepted; with
+different labels it is an error, as is a malformed line, a control character in a field (NUL) or a
+byte-order mark inside the file (two files concatenated). Errors name the file and the line (a
+frame's row). Commands read qrels through ``gate.load_qrels`` (files and DataFrames alike).
 """
 from __future__ import annotations
 
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Union
 
-from touche.retrieval.formats.runfile import COMPARATIVE_STANCES
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
 from touche.errors import InputError
 
 __all__ = [
@@ -68,172 +71,189 @@ class Qrels:
 
 
 BEIR_HEADER = ["query-id", "corpus-id", "score"]
+Lines = Iterable[tuple[int, str]]
 
 
-def _fields(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """(line number, four fields) of every non-blank line. BEIR's qrels (``qrels/test.tsv``: a
-    ``query-id corpus-id score`` header, then three columns) are read as ``qid 0 docid label``."""
-    beir = False
+def file_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a qrels file; a byte-order mark at its start is not part of the
+    first topic id (one further inside is refused by ``_fields``)."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is not part of the first topic id
-            for number, text in enumerate(handle, start=1):
-                fields = text.split()
-                if not fields:
-                    continue
-                if number == 1 and fields == BEIR_HEADER:
-                    beir = True
-                    continue
-                if beir and len(fields) == 3:
-                    fields = [fields[0], "0", fields[1], fields[2]]
-                if len(fields) != 4:
-                    raise InputError(
-                        f"expected 4 columns `qid 0 docid label`, found {len(fields)}",
-                        path=str(path),
-                        where=f"line {number}",
-                    )
-                yield number, fields
+        with open(path, encoding="utf-8-sig") as handle:
+            yield from enumerate(handle, start=1)
     except FileNotFoundError:
         raise InputError("qrels file not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a qrels file", path=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"qrels file is not UTF-8 text ({error.reason})", path=str(path)) from None
 
 
-def detect_qrels_kind(path: str | os.PathLike[str]) -> QrelsKind:
+def _fields(lines: Lines, path: str, unit: str = "line") -> Iterator[tuple[int, list[str]]]:
+    """(line number, four fields) of every non-blank line. BEIR's qrels (``qrels/test.tsv``: a
+    ``query-id corpus-id score`` header, then three columns) are read as ``qid 0 docid label``.
+    A control character (NUL …) or a byte-order mark inside a field is refused: run ids holding
+    one are refused too, and a mark inside the file means two files were concatenated."""
+    beir = False
+    for number, text in lines:
+        fields = text.split()
+        if not fields:
+            continue
+        if number == 1 and fields == BEIR_HEADER:
+            beir = True
+            continue
+        if beir and len(fields) == 3:
+            fields = [fields[0], "0", fields[1], fields[2]]
+        if len(fields) != 4:
+            raise InputError(f"expected 4 columns `qid 0 docid label`, found {len(fields)}", path=path,
+                             where=f"{unit} {number}")
+        bad = CONTROL.search(text)
+        if bad:
+            found = bad.group()
+            field = next(f for f in fields if found in f)
+            if found == "\ufeff":
+                message = f"{field!r} holds a byte-order mark (U+FEFF): two qrels files concatenated? Remove it"
+            else:
+                message = f"{field!r} holds the control character U+{ord(found):04X}"
+            raise InputError(message, path=path, where=f"{unit} {number}")
+        yield number, fields
+
+
+def _source(path_or_lines, label: str | None) -> tuple[Lines, str, str]:
+    """(lines, the label errors name, the unit a line is called): a file's lines, or lines a
+    frame was turned into (``gate.load_qrels``: its rows, numbered from 1)."""
+    if isinstance(path_or_lines, (str, os.PathLike)):
+        return file_lines(Path(path_or_lines)), str(path_or_lines), "line"
+    return path_or_lines, label or "qrels frame", "row"
+
+
+def detect_qrels_kind(path: str | os.PathLike[str] | Lines, *, label: str | None = None) -> QrelsKind:
     """IMAGE if the second column is ONTOPIC/PRO/CON, STANCE for stance labels, else GRADED."""
-    path = Path(path)
-    for number, (_, column2, _, label) in _fields(path):
+    lines, where, unit = _source(path, label)
+    for number, (_, column2, _, value) in _fields(lines, where, unit):
         if column2 in IMAGE_ASPECTS:
             return QrelsKind.IMAGE
-        if label in STANCE_LABELS:
+        if value in STANCE_LABELS:
             return QrelsKind.STANCE
-        if _NUMBER.fullmatch(label):
+        if _NUMBER.fullmatch(value):
             return QrelsKind.GRADED
         raise InputError(
-            f"cannot tell the qrels format from label {label!r}: expected an integer, "
+            f"cannot tell the qrels format from label {value!r}: expected an integer, "
             f"{'|'.join(STANCE_LABELS)}, or an image qrels line `topic ONTOPIC|PRO|CON image 0|1`",
-            path=str(path),
-            where=f"line {number}",
-        )
-    raise InputError("qrels file has no judgments", path=str(path))
+            path=where, where=f"{unit} {number}")
+    raise InputError("qrels file has no judgments", path=where)
 
 
-def _store(
-    table: dict[str, dict[str, object]],
-    first_line: dict[tuple[str, str], int],
-    qid: str,
-    docid: str,
-    label: object,
-    number: int,
-    path: Path,
-) -> None:
-    previous = table.setdefault(qid, {}).get(docid)
-    if previous is not None and previous != label:
-        raise InputError(
-            f"topic {qid}, {docid}: label {label!r} contradicts {previous!r} on line "
-            f"{first_line[qid, docid]}",
-            path=str(path),
-            where=f"line {number}",
-        )
-    table[qid][docid] = label
-    first_line.setdefault((qid, docid), number)
+class _Table:
+    """{topic: {key: label}} under canonical topic ids (``1`` and ``01`` are one topic: their
+    judgments merge, and a document labelled twice must agree), remembering where each came from."""
+
+    def __init__(self, where: str, unit: str):
+        self.where, self.unit = where, unit
+        self.judgments: dict[str, dict] = {}
+        self.first: dict[tuple, tuple[int, str]] = {}
+
+    def store(self, qid: str, key: tuple, label: object, number: int, describe: str) -> None:
+        topic = canonical_topic(qid)
+        docs = self.judgments.setdefault(topic, {})
+        previous = _lookup(docs, key)
+        if previous is not None and previous != label:
+            first_number, first_qid = self.first[(topic, *key)]
+            as_written = f" (written {first_qid} there)" if first_qid != qid else ""
+            raise InputError(f"topic {qid}, {describe}: label {label!r} contradicts {previous!r} on "
+                             f"{self.unit} {first_number}{as_written}", path=self.where,
+                             where=f"{self.unit} {number}")
+        _assign(docs, key, label)
+        self.first.setdefault((topic, *key), (number, qid))
+
+    def done(self) -> dict:
+        if not self.judgments:
+            raise InputError("qrels file has no judgments", path=self.where)
+        return self.judgments
 
 
-def _non_empty(table: dict, path: Path) -> None:
-    if not table:
-        raise InputError("qrels file has no judgments", path=str(path))
+def _lookup(docs: dict, key: tuple):
+    for part in key:
+        if not isinstance(docs, dict) or part not in docs:
+            return None
+        docs = docs[part]
+    return docs
 
 
-def read_graded_qrels(path: str | os.PathLike[str], *, pair_ids: bool = False) -> GradedQrels:
-    """``qid 0 docid label`` -> {qid: {docid: label}}; labels kept as written (-2 stays -2).
+def _assign(docs: dict, key: tuple, label: object) -> None:
+    for part in key[:-1]:
+        docs = docs.setdefault(part, {})
+    docs[key[-1]] = label
+
+
+def read_graded_qrels(path: str | os.PathLike[str] | Lines, *, pair_ids: bool = False,
+                      label: str | None = None) -> GradedQrels:
+    """``qid 0 docid label`` -> {qid: {docid: label}}; labels kept as written (-2 stays -2),
+    topic ids canonical (``01`` is topic 1).
 
     ``pair_ids``: require Task 1 2022 sentence-pair docids ``sid1,sid2``.
     """
-    path = Path(path)
-    table: dict[str, dict[str, object]] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for number, (qid, _, docid, label_text) in _fields(path):
-        where = f"line {number}"
+    lines, where, unit = _source(path, label)
+    table = _Table(where, unit)
+    for number, (qid, _, docid, label_text) in _fields(lines, where, unit):
+        here = f"{unit} {number}"
         # math.isfinite first: a label of 400 digits reads as float inf, which int() cannot take
         if not _NUMBER.fullmatch(label_text) or not math.isfinite(float(label_text)) \
                 or float(label_text) != int(float(label_text)):
-            raise InputError(
-                f"relevance label {label_text!r} is not an integer (e.g. -2, 0, 1, 2)",
-                path=str(path),
-                where=where,
-            )
+            raise InputError(f"relevance label {label_text!r} is not an integer (e.g. -2, 0, 1, 2)", path=where,
+                             where=here)
         if pair_ids and not _SENTENCE_PAIR.fullmatch(docid):
-            raise InputError(
-                f"docid {docid!r} is not a sentence pair `S…-A…__PREMISE__n,S…-A…__CONC__1`",
-                path=str(path),
-                where=where,
-            )
-        _store(table, first_line, qid, docid, int(float(label_text)), number, path)
-    _non_empty(table, path)
-    return table  # type: ignore[return-value]
+            raise InputError(f"docid {docid!r} is not a sentence pair `S…-A…__PREMISE__n,S…-A…__CONC__1`",
+                             path=where, where=here)
+        table.store(qid, (docid,), int(float(label_text)), number, docid)
+    return table.done()
 
 
-def read_stance_qrels(path: str | os.PathLike[str]) -> StanceQrels:
-    """``qid 0 docid FIRST|SECOND|NEUTRAL|NO`` -> {qid: {docid: label}}."""
-    path = Path(path)
-    table: dict[str, dict[str, object]] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for number, (qid, _, docid, label) in _fields(path):
-        if label not in STANCE_LABELS:
-            raise InputError(
-                f"stance label {label!r} is not one of {'|'.join(STANCE_LABELS)}",
-                path=str(path),
-                where=f"line {number}",
-            )
-        _store(table, first_line, qid, docid, label, number, path)
-    _non_empty(table, path)
-    return table  # type: ignore[return-value]
+def read_stance_qrels(path: str | os.PathLike[str] | Lines, *, label: str | None = None) -> StanceQrels:
+    """``qid 0 docid FIRST|SECOND|NEUTRAL|NO`` -> {qid: {docid: label}} (topic ids canonical)."""
+    lines, where, unit = _source(path, label)
+    table = _Table(where, unit)
+    for number, (qid, _, docid, value) in _fields(lines, where, unit):
+        if value not in STANCE_LABELS:
+            raise InputError(f"stance label {value!r} is not one of {'|'.join(STANCE_LABELS)}", path=where,
+                             where=f"{unit} {number}")
+        table.store(qid, (docid,), value, number, docid)
+    return table.done()
 
 
-def read_image_qrels(path: str | os.PathLike[str]) -> ImageQrels:
-    """``topic ONTOPIC|PRO|CON image 0|1`` -> {topic: {image: {aspect: 0|1}}}.
+def read_image_qrels(path: str | os.PathLike[str] | Lines, *, label: str | None = None) -> ImageQrels:
+    """``topic ONTOPIC|PRO|CON image 0|1`` -> {topic: {image: {aspect: 0|1}}} (topic ids canonical).
 
     An aspect not judged for an image is absent from its dict (evaluation counts it as 0).
     """
-    path = Path(path)
-    table: ImageQrels = {}
-    first_line: dict[tuple[str, str, str], int] = {}
-    for number, (topic, aspect, image, label) in _fields(path):
-        where = f"line {number}"
+    lines, where, unit = _source(path, label)
+    table = _Table(where, unit)
+    for number, (topic, aspect, image, value) in _fields(lines, where, unit):
+        here = f"{unit} {number}"
         if aspect not in IMAGE_ASPECTS:
-            raise InputError(
-                f"second column {aspect!r} is not one of {'|'.join(IMAGE_ASPECTS)}",
-                path=str(path),
-                where=where,
-            )
-        if label not in ("0", "1"):
-            raise InputError(f"image label {label!r} is not 0 or 1", path=str(path), where=where)
-        aspects = table.setdefault(topic, {}).setdefault(image, {})
-        if aspect in aspects and aspects[aspect] != int(label):
-            raise InputError(
-                f"topic {topic}, {image} {aspect}: label {label} contradicts "
-                f"{aspects[aspect]} on line {first_line[topic, image, aspect]}",
-                path=str(path),
-                where=where,
-            )
-        aspects[aspect] = int(label)
-        first_line.setdefault((topic, image, aspect), number)
-    _non_empty(table, path)
-    return table
+            raise InputError(f"second column {aspect!r} is not one of {'|'.join(IMAGE_ASPECTS)}", path=where,
+                             where=here)
+        if value not in ("0", "1"):
+            raise InputError(f"image label {value!r} is not 0 or 1", path=where, where=here)
+        table.store(topic, (image, aspect), int(value), number, f"{image} {aspect}")
+    return table.done()
+
+
+READERS = {QrelsKind.GRADED: read_graded_qrels, QrelsKind.STANCE: read_stance_qrels,
+           QrelsKind.IMAGE: read_image_qrels}
+
+
+def parse_kind(kind: QrelsKind | str) -> QrelsKind:
+    if isinstance(kind, QrelsKind):
+        return kind
+    try:
+        return QrelsKind(str(kind).lower())
+    except ValueError:
+        known = ", ".join(k.value for k in QrelsKind)
+        raise InputError(f"unknown qrels kind {kind!r}; expected one of {known}") from None
 
 
 def read_qrels(path: str | os.PathLike[str], kind: QrelsKind | str | None = None) -> Qrels:
-    """Read qrels of any kind (detected from the file unless given)."""
-    if kind is None:
-        kind = detect_qrels_kind(path)
-    elif isinstance(kind, str):
-        try:
-            kind = QrelsKind(kind.lower())
-        except ValueError:
-            known = ", ".join(k.value for k in QrelsKind)
-            raise InputError(f"unknown qrels kind {kind!r}; expected one of {known}") from None
-    readers = {
-        QrelsKind.GRADED: read_graded_qrels,
-        QrelsKind.STANCE: read_stance_qrels,
-        QrelsKind.IMAGE: read_image_qrels,
-    }
-    return Qrels(kind, readers[kind](path), str(path))
+    """Read qrels of any kind (detected from the file unless given); ``gate.load_qrels`` is how
+    commands read them (files cached, frames too)."""
+    kind = detect_qrels_kind(path) if kind is None else parse_kind(kind)
+    return Qrels(kind, READERS[kind](path), str(path))

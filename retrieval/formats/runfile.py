@@ -48,7 +48,6 @@ __all__ = [
     "RunRow",
     "Problem",
     "Severity",
-    "read_run",
     "validate_run",
     "check_run",
     "detect_format",
@@ -61,7 +60,9 @@ IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
 SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+)")
 PASSAGE_ID = re.compile(r"clueweb12-\S+___\d+")
 _INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+MAX_RANK_DIGITS = 18  # ranks are 64-bit integers in every table that reads them
+# a score as the validator reads it (and float() converts it)
+SCORE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 WHITESPACE = re.compile(r"\s")
 
 
@@ -155,6 +156,7 @@ class Problem:
     line: int | None  # 1-based; None for problems of the whole file (e.g. a missing topic)
     message: str
     severity: Severity = Severity.ERROR
+    kind: str = ""  # what a summary counts it as ("rank gap"); the message when empty
 
     @property
     def is_error(self) -> bool:
@@ -177,14 +179,20 @@ RowsInput = Mapping[Any, Sequence[Sequence[Any]]] | Iterable[RunRowLike]
 def canonical_topic(qid: str) -> str:
     """A topic id as a number where it is one: ``001``, ``01`` and ``1`` are topic 1 (Touché's
     topics are numbered; a run padded with zeros once scored nothing without a word). Every
-    scorer reads topics so, and so does the validator when it looks for duplicates."""
+    gate reads topics so (runs, qrels), and so does the validator when it looks for duplicates.
+    ASCII digits only, and by text, not ``int()``: an id of 5,000 digits is an id, not
+    CPython's ValueError, and other scripts' digits are not Touché's numbering."""
     qid = str(qid)
-    return str(int(qid)) if qid.isdecimal() else qid
+    if qid.isascii() and qid.isdigit():
+        return qid.lstrip("0") or "0"
+    return qid
 
 
-def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
-    """Sort key putting ``"2"`` before ``"10"`` and ``"a2"`` before ``"a10"``."""
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p)
+def natural_key(text: str) -> tuple[tuple, ...]:
+    """Sort key putting ``"2"`` before ``"10"`` and ``"a2"`` before ``"a10"``; numbers compared by
+    their digits, not ``int()`` (an id of 5,000 digits sorts, it is no ValueError)."""
+    return tuple((0, len(n), n) if p.isascii() and (n := p.lstrip("0") or "0").isdigit() else (1, p)
+                 for p in re.split(r"([0-9]+)", text) if p)
 
 
 # --------------------------------------------------------------------------------- parsing
@@ -207,7 +215,7 @@ def _split_line(text: str) -> tuple[list[str], bool]:
 
 # NUL and other control characters (and a stray byte-order mark) in an id break every tool that
 # reads the run after us.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029\ufeff]")
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029\ufeff]")
 
 
 def _parse_line(
@@ -220,16 +228,18 @@ def _parse_line(
         return None, [Problem(line, f"expected 6 columns `{expected}`, found {len(fields)}")]
     qid, column2, docid, rank_text, score_text, tag = fields
     problems: list[Problem] = []
-    if _CONTROL.search(text):  # rare: then find the field that holds it
+    if CONTROL.search(text):  # rare: then find the field that holds it
         for name, value in (("topic id", qid), ("document id", docid), ("tag", tag)):
-            bad = _CONTROL.search(value)
+            bad = CONTROL.search(value)
             if bad:
                 problems.append(Problem(line, f"{name} {value!r} contains the control character "
                                               f"U+{ord(bad.group()):04X}"))
-    # More digits than int() converts (4300, CPython's limit) is no rank either.
-    if not _INT.fullmatch(rank_text) or len(rank_text) > 4000:
+    if not _INT.fullmatch(rank_text):
         problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
-    if not _FLOAT.fullmatch(score_text):
+    elif len(rank_text.lstrip("+-").lstrip("0")) > MAX_RANK_DIGITS:  # beyond a 64-bit integer (and int()'s 4,300)
+        problems.append(Problem(line, f"rank {rank_text[:30]}{'…' if len(rank_text) > 30 else ''} has more than "
+                                      f"{MAX_RANK_DIGITS} digits; no run holds so many rows"))
+    if not SCORE.fullmatch(score_text):
         problems.append(Problem(line, f"score {score_text!r} is not a finite number"))
     if fmt is not None and column2 not in fmt.column2_values:
         problems.append(
@@ -248,7 +258,7 @@ def _parse_line(
                     line,
                     f"tag {tag!r} is quoted and contains whitespace; trec_eval and most tools "
                     "expect a tag without spaces",
-                    Severity.WARNING,
+                    Severity.WARNING, "quoted tag with whitespace",
                 )
             )
     if any(p.is_error for p in problems):
@@ -267,29 +277,6 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
         raise InputError("run file not found", path=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"run file is not UTF-8 text ({error.reason})", path=str(path)) from None
-
-
-def read_run(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> list[RunRow]:
-    """All rows of a run file, in file order.
-
-    Raises InputError (naming file and line) for a line that cannot be read: wrong column count,
-    non-integer rank, non-numeric score, or (when ``fmt`` is given) a second column the format
-    does not allow. Everything else (duplicates, counts, rank order ...) is validate_run's job.
-    Blank lines are skipped.
-    """
-    path = Path(path)
-    fmt = RunFormat.parse(fmt) if fmt is not None else None
-    rows: list[RunRow] = []
-    for number, text in numbered_lines(path):
-        if not text.strip():
-            continue
-        row, problems = _parse_line(text, number, fmt)
-        for problem in problems:
-            if problem.is_error:
-                raise InputError(problem.message, path=str(path), where=f"line {number}")
-        assert row is not None
-        rows.append(row)
-    return rows
 
 
 # ------------------------------------------------------------------------------ validation
@@ -340,7 +327,7 @@ def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> 
                 first_line,
                 f"{label}: ranks start at {first.rank}, not 1 (Touché's evaluator counts "
                 "positions from the first rank; trec_eval ignores ranks)",
-                Severity.WARNING,
+                Severity.WARNING, "ranks not starting at 1",
             )
         )
     gap_reported = False
@@ -357,7 +344,7 @@ def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> 
                 Problem(
                     line_b,
                     f"{label}: ranks jump from {a.rank} (line {line_a}) to {b.rank}",
-                    Severity.WARNING,
+                    Severity.WARNING, "gap in the ranks",
                 )
             )
         if b.score > a.score:
@@ -382,7 +369,7 @@ def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> 
                 line_b,
                 f"{label}: {len(ties)} tied score(s), first with line {line_a}; trec_eval breaks "
                 "ties by docid, not by the rank column",
-                Severity.WARNING,
+                Severity.WARNING, "tied score(s)",
             )
         )
     return problems
@@ -393,10 +380,10 @@ def validate_lines(
     fmt: RunFormat,
     topics: Collection[str] | None,
 ) -> list[Problem]:
-    return _validated(lines, fmt, topics)[0]
+    return validated_lines(lines, fmt, topics)[0]
 
 
-def _validated(
+def validated_lines(
     lines: Iterable[tuple[int, str]],
     fmt: RunFormat,
     topics: Collection[str] | None,
@@ -407,7 +394,7 @@ def _validated(
     rows: list[tuple[int, RunRow]] = []
     for number, text in lines:
         if not text.strip():
-            problems.append(Problem(number, "blank line", Severity.WARNING))
+            problems.append(Problem(number, "blank line", Severity.WARNING, "blank line"))
             continue
         row, line_problems = _parse_line(text, number, fmt)
         problems.extend(line_problems)
@@ -487,7 +474,7 @@ def _validated(
                 Problem(
                     entries[0][0],
                     f"{label} has {count} rows; Touché asks for at least {minimum}",
-                    Severity.WARNING,
+                    Severity.WARNING, f"fewer than {minimum} rows in a topic",
                 )
             )
         problems.extend(_group_problems(key, entries))
@@ -535,7 +522,7 @@ def validate_run(
 
 def validated_run(path: str | os.PathLike[str], fmt: RunFormat | str) -> tuple[list[Problem], list[RunRow]]:
     """``validate_run``'s problems and the rows, read in one pass (what a scorer needs)."""
-    return _validated(numbered_lines(Path(path)), RunFormat.parse(fmt), None)
+    return validated_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), None)
 
 
 def check_run(

@@ -1,15 +1,17 @@
 """A run as columns: read at library speed, and turned into rows only where a measure needs them.
 
-Why: the validator (``runfile.validated_run``) looks at every line in Python (about 8 µs a line)
+Why: the validator (``runfile.validated_lines``) looks at every line in Python (about 8 µs a line)
 and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 1,000 documents took
 40 s to read before any scoring, although Touché's measures look at the first 5 of each topic.
 
-* ``read_run_table`` reads with pandas' C parser and checks the rules vectorised. It only decides
-  whether the file is certainly free of errors; when it is not sure (a quote, a tab, a line pandas
+* ``fast_table`` is the input gate's fast path (``formats/gate.py`` is the only caller): it reads
+  with pandas' C parser and checks the rules vectorised. It only decides whether the file is
+  certainly free of errors; when it is not sure (a quote, a tab, a double space, a line pandas
   cannot split, any rule broken) the validator reads the file, so its located messages stay the
-  only ones. It accepts nothing the validator refuses (tests/test_runtable.py holds it to that on
-  every error the validator knows). Q0 and STANCE runs only: pair and image runs have id rules of
-  their own and are small (at most 1,000 pairs or 20 images a topic).
+  only ones. It accepts nothing the validator refuses and reads what it accepts as the validator
+  does (tests/test_gate.py: a Hypothesis differential test on generated and mutated files). Q0 and
+  STANCE runs only: pair and image runs have id rules of their own and are small (at most 1,000
+  pairs or 20 images a topic).
 * ``RunTable.select(need, judged)`` builds the rows a set of measures needs (``RowNeed``: each
   measure family declares it, ``registry.MeasureFamily.rows_needed``): the first k by rank, the
   k best by score, the judged ones, or all.
@@ -17,17 +19,14 @@ and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.formats.runfile import _CONTROL, RunFormat, RunRow, detect_format, validated_run
-from touche.errors import InputError
+from touche.retrieval.formats.runfile import CONTROL, MAX_RANK_DIGITS, SCORE, RunFormat, RunRow, canonical_topic
 
 FAST_FORMATS = (RunFormat.Q0, RunFormat.STANCE)
 COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
@@ -35,7 +34,6 @@ COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
 # spaces), the space and the line end. Anything else sends the file to the validator.
 _PLAIN = bytes(range(0x20, 0x7F)).replace(b'"', b"") + b"\n"
 _BOM = b"\xef\xbb\xbf"
-_MAX_RANK_DIGITS = 18  # within int64: a longer rank gets the validator's message
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ class RunTable:
         frame = pd.DataFrame({"qid": [r.qid for r in rows], "column2": [r.column2 for r in rows],
                               "docid": [r.docid for r in rows], "rank": np.array([r.rank for r in rows], np.int64),
                               "score": np.array([r.score for r in rows], float), "tag": [r.tag for r in rows]})
-        return cls(_canonical(frame), fmt)
+        return cls(canonical_frame(frame), fmt)
 
     def records(self, mask: np.ndarray | None = None) -> list[RunRow]:
         frame = self.frame if mask is None else self.frame[mask]
@@ -130,11 +128,14 @@ class RunTable:
         return self._coded[column]
 
     def _best_by_score(self, k: int) -> np.ndarray:
-        """Each ranked group's rows scored at least as high as its k-th best (ties at the cut
-        kept). A valid run's scores do not increase down its ranking, so its k-th by rank is its
+        """Each ranked group's rows scored at least as high as its k-th best, ties at the cut kept
+        as trec_eval ties them: as 32-bit floats (its scores are C floats, so 27.806717871351506
+        and 27.806717649073345 tie and are ordered by document id; a cut at the 64-bit value
+        dropped the second, and trec.nDCG@5 asked alone differed from the same measure asked with
+        AP). A valid run's scores do not increase down its ranking, so its k-th by rank is its
         k-th best (image runs rank per topic and stance: their measures read every row)."""
         order, group_start = self._ranked()
-        scores = self.frame["score"].to_numpy()[order]
+        scores = self.frame["score"].to_numpy()[order].astype(np.float32)
         starts = np.flatnonzero(np.arange(len(order)) == group_start)
         sizes = np.diff(np.r_[starts, len(order)])
         cut_place = starts + np.minimum(k, sizes) - 1  # the k-th row of each group (or its last)
@@ -166,58 +167,61 @@ class RunTable:
         return self._order
 
 
-def read_run_table(path: str | os.PathLike[str], fmt: RunFormat | str | None = None) -> RunTable:
-    """A run file that passes validation, as columns; InputError naming the first errors
-    otherwise (an invalid run is never scored)."""
-    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
-    fast = _fast_frame(Path(path), fmt)
-    if fast is not None:
-        frame, coded = fast
-        table = RunTable(frame, fmt)
-        table._coded.update(coded)  # the ids coded once, for the checks
-        return table
-    problems, rows = validated_run(path, fmt)
-    errors = [p for p in problems if p.is_error]
-    if errors:
-        shown = "; ".join(f"line {p.line}: {p.message}" if p.line is not None else p.message for p in errors[:3])
-        raise InputError(f"not a valid {fmt.name} run ({len(errors)} error(s)), so not scored: {shown}"
-                         + ("; …" if len(errors) > 3 else "") + f" (touche validate {path} lists them all)",
-                         path=path)
-    return RunTable.from_rows(rows, fmt)
-
-
-def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
-    """Topic ids as numbers where they are (``measures.canonical_topic``), once per distinct id."""
+def canonical_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Topic ids as numbers where they are (``runfile.canonical_topic``), once per distinct id."""
     qids = frame["qid"].astype(str)
-    renamed = {q: str(int(q)) for q in qids.unique().tolist() if q.isdecimal() and str(int(q)) != q}
+    renamed = {q: c for q in qids.unique().tolist() if (c := canonical_topic(q)) != q}
     return frame.assign(qid=qids.replace(renamed)) if renamed else frame.assign(qid=qids)
 
 
-def _fast_frame(path: Path, fmt: RunFormat) -> tuple[pd.DataFrame, dict] | None:
-    """The file's rows (topic ids canonical; its topic and document ids as codes) when pandas can
-    read them and every rule holds; None to ask the validator."""
+# Scores pandas' float parser reads that the validator refuses: booleans in any case (True → 1.0;
+# measured over 150,000 generated strings of digits, signs, dots, exponents and letters, the only
+# other difference is inf/infinity, which the finiteness check refuses). A file holding these
+# letters anywhere reads its scores as text and checks them against the validator's grammar.
+_BOOLEAN_WORDS = (b"true", b"false")
+# An empty field (two spaces, a space at a line's start or end): the validator splits on runs of
+# whitespace and sees a line of other columns; pandas would read an empty id.
+_EMPTY_FIELD = (b"  ", b"\n ", b" \n", b" \r")
+
+
+def fast_table(raw: bytes, fmt: RunFormat) -> "RunTable | None":
+    """The run in ``raw`` as columns when pandas can read it and every rule holds; None to ask
+    the validator (which is then the only one to speak). A table returned here is what the
+    validator reads, row for row (tests/test_gate.py holds it to that with generated files)."""
     if fmt not in FAST_FORMATS:
-        return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
         return None
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     odd = raw.translate(None, _PLAIN)
     if odd and not _only_plain_text(raw, odd):
         return None
+    if raw.startswith(b" ") or any(pattern in raw for pattern in _EMPTY_FIELD):
+        return None
+    lowered = raw.lower()
+    textual_scores = any(word in lowered for word in _BOOLEAN_WORDS)
     try:
         frame = pd.read_csv(io.BytesIO(raw), sep=" ", header=None, names=COLUMNS, engine="c", quoting=3,
-                            dtype={"qid": str, "column2": str, "docid": str, "rank": str, "score": np.float64,
-                                   "tag": str}, na_filter=False, skip_blank_lines=True, encoding="utf-8")
+                            dtype={"qid": str, "column2": str, "docid": str, "rank": str,
+                                   "score": str if textual_scores else np.float64, "tag": str},
+                            na_filter=False, skip_blank_lines=True, encoding="utf-8")
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
         return None
     if not isinstance(frame.index, pd.RangeIndex):  # one field more on every line: pandas made it the index
         return None
+    if textual_scores:
+        scores = frame["score"].tolist()
+        if not all(map(SCORE.fullmatch, scores)):
+            return None
+        frame["score"] = np.array(scores, dtype=object).astype(np.float64)  # float() each: as the validator
     # topic ids made canonical first: merging 001 and 1 can only add to what the checks find,
     # never hide a problem, so a file accepted here is accepted by the validator too
-    return _checked(_canonical(frame), fmt)
+    checked = _checked(canonical_frame(frame), fmt)
+    if checked is None:
+        return None
+    frame, coded = checked
+    table = RunTable(frame, fmt)
+    table._coded.update(coded)  # the ids coded once, for the checks
+    return table
 
 
 def _only_plain_text(raw: bytes, odd: bytes) -> bool:
@@ -230,7 +234,7 @@ def _only_plain_text(raw: bytes, odd: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     text = text.replace("\r\n", "\n")
-    return not (_CONTROL.search(text) or re.search(r'[^\S \n]|"', text))
+    return not (CONTROL.search(text) or re.search(r'[^\S \n]|"', text))
 
 
 def _checked(frame: pd.DataFrame, fmt: RunFormat) -> tuple[pd.DataFrame, dict] | None:
@@ -240,7 +244,7 @@ def _checked(frame: pd.DataFrame, fmt: RunFormat) -> tuple[pd.DataFrame, dict] |
         return None
     rank_text = frame["rank"].to_numpy(dtype=object)
     # unsigned decimal digits (a sign sends the file to the validator), within int64
-    if not all(map(str.isdecimal, rank_text)) or max(map(len, rank_text)) > _MAX_RANK_DIGITS:
+    if not all(map(str.isdecimal, rank_text)) or max(map(len, rank_text)) > MAX_RANK_DIGITS:
         return None
     try:
         ranks = frame["rank"].astype(np.int64).to_numpy()

@@ -20,7 +20,7 @@ from lxml import etree
 
 from touche.errors import InputError
 
-__all__ = ["Topic", "read_topics", "topics_xml"]
+__all__ = ["Topic", "read_topics", "topics_xml", "topics_from_records"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +164,41 @@ def read_beir_queries(path: Path) -> list[Topic]:
                             str(meta.get("narrative", ""))))
     if not topics:
         raise InputError("no queries in the file", path=path)
+    return topics
+
+
+def topics_from_records(records: Iterable[dict], label: str = "queries frame") -> list[Topic]:
+    """Topics from records (a PyTerrier queries frame's rows: ``qid`` and ``query``, or Touché's
+    ``title``; optionally ``description``, ``narrative``, ``objects`` as "a, b" or a list), under
+    the rules of a topics file: whole topic numbers, distinct as numbers, a non-empty title."""
+    topics: list[Topic] = []
+    seen: dict[str, int] = {}
+    for row, record in enumerate(records, start=1):
+        where = f"row {row}"
+        qid = str(record.get("qid", record.get("number", ""))).strip()
+        if qid.endswith(".0") and qid[:-2].isdigit():  # pandas made an int column with gaps float
+            qid = qid[:-2]
+        if not _NUMBER.fullmatch(qid):
+            raise InputError(f"topic id {qid!r} {_number_problem(qid)} (Touché numbers topics 1, 2, …)",
+                             path=label, where=where)
+        if str(int(qid)) in seen:
+            raise InputError(f"topic {qid} again (first in row {seen[str(int(qid))]})", path=label, where=where)
+        seen[str(int(qid))] = row
+        title = record.get("title") if isinstance(record.get("title"), str) and record["title"].strip() \
+            else record.get("query")
+        if not isinstance(title, str) or not title.strip():
+            raise InputError("the topic has no query (a non-empty 'query' or 'title' column)", path=label,
+                             where=where)
+        objects = record.get("objects")
+        objects = () if not isinstance(objects, (str, list, tuple)) else objects
+        if isinstance(objects, str):
+            objects = objects.split(",")
+        text = {key: " ".join(value.split()) if isinstance(value := record.get(key), str) else ""
+                for key in ("description", "narrative")}  # a frame's missing value is NaN, not text
+        topics.append(Topic(qid, " ".join(title.split()), text["description"], text["narrative"],
+                            tuple(o for o in (" ".join(str(part).split()) for part in objects) if o)))
+    if not topics:
+        raise InputError("no topics", path=label)
     return topics
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.formats.topics import read_topics
+from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
 from touche.cli.common import add_command
+from touche.guard import Files
 from touche.config import load_variant
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
@@ -22,8 +23,12 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     spec = load_variant(args.config).variant.task2 or Task2Spec()
     client = ChatNoirClient(spec.chatnoir or ChatNoirSpec())
-    out = fetch_corpus(read_topics(args.topics), spec, Path(args.output), client,
+    out = fetch_corpus(load_topics(args.topics), spec, Path(args.output), client,
                        progress=lambda line: print(line, flush=True))
     print(f"wrote {out} ({client.requests_sent} requests); index and re-rank it with: "
           f"touche run -c {args.config} -i {out} -t {args.topics} -o run.txt")
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("variant", args.config), ("topics", args.topics)], folders=[("corpus folder", args.output)])

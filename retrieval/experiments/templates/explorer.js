@@ -236,10 +236,12 @@
   function top5(topic, run) {
     return new Set((topic.hits[run] || []).slice(0, 5).map(h => h[0]));
   }
+  // Judged@5 has one definition, the column's (ir_measures' Judged@5: the five highest-scored
+  // documents, trec_eval's order): the filter reads the per-topic values the column averages.
+  const judgedMeasure = data.measures.find(m => /(^|:)trec\.Judged@5$/.test(m)) || null;
   function judgedShare(topic, run) {
-    const hits = (topic.hits[run] || []).slice(0, 5);
-    if (!hits.length) return null;
-    return hits.filter(h => Object.values((topic.docs[h[0]] || {}).labels || {}).some(l => l !== null)).length / hits.length;
+    const value = judgedMeasure ? (topic.values[run] || {})[judgedMeasure] : null;
+    return value === undefined ? null : value;
   }
   function passes(topic) {
     const run = compared();
@@ -342,7 +344,7 @@
     const unjudged = el('input', {type: 'checkbox', id: 'f-unjudged', checked: state.unjudgedEntered, disabled: !judgedAtAll});
     unjudged.addEventListener('change', () => { state.unjudgedEntered = unjudged.checked; order(); render(0, false); });
     const below = el('input', {type: 'number', id: 'f-judged', min: '0', max: '1', step: '0.2', value: state.judgedBelow === null ? '' : state.judgedBelow,
-      disabled: !judgedAtAll, placeholder: 'any'});
+      disabled: !judgedMeasure, placeholder: judgedMeasure ? 'any' : 'no Judged@5', title: judgedMeasure ? judgedMeasure : 'needs graded qrels (trec.Judged@5)'});
     below.addEventListener('change', () => { state.judgedBelow = below.value === '' ? null : parseFloat(below.value); order(); render(0, false); });
     const word = el('input', {type: 'search', id: 'f-word', value: state.word, placeholder: 'word'});
     word.addEventListener('change', () => { state.word = word.value.trim(); order(); render(0, false); });

@@ -19,9 +19,10 @@ from typing import Iterator
 
 import numpy as np
 
-from touche.retrieval.evaluation.measures import canonical_topic, f1_per_label, stance_macro_f1
-from touche.retrieval.formats.qrels import read_stance_qrels
-from touche.retrieval.formats.topics import read_topics
+from touche.retrieval.evaluation.measures import f1_per_label, stance_macro_f1
+from touche.retrieval.formats.gate import load_qrels, load_topics
+from touche.retrieval.formats.qrels import QrelsKind
+from touche.retrieval.formats.runfile import canonical_topic
 from touche.retrieval.tasks.task2.objects import Comparison, comparison
 from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS
 from touche.retrieval.tasks.task2.stance_model import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
@@ -169,8 +170,8 @@ class JudgedPassages:
 def judged_sample(passages: Path, qrels: Path, topics: Path) -> Iterator[tuple[Comparison, str, str, str, str, str]]:
     """Each judged passage the sample holds, by topic number and passage id: (comparison, topic
     key, topic number, passage id, text, judged label)."""
-    judged = {canonical_topic(q): docs for q, docs in read_stance_qrels(qrels).items()}
-    by_number = {canonical_topic(t.number): t for t in read_topics(topics)}
+    judged = load_qrels(qrels, QrelsKind.STANCE).judgments
+    by_number = {canonical_topic(t.number): t for t in load_topics(topics)}
     texts = {docid: values[0] for docid, values, _ in open_corpus("passages", passages).documents(["contents"])}
     for qid in sorted(judged, key=int):
         topic = by_number.get(qid)
