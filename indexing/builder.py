@@ -36,6 +36,7 @@ from touche import jvm
 from touche.atomic import process_alive
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import InputError, ToucheError
+from touche.settings import heap_bytes, setting
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path) + ".lock")
     try:
-        lock.acquire(timeout=float(os.environ.get("TOUCHE_INDEX_LOCK_TIMEOUT", 3600)))
+        lock.acquire(timeout=setting("TOUCHE_INDEX_LOCK_TIMEOUT"))
     except Timeout:
         raise ToucheError(f"another process is building this index (lock {lock_path}.lock held); "
                           "wait for it or remove the lock if that process is gone", path=lock_path) from None
@@ -290,12 +291,7 @@ def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: in
 
 def shard_heap(workers: int) -> str:
     """Each shard process' JVM heap: the configured heap shared among the parallel processes."""
-    total = jvm.DEFAULT_HEAP.strip().lower()
-    units = {"g": 1024, "m": 1, "k": 1 / 1024}
-    try:
-        mib = float(total[:-1]) * units[total[-1]] if total[-1] in units else float(total) / 2**20
-    except ValueError:
-        return total
+    mib = heap_bytes(jvm.jvm_heap()) / 2**20
     return f"{max(512, int(mib / workers))}m"
 
 
@@ -433,7 +429,7 @@ def _hand_over(indexer, ids: list[str], values: list[str], raws: list[str] | Non
     crosses JNI and the indexing threads decode it, instead of the Python thread converting
     thousands of strings. A text that itself holds the separator (U+001F, a control character
     no corpus text should have) sends its batch the slow way, as String arrays."""
-    if os.environ.get("TOUCHE_INDEX_HANDOVER") == "strings":
+    if setting("TOUCHE_INDEX_HANDOVER") == "strings":
         indexer.addBatch(ids, values, raws)
         return
     per_doc = 1 + n_fields + (raws is not None)

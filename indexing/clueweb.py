@@ -36,6 +36,7 @@ from touche.indexing.corpora import files_fingerprint
 from touche.indexing.files import corpus_files
 from touche.atomic import atomic_open
 from touche.errors import InputError
+from touche.settings import setting
 
 WARC_SUFFIXES = (".warc.gz", ".warc")
 # Main-content extraction occasionally keeps only a fragment (a caption, a cookie notice); below
@@ -175,10 +176,7 @@ def document_fields(doc: WebDocument) -> dict[str, str]:
 
 
 def default_workers() -> int:
-    env = os.environ.get("TOUCHE_WORKERS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return max(1, min(4, os.cpu_count() or 1))
+    return setting("TOUCHE_WORKERS") or max(1, min(4, os.cpu_count() or 1))
 
 
 @dataclass

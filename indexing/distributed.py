@@ -166,7 +166,7 @@ def remote_task(fn, threads: int, *, retries: int, max_calls: int | None = None)
 def worker_heap(address: str | None, cpus: int, threads: int) -> str:
     """A task's JVM heap: this machine's share per concurrent task on a local cluster, the
     default on a real one (whose nodes' memory the driver does not know)."""
-    return shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.DEFAULT_HEAP
+    return shard_heap(max(1, cpus // threads)) if address in (None, "", "local") else jvm.jvm_heap()
 
 
 def collect(pending: dict, on_result: Callable[[Any, Any], None], what: Callable[[Any], str], retries: int) -> None:

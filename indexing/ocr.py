@@ -36,6 +36,7 @@ from typing import Iterable
 
 from touche.atomic import write_text
 from touche.paths import default_index_root
+from touche.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,7 @@ def lines_text(lines: Lines, min_confidence: float = MIN_CONFIDENCE) -> str:
 @functools.lru_cache(maxsize=None)
 def engine(language: str = DEFAULT_LANGUAGE, psm: int = DEFAULT_PSM) -> OcrEngine | None:
     """The Tesseract engine, or None when OCR is unavailable or switched off."""
-    if os.environ.get("TOUCHE_OCR", "").lower() in ("0", "off", "false", "no"):
+    if not setting("TOUCHE_OCR"):
         return None
     executable = shutil.which("tesseract")
     if executable is None:
@@ -127,15 +128,15 @@ def engine(language: str = DEFAULT_LANGUAGE, psm: int = DEFAULT_PSM) -> OcrEngin
 def warn_unavailable() -> None:
     if not _warned.is_set():
         _warned.set()
-        reason = ("switched off (TOUCHE_OCR=off)" if os.environ.get("TOUCHE_OCR", "").lower() in ("0", "off", "false", "no")
+        reason = ("switched off (TOUCHE_OCR=off)" if not setting("TOUCHE_OCR")
                   else "the 'tesseract' program was not found (Debian: apt-get install tesseract-ocr)")
         log.warning("warning: OCR is unavailable: %s; text inside images (ocr_text) stays empty", reason)
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get("TOUCHE_OCR_CACHE")
+    env = setting("TOUCHE_OCR_CACHE")
     if env:
-        return Path(env)
+        return env
     return default_index_root() / "ocr-cache"
 
 

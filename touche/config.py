@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -249,11 +250,42 @@ def _merge(base: dict, override: dict) -> dict:
 
 MAX_ALIASES = 100  # a config needs a few; billion-laughs documents need thousands
 
+# YAML 1.2's core schema for plain scalars, instead of PyYAML's YAML 1.1: there ``010`` is octal 8,
+# ``12:30`` the sexagesimal 750 and ``yes``/``off`` booleans, so ``topics_except: [010, 020]`` held
+# out topics 8 and 16 and ran the ones meant to be held out, silently. Here 010 is 10, 12:30 and
+# yes are strings, 0o17 and 0x1f are octal and hexadecimal, and no timestamps are made.
+_CORE_SCHEMA = {
+    "tag:yaml.org,2002:bool": (r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    "tag:yaml.org,2002:int": (r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    "tag:yaml.org,2002:float": (r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                                r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    "tag:yaml.org,2002:null": (r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+}
+
+
+def _core_resolvers() -> dict:
+    resolvers: dict = {}
+    for tag, (pattern, first) in _CORE_SCHEMA.items():
+        for char in first:
+            resolvers.setdefault(char or None, []).append((tag, re.compile(pattern)))
+    resolvers["<"] = list(yaml.SafeLoader.yaml_implicit_resolvers["<"])  # the merge key <<
+    return resolvers
+
+
+def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node)
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text, 10)  # 010 is ten: YAML 1.2 has no leading-zero octal
+
 
 class _StrictLoader(yaml.SafeLoader):
-    """yaml.safe_load, stricter: a key given twice in one mapping is an error (PyYAML keeps the
-    last silently), and a document with more than MAX_ALIASES aliases is refused before it is
-    built (an alias bomb under a validated key grew to gigabytes in error-message building)."""
+    """yaml.safe_load, stricter: plain scalars resolved by YAML 1.2's core schema (``_CORE_SCHEMA``),
+    a key given twice in one mapping is an error (PyYAML keeps the last silently), and a document
+    with more than MAX_ALIASES aliases is refused before it is built (an alias bomb under a
+    validated key grew to gigabytes in error-message building)."""
+
+    yaml_implicit_resolvers = _core_resolvers()
 
     def __init__(self, stream):
         super().__init__(stream)
@@ -278,6 +310,9 @@ class _StrictLoader(yaml.SafeLoader):
                     key_node.start_mark)
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_core_int)
 
 
 def load_yaml(text: str):

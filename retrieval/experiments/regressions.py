@@ -18,6 +18,7 @@ import yaml
 
 from touche.retrieval.suite import run_suite
 from touche.atomic import write_text
+from touche.config import read_yaml
 from touche.paths import CONFIGS
 
 REGRESSION_FILE = "regression.yaml"
@@ -56,7 +57,7 @@ def _rounded(value: float) -> float | None:
 
 def pinned(suite: Path) -> dict[str, Any] | None:
     path = suite.parent / REGRESSION_FILE
-    return yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return read_yaml(path) if path.is_file() else None
 
 
 def write(suite: Path, figures: dict[str, Any]) -> Path:
