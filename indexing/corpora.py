@@ -7,16 +7,17 @@ here; the builder and searcher stay the same.
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
 from touche.indexing.beir import read_corpus as read_beir_corpus
 from touche.indexing.records import Argument
 from touche import registry
-from touche.errors import ConfigError
+from touche.errors import ConfigError, InputError
 
 
 class CorpusSource(Protocol):
@@ -162,6 +163,30 @@ def first_document(source: CorpusSource) -> str | None:
     for docid, _, _ in source.documents([getattr(source, "cheap_field", source.fields[0])]):
         return docid
     return None
+
+
+def check_corpus_files(files: Mapping[str, Path], fmt: str) -> None:
+    """The input gate of a corpus given as a list of files (a sweep set's ``corpus: [a, b]``, linked
+    into a folder under the names given): each file is of the family (its first record) and is read
+    when the folder is (``args.JSON`` was linked and never read: the reader of a folder takes
+    ``*.json``), before anything runs. The folder is tried as the family reads it, in a scratch one."""
+    for file in files.values():
+        first_document(open_corpus(fmt, file))
+    with tempfile.TemporaryDirectory(prefix="touche-corpus-list-") as scratch:
+        for name, file in files.items():
+            (Path(scratch) / name).symlink_to(Path(file).resolve())
+        try:
+            listed = getattr(open_corpus(fmt, scratch), "files", None)
+        except InputError:
+            listed = []  # the folder reader finds none of them
+        if listed is None:
+            return  # a family that reads folders of its own kind (images) lists no files
+        read = {Path(f).name for f in listed}
+        for name, file in files.items():
+            if name not in read:
+                raise InputError(f"listed in a corpus of corpus.format {fmt}, but its reader would not read it from "
+                                 "the corpus folder (its name ends otherwise than the files it reads): rename it",
+                                 path=file)
 
 
 def check_fields(source: CorpusSource, fields: tuple[str, ...] | list[str]) -> None:

@@ -18,6 +18,7 @@ from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session, VariantResult
+from touche import guard
 from touche.atomic import copy_file, prepare_output_directory, write_text
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, ToucheError
@@ -51,7 +52,13 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
             qrels = resolve_named_qrels(suite.qrels, base_dir=base)
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
     primary = only_config if only_config else base / suite.primary
-    check_variants(variant_paths, overrides)  # all of them, before the first index is built
+    names = check_variants(variant_paths, overrides)  # all of them, before the first index is built
+    guard.check(guard.Files.of(
+        reads=[("suite", suite_file), ("corpus", corpus), ("topics", topics)]
+        + [("variant", p) for p in variant_paths] + [("qrels", q) for q in (qrels or {}).values()],
+        writes=[("run file", output_dir / f"{name}.txt") for name in names] + [("run.txt", output_dir / "run.txt")]
+        + [("evaluation table", output_dir / EVALUATION_FILE), ("explorer page", output_dir / EXPLORER_FILE)],
+        folders=[("output folder", output_dir)]))
     prepare_output_directory(output_dir)
     # the reports written after the runs: a folder in their place is said now, not after
     for name, what in ((EVALUATION_FILE, "evaluation table"), (EXPLORER_FILE, "explorer page")):
@@ -63,14 +70,16 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
                              overrides, progress)
 
 
-def check_variants(paths: list[Path], overrides: dict | None) -> None:
+def check_variants(paths: list[Path], overrides: dict | None) -> list[str]:
     """Load every variant with the overrides now: a --set that does not fit the third variant
-    once failed after two runs were written, and blamed that variant's file."""
+    once failed after two runs were written, and blamed that variant's file. Returns their names."""
+    names = []
     for path in paths:
         try:
             loaded = load_variant(path, overrides)
             check_fusion_cycles(loaded)
             check_variant_files(loaded)
+            names.append(loaded.name)
         except ConfigError as exc:
             if not overrides:
                 raise
@@ -78,6 +87,7 @@ def check_variants(paths: list[Path], overrides: dict | None) -> None:
                               if key != "corpus.skip_bad_records")
             raise ConfigError(f"the override --set {given} does not fit this variant: {exc.message}",
                               path=exc.path, where=exc.where) from None
+    return names
 
 
 @contextlib.contextmanager

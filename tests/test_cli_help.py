@@ -94,7 +94,8 @@ def test_exit_code_1_for_an_invalid_run(tmp_path, capsys):
 
 def test_exit_code_2_for_bad_input_naming_the_file(tmp_path, capsys):
     missing = tmp_path / "nope.yaml"
-    assert cli.main(["run", "-c", str(missing), "-i", str(tmp_path), "-t", str(tmp_path), "-o",
+    (tmp_path / "corpus").mkdir()
+    assert cli.main(["run", "-c", str(missing), "-i", str(tmp_path / "corpus"), "-t", str(tmp_path / "t.xml"), "-o",
                      str(tmp_path / "r.txt")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {missing}: ")
 

@@ -32,7 +32,7 @@ def test_explore_never_writes_over_an_input(tmp_path, victim):
     target = run if victim == "run" else qrels
     before = target.read_bytes()
     code, text = cli("explore", str(run), str(other), "--qrels", str(qrels), "-o", str(target))
-    assert code == 2 and "would replace an input file" in text
+    assert code == 2 and f"would replace the {victim} it reads" in text
     assert target.read_bytes() == before
 
 

@@ -41,15 +41,6 @@ def check_writable(path: Path, what: str = "run file") -> None:
     prepare_output_directory(path.parent)
 
 
-def check_not_an_input(output: str | os.PathLike, inputs, what: str = "output") -> None:
-    """No output may replace an input: refused before any work when ``output`` is (or links to)
-    one of the files read (``inputs``)."""
-    target = Path(output).resolve()
-    for given in inputs:
-        if given is not None and Path(given).resolve() == target:
-            raise ToucheError(f"the {what} would replace an input file ({given}); give another name", path=output)
-
-
 def temporary_name(path: Path) -> Path:
     """A unique hidden sibling of ``path`` in our naming pattern."""
     return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")

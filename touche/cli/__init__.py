@@ -18,6 +18,7 @@ import traceback
 
 from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, explore, index, regressions,
                         run, run_all, sweep, train_quality, train_stance, validate)
+from touche import guard, settings
 from touche.errors import ToucheError
 
 COMMANDS = (analyze, index, run, run_all, evaluate, explore, datasets, contact_sheet, validate, sweep, compare, choose,
@@ -30,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
+        before = set(sub.choices)
         command.add_parser(sub)
+        for name in set(sub.choices) - before:  # every command declares what it reads and writes
+            sub.choices[name].set_defaults(files=command.files)
     # Options several commands share get their help text here, once.
     for command_parser in sub.choices.values():
         for action in command_parser._actions:
@@ -82,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging(args.debug)
     try:
+        settings.check_all()  # a bad environment variable is named now, not as a traceback later
         datasets.apply_to_args(args)  # --dataset and irds:<id> inputs become paths
+        guard.check(args.files(args))  # no output replaces an input, before any work
         return args.func(args)
     except ToucheError as exc:
         if args.debug:

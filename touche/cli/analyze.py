@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from touche.stemming.analyzers import tokens
 from touche.cli.common import add_command, overrides, variant_options
+from touche.guard import Files
 from touche.config import load_variant
 
 
@@ -18,3 +19,7 @@ def run(args) -> int:
     # a relative stoplist resolves against the variant's folder, as in every run
     print(" ".join(f"[{t}]" for t in tokens(loaded.variant.analyzer, args.text, base_dir=loaded.path.parent)))
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("variant", args.config)])

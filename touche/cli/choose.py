@@ -5,6 +5,7 @@ from pathlib import Path
 
 from touche.retrieval.experiments.choose import choose
 from touche.cli.common import add_command
+from touche.guard import Files
 
 
 def add_parser(sub) -> None:
@@ -36,3 +37,10 @@ def run(args) -> int:
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
     print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")
     return 0
+
+
+def files(args) -> Files:
+    """The sweep's record and manifest; choose() checks the files it writes once it knows them."""
+    results = Path(args.results)
+    return Files.of(reads=[("sweep results", results / "results.jsonl"), ("sweep manifest", results / "sweep.json")],
+                    folders=[("output folder", args.out)])

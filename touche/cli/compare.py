@@ -6,6 +6,7 @@ from pathlib import Path
 from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
 from touche.atomic import write_text
 from touche.cli.common import add_command
+from touche.guard import Files
 
 
 def add_parser(sub) -> None:
@@ -32,3 +33,8 @@ def run(args) -> int:
     if args.plot:
         print(f"wrote {plot_comparison(cmp, args.plot)}")
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("run A", args.run_a), ("run B", args.run_b), ("qrels", args.qrels)],
+                    writes=[("Markdown report", args.output), ("plot", args.plot)])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from touche.retrieval.experiments.contact_sheet import write_contact_sheet
 from touche.cli.common import add_command
+from touche.guard import Files
 from touche.config import load_variant
 
 
@@ -24,3 +25,8 @@ def run(args) -> int:
                                topics=args.topic, progress=True)
     print(f"wrote {path}")
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("run", args.run), ("image collection", args.collection), ("topics", args.topics),
+                           ("variant", args.config)], writes=[("contact sheet", args.out)])

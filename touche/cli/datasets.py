@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from touche.cli.common import add_command
+from touche.guard import Files
 from touche.datasets import (DATASETS, PREFIX, corpus_path, dataset, irds_home, parse_ref, qrels_paths,
                              status_rows, topics_path)
 from touche.inputs import detect_task, expand_qrels
@@ -89,3 +90,7 @@ def apply_to_args(args) -> None:
             log.info("note: %s", note)
     elif isinstance(qrels, str) and parse_ref(qrels):  # a single qrels file: the relevance judgements
         args.qrels = str(qrels_paths(parse_ref(qrels))["relevance"])
+
+
+def files(args) -> Files:
+    return Files()  # --fetch fills ir_datasets' own cache

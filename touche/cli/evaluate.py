@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.cli.common import add_command
+from touche.inputs import split_named
+from touche.guard import Files
 from touche.inputs import distinct_labels, parse_named_qrels
 
 
@@ -26,3 +28,8 @@ def run(args) -> int:
     labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
     print(format_table({label: evaluate(r, qrels, measures, depth=args.depth) for label, r in zip(labels, runs)}))
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("run", r) for r in [args.run, *(args.also or [])]]
+                    + [("qrels", split_named(q)[1]) for q in args.qrels])

@@ -9,6 +9,8 @@ from touche.retrieval.evaluation.significance import CORRECTIONS, SIGNIFICANCE_T
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.cli.common import add_command, dataset_option
+from touche.inputs import split_named
+from touche.guard import Files
 from touche.errors import ToucheError
 from touche.inputs import distinct_labels, parse_named_qrels, resolve_input
 
@@ -78,3 +80,10 @@ def _baseline(args) -> str | None:
         if args.baseline in (label, given, Path(given).name, Path(given).stem):
             return label
     raise ToucheError(f"--baseline {args.baseline} is not one of the runs ({', '.join(labels)})")
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("run", r) for r in args.runs] + [("qrels", split_named(q)[1]) for q in args.qrels or []]
+                    + [("corpus", args.input), ("topics", args.topics)],
+                    writes=[("explorer page", args.output), ("Markdown export", args.markdown),
+                            ("LaTeX export", args.latex), ("CSV export", args.csv)])

@@ -7,6 +7,7 @@ from pathlib import Path
 from touche.indexing.builder import ensure_index
 from touche.indexing.distributed import build_sharded_on_ray
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.guard import Files
 from touche.config import load_variant
 from touche.datasets import check_corpus_format
 from touche.errors import ToucheError
@@ -55,3 +56,8 @@ def run(args) -> int:
     build = info.meta["build"]
     print(f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records: {build['skipped_records']}")
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("variant", args.config), ("corpus", args.input)],
+                    folders=[("index root", args.index_root or default_index_root())])

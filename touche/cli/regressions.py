@@ -5,8 +5,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from touche.retrieval.experiments.regressions import differences, measure, pinned, suites, write
+from touche.retrieval.experiments.regressions import REGRESSION_FILE, differences, measure, pinned, suites, write
 from touche.cli.common import add_command
+from touche.guard import Files
 
 
 def add_parser(sub) -> None:
@@ -33,3 +34,10 @@ def run(args) -> int:
                 print(f"  {line}")
             status = status or (1 if diff else 0)
     return status
+
+
+def files(args) -> Files:
+    chosen = [Path(s) for s in args.suites] or suites()
+    return Files.of(reads=[("suite", s) for s in chosen],
+                    writes=[("pinned figures", s.parent / REGRESSION_FILE) for s in chosen] if args.write else [],
+                    folders=[("index root", args.index_root)])

@@ -7,6 +7,8 @@ from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.inputs import split_named
+from touche.guard import Files
 from touche.config import load_variant
 from touche.atomic import check_writable
 from touche.errors import ToucheError
@@ -43,3 +45,10 @@ def run(args) -> int:
     if args.qrels:
         print(format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
     return 0
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("variant", args.config), ("corpus", args.input), ("topics", args.topics)]
+                    + [("qrels", split_named(q)[1]) for q in args.qrels or []],
+                    writes=[("run file", args.output)],
+                    folders=[("index root", args.index_root or default_index_root())])

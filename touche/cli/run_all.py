@@ -5,6 +5,9 @@ from pathlib import Path
 
 from touche.retrieval.suite import run_suite
 from touche.cli.common import add_command, dataset_option, overrides, suite_for, variant_options
+from touche.paths import default_index_root
+from touche.inputs import split_named
+from touche.guard import Files
 from touche.inputs import parse_named_qrels
 
 
@@ -32,3 +35,10 @@ def run(args) -> int:
     if outcome.table:
         print(outcome.table)
     return 0
+
+
+def files(args) -> Files:
+    """Inputs and folders; run_suite checks the files it writes once the suite names them."""
+    return Files.of(reads=[("input", args.input), ("suite", args.suite), ("variant", args.config)]
+                    + [("qrels", split_named(q)[1]) for q in args.qrels or []],
+                    folders=[("output folder", args.output), ("index root", args.index_root or default_index_root())])

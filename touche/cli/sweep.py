@@ -8,6 +8,8 @@ from touche.retrieval.experiments.report import describe_overrides
 from touche.retrieval.experiments.robust import criterion_named
 from touche.retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
 from touche.cli.common import add_command
+from touche.inputs import split_named
+from touche.guard import Files
 from touche.inputs import parse_named_qrels
 
 
@@ -74,3 +76,10 @@ def run(args) -> int:
     if missing:
         print(f"{missing} {'run' if sweep.several else 'point'}(s) left: rerun the same command to continue")
     return 0
+
+
+def files(args) -> Files:
+    """Inputs and the folders given; run_sweep checks the sweep's own output folder once loaded."""
+    return Files.of(reads=[("sweep", args.sweep), ("corpus", args.input), ("topics", args.topics)]
+                    + [("qrels", split_named(q)[1]) for q in args.qrels or []],
+                    folders=[("output folder", args.output), ("index root", args.index_root)])

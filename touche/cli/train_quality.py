@@ -6,6 +6,7 @@ from pathlib import Path
 
 from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
 from touche.cli.common import add_command, model_output
+from touche.guard import Files
 from touche.paths import shared_touche_dir
 
 
@@ -30,3 +31,9 @@ def run(args) -> int:
     if output.resolve() != MODEL_FILE.resolve():
         print(f"use it in a variant: rerank: [{{name: quality_model, model: {output.resolve()}}}]")
     return 0
+
+
+def files(args) -> Files:
+    csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
+    return Files.of(reads=[("training CSV", csv)],
+                    writes=[("model file", MODEL_FILE if args.replace_shipped else args.output)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.cli.common import add_command, model_output
+from touche.guard import Files
 from touche.paths import shared_touche_dir
 from touche.retrieval.evaluation.measures import stance_macro_f1
 from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
@@ -51,3 +52,11 @@ def run(args) -> int:
         print(f"use it in a variant: task2: {{stance: {{model: combined, model_file: {output.resolve()}}}}}")
     return 0
 
+
+def files(args) -> Files:
+    shared = shared_touche_dir()
+    return Files.of(reads=[("CompSent-19 folder", args.compsent or shared / "corpora" / "compsent19"),
+                           ("passages", args.passages or shared / "corpora" / "task2-2022-passages.sample.jsonl"),
+                           ("stance qrels", args.qrels or shared / "qrels" / "task2-2022-stance.qrels"),
+                           ("topics", args.topics or shared / "topics" / "task2-2022.xml")],
+                    writes=[("model file", MODEL_FILE if args.replace_shipped else args.output)])

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
 from touche.cli.common import add_command
+from touche.errors import ToucheError
+from touche.guard import Files
 
 SHOWN_ERRORS = 3
 
@@ -21,9 +24,15 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     status = 0
-    for path in args.runs:
-        fmt = RunFormat.parse(args.format) if args.format else detect_format(path)
-        problems = validate_run(path, fmt)
+    for path in args.runs:  # every file gets its verdict: one unreadable file does not hide the others'
+        try:
+            fmt = RunFormat.parse(args.format) if args.format else detect_format(path)
+            problems = validate_run(path, fmt)
+        except ToucheError as exc:
+            print(f"{path}:{exc.where.removeprefix('line ') if exc.where else ''}: error: {exc.message}")
+            print(f"{path}: not checked: it cannot be read as a run")
+            status = 2 if not Path(path).is_file() else max(status, 1)
+            continue
         errors = [p for p in problems if p.is_error]
         warnings = [p for p in problems if not p.is_error]
         shown = problems if args.verbose else errors[:SHOWN_ERRORS]
@@ -32,16 +41,23 @@ def run(args) -> int:
         verdict = "valid" if not errors else f"{len(errors)} error(s)"
         summary = f"{path}: {verdict} as {fmt.name} run"
         if warnings:
-            kinds = Counter(_kind(p.message) for p in warnings)
+            kinds = Counter(_kind(p) for p in warnings)
             summary += f", {len(warnings)} warning(s) (" + "; ".join(f"{n} × {k}" for k, n in kinds.most_common(3)) + ")"
         if not args.verbose and (len(errors) > SHOWN_ERRORS or warnings):
             summary += "; --verbose lists every one"
         print(summary)
-        status = status or (1 if errors else 0)
+        status = max(status, 1 if errors else 0)
     return status
 
 
-def _kind(message: str) -> str:
-    """A warning's kind: its message without the topic, numbers and the explanation after ';'."""
-    message = re.sub(r"^topic \S+: ", "", message).split(";", 1)[0].split(",", 1)[0]
+def _kind(problem) -> str:
+    """A warning's kind: what the validator calls it (``Problem.kind``), else its message without
+    the topic, numbers and the explanation after ';'."""
+    if problem.kind:
+        return problem.kind
+    message = re.sub(r"^topic \S+: ", "", problem.message).split(";", 1)[0].split(",", 1)[0]
     return " ".join(w for w in message.split() if not any(c.isdigit() for c in w))
+
+
+def files(args) -> Files:
+    return Files.of(reads=[("run", r) for r in args.runs])
