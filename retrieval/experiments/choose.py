@@ -35,13 +35,15 @@ from typing import Any
 import yaml
 
 from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.formats.gate import load_run
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
-from touche.retrieval.experiments.robust import criterion_named, heaviest, weighted_mean
+from touche.retrieval.experiments.report import describe_overrides, format_number, format_value, rank_of
+from touche.retrieval.experiments.robust import criterion_named, heaviest, tied_with_pick, weighted_mean
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.stemming.analyzers import stoplist_path
+from touche import guard
 from touche.atomic import write_text
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
@@ -233,17 +235,11 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
 
 def _ranking_signature(run: Path) -> str:
     """Hash of a run's (topic, document) order: two points with the same signature submit the
-    same ranking, whatever their scores."""
-    digest = hashlib.sha256()
-    try:
-        with run.open("rb") as handle:
-            for line in handle:
-                parts = line.split()
-                if len(parts) >= 3:
-                    digest.update(parts[0] + b" " + parts[2] + b"\n")
-    except FileNotFoundError:
+    same ranking, whatever their scores (the run read through the input gate, as scored)."""
+    if not run.is_file():
         return f"missing:{run}"  # unique: a lost run file never counts as a duplicate
-    return digest.hexdigest()
+    frame = load_run(run).frame
+    return hashlib.sha256("\n".join(frame["qid"] + " " + frame["docid"]).encode()).hexdigest()
 
 
 # --------------------------------------------------------------------------- writing the variants
@@ -323,11 +319,16 @@ def _comparable(data: dict, path: Path) -> dict:
     return validate(data, path).model_dump(mode="json", exclude={"tag", "description"})
 
 
+def choice_path(choice: Pick, number: int, out_dir: Path) -> Path:
+    """Where the ``number``-th pick's variant file is written."""
+    name = point_slug(choice.record.overrides)[:60].rstrip("-._") or f"point{choice.record.point}"
+    return out_dir / f"{number}-{name}.yaml"
+
+
 def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str, header: str) -> Path:
     """Write one chosen point as a variant YAML (extends the base when that reproduces it exactly)."""
     record = choice.record
-    name = point_slug(record.overrides)[:60].rstrip("-._") or f"point{record.point}"
-    target = out_dir / f"{number}-{name}.yaml"
+    target = choice_path(choice, number, out_dir)
     expected = load_variant(base, record.overrides)
     path_fixes = rebase_paths(expected.merged, base.parent, out_dir)
     description = f"sweep point {record.point}: {describe_overrides(record.overrides)}"
@@ -437,11 +438,9 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                         "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
                         shipped.measure, format_number(best), shipped.variant.name, format_number(shipped.value),
                         shipped.variant.parent.name)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=out) from None
     base = Path(manifest.base)
+    guard.check(_files(results, picks, base, out))  # before the first file is written
+    guard.made_folder(out)
     base_tag = load_variant(base).variant.tag
     used: set[str] = set()
     written: list[Pick] = []
@@ -462,6 +461,23 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     _write_suite(results, written, out)
     write_text(out / "choice.md", format_choices(results, written, shown, shipped))
     return written
+
+
+def _files(results: SweepResults, picks: list[Pick], base: Path, out: Path) -> guard.Files:
+    """What choose reads (the sweep's record and manifest, the base variant, the main set's data)
+    and writes (a variant file per pick, suite.yaml, choice.md, the set's topics and corpus links)."""
+    entry = results.main_set
+    data = [("set corpus file", results.path(f)) for f in entry.corpus_files or [entry.corpus]] + \
+        [("set topics", results.path(entry.topics))] + \
+        ([("source topics", results.path(entry.source_topics))] if entry.source_topics else []) + \
+        [("qrels", results.path(q)) for q in entry.qrels.values()]
+    return guard.Files.of(
+        reads=[("sweep results", results.directory / RESULTS_FILE), ("sweep manifest", results.directory / MANIFEST_FILE),
+               ("base variant", base), *data],
+        writes=[("chosen variant", choice_path(p, n, out)) for n, p in enumerate(picks, 1)]
+        + [("suite", out / "suite.yaml"), ("choice report", out / "choice.md")]
+        + ([("topics copy", out / "topics.xml")] if entry.source_topics is not None else []),
+        folders=[("output folder", out)] + ([("corpus link folder", out / "corpus")] if entry.corpus_files else []))
 
 
 def suite_inputs(results: SweepResults, entry: ManifestSet, out: Path) -> tuple[Path, Path]:
@@ -545,7 +561,11 @@ def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Re
                      f"{stored.pick_share[i]:.0%} | {c.reason} |")
     lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
               "which the criterion picks that point.", ""]
-    if stored.lead_is_noise and len(stored.order) > 1:
+    tied = [manifest.points[i].point for i in tied_with_pick(stored.values, [index[n] for n in stored.order])]
+    if tied:
+        lines += [f"**A tie, not a decision**: point(s) {', '.join(map(str, tied))} score "
+                  f"exactly what the primary scores by {criterion.name}; it comes first by the grid's order only.", ""]
+    elif stored.lead_is_noise and len(stored.order) > 1:
         low, high = stored.lead_interval
         interval = f"[{low:+.3f}, {high:+.3f}]" if low is not None and high is not None else "undefined"
         lines += [f"**Warning: the primary's lead over the runner-up (point {stored.order[1]}) is within the noise**: "
@@ -556,7 +576,7 @@ def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Re
                   "| left out | pick on the others | its score there | rank there | the set's own best |",
                   "|---|---|---:|---:|---:|"]
         for t in stored.transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {t.rank:.0f} of {len(manifest.points)} "
+            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {rank_of(t.rank, len(manifest.points))} "
                          f"| {format_number(t.best_score)} (point {t.best}) |")
         lines.append("")
     if shipped is not None:

@@ -249,6 +249,11 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def rank_of(rank: float | None, points: int) -> str:
+    """``3 of 12``; ``–`` for a point without a rank (no score there)."""
+    return "–" if rank is None or math.isnan(rank) else f"{rank:.0f} of {points}"
+
+
 def format_number(value: Any, digits: int = 3, missing: str = "–") -> str:
     """A score, weight or share for a report: ``digits`` decimals, ``missing`` for None or NaN,
     and huge magnitudes in short exponent form (a weight of 1e308 is not 309 digits)."""

@@ -187,12 +187,19 @@ def usable_weights(weights: Sequence[float]) -> bool:
 
 def criterion_values(means: np.ndarray, weights: Sequence[float], criterion: str = DEFAULT_CRITERION) -> np.ndarray:
     """One value per point, higher is better (a weighted rank is returned negated); all NaN when
-    the weights cannot order anything (none positive, or one not finite)."""
+    the weights cannot order anything (none positive, or one not finite). A point without a score
+    on a set that weighs (not run there yet: ``choose --partial``; nothing judged in any of its
+    cuts) is not ordered (NaN) and takes no part in ordering the others: counted as 0 or ranked
+    last, what was not measured decided its place."""
     rule = criterion_named(criterion)
     w = np.asarray(weights, dtype=float)
+    out = np.full(means.shape[0], np.nan)
     if means.shape[1] == 0 or not usable_weights(w):
-        return np.full(means.shape[0], np.nan)
-    return rule.values(means, w)
+        return out
+    scored = ~np.isnan(means[:, w > 0]).any(axis=1)
+    if scored.any():
+        out[scored] = rule.values(means[scored], w)
+    return out
 
 
 def effective_weights(means: np.ndarray, weights: Sequence[float], criterion: str) -> np.ndarray:
@@ -252,6 +259,19 @@ class Choice:
         interval reaches 0 or below)."""
         return self.runner_up is not None and not self.lead_interval[0] > 0
 
+    @property
+    def tied(self) -> list[int]:
+        """The points whose criterion equals the pick's exactly: the sweep's order, not the data,
+        put the pick first."""
+        return tied_with_pick(self.values, self.order)
+
+
+def tied_with_pick(values: Sequence[float | None], order: Sequence[int]) -> list[int]:
+    if not order:
+        return []
+    best = values[order[0]]
+    return [i for i in order[1:] if values[i] is not None and best is not None and values[i] == best]
+
 
 def choose_robustly(sets: Sequence[SetScores], points: Sequence[str], criterion: str = DEFAULT_CRITERION, *,
                     resamples: int = STABILITY_RESAMPLES, seed: int = DEFAULT_SEED) -> Choice:
@@ -306,7 +326,10 @@ def _stability(sets, points, weights, criterion, order, resamples, seed) -> tupl
     for b in range(resamples):
         values = criterion_values(drawn[b], weights, criterion)
         if not np.isnan(values).all():
-            picks[_best(values)] += 1
+            # exact ties share the draw: the first of equals is the grid's order, not a decision
+            # (every point at 0.0 was "picked in 100 % of the draws")
+            best = np.flatnonzero(values == np.nanmax(values))
+            picks[best] += 1 / len(best)
         leads.append(values[order[0]] - values[order[1]])
     leads = np.asarray(leads, dtype=float)
     leads = leads[~np.isnan(leads)]
@@ -337,12 +360,16 @@ def leave_one_set_out(sets: Sequence[SetScores], points: Sequence[str],
     for s, held in enumerate(sets):
         others = [i for i in range(len(sets)) if i != s]
         values = criterion_values(means[:, others], [sets[i].weight for i in others], criterion)
+        if np.isnan(values).all():
+            continue  # the other sets order nothing: no pick to transfer
         pick = _best(values)
         column = means[:, s]
         best = _best(column)
         naive = {sets[i].name: (points[_best(means[:, i])], float(column[_best(means[:, i])])) for i in others}
-        out.append(Transfer(held.name, points[pick], float(column[pick]), float(_ranks(column)[pick]),
-                            points[best], float(column[best]), naive))
+        # a pick without a score on the left-out set (not run there yet) has no rank there
+        rank = math.nan if math.isnan(column[pick]) else float(_ranks(column)[pick])
+        out.append(Transfer(held.name, points[pick], float(column[pick]), rank, points[best], float(column[best]),
+                            naive))
     return out
 
 

@@ -62,6 +62,7 @@ from touche.retrieval.experiments.sweep.reports import format_csv, format_one_se
 from touche.retrieval.experiments.sweep.runners import current_records, is_finished, unfinished
 from touche.retrieval.experiments.sweep.spec import SweepSpec, axes_of, expand_points
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, read_records
+from touche import guard
 from touche.atomic import write_text
 from touche.errors import ToucheError
 from touche.paths import default_index_root
@@ -110,11 +111,13 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
     sweep = load_sweep(path, corpus=corpus, topics=topics, qrels=qrels, output=output)
     if ray:
         runners.check_ray()  # before anything is written
-    try:
-        sweep.output.mkdir(parents=True, exist_ok=True)
-        (sweep.output / "runs").mkdir(exist_ok=True)
-    except OSError as exc:
-        raise ToucheError(f"cannot create the output directory: {exc.strerror}", path=sweep.output) from None
+    guard.check(guard.Files.of(
+        reads=[("sweep", sweep.path), ("base variant", sweep.base)]
+        + [(f"corpus of set {dev.label}", f) for dev in sweep.sets for f in dev.corpus_files or [dev.corpus]]
+        + [(f"topics of set {dev.label}", dev.source_topics or dev.topics) for dev in sweep.sets]
+        + [(f"qrels of set {dev.label}", q) for dev in sweep.sets for q in dev.qrels.values()],
+        folders=[("sweep output folder", sweep.output)]))
+    guard.made_folder(sweep.output / "runs", "sweep output folder")
     lock = FileLock(str(sweep.output / ".sweep.lock"))
     try:
         lock.acquire(timeout=0)
@@ -200,8 +203,9 @@ def stored_choice(sweep: Sweep, analysis: SweepAnalysis) -> StoredChoice:
     criterion = criterion_named(sweep.spec.criterion)
     choice = analysis.choice
     if choice is None:
-        n = len(sweep.points)
-        return StoredChoice(criterion=criterion.name, order=[], values=[None] * n, means=[], intervals=[],
+        n, k = len(sweep.points), len(sweep.sets)  # every list shaped as a choice's (the manifest checks it)
+        return StoredChoice(criterion=criterion.name, order=[], values=[None] * n, means=[[None] * k for _ in range(n)],
+                            intervals=[[[None, None] for _ in range(k)] for _ in range(n)],
                             pick_share=[0.0] * n, lead_interval=[None, None], lead_is_noise=False,
                             why_none=analysis.why_no_pick)
     return StoredChoice(
@@ -211,6 +215,6 @@ def stored_choice(sweep: Sweep, analysis: SweepAnalysis) -> StoredChoice:
         intervals=[[[_number(v) for v in pair] for pair in row] for row in choice.intervals],
         pick_share=[float(v) for v in choice.pick_share],
         lead_interval=[_number(v) for v in choice.lead_interval], lead_is_noise=bool(choice.lead_is_noise),
-        transfers=[StoredTransfer(left_out=t.left_out, pick=int(t.pick), score=_number(t.score), rank=t.rank,
+        transfers=[StoredTransfer(left_out=t.left_out, pick=int(t.pick), score=_number(t.score), rank=_number(t.rank),
                                   best=int(t.best), best_score=_number(t.best_score)) for t in analysis.transfers],
         why_none=analysis.why_no_pick)

@@ -64,7 +64,7 @@ class SweepAnalysis:
 
     @property
     def indexes(self) -> int:
-        return len({r.index for r in self.records})
+        return len({r.index for r in self.records if r.index})  # "": a run file of an older sweep, cost unknown
 
     @property
     def pick(self) -> int | None:

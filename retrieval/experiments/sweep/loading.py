@@ -13,7 +13,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import split_measure
+from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.experiments.report import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
@@ -57,6 +59,13 @@ class Sweep:
         """The configured measures plus the sort measure's own (it must be computed)."""
         _, sort_measure = split_measure(self.spec.measure)
         return list(dict.fromkeys([*self.spec.measures, sort_measure]))
+
+    def measures_for(self, dev: DevSet) -> list[str]:
+        """The measures a set's runs are scored with: those that fit one of its qrels files. Given
+        ones that fit none are refused when the sweep loads (``check_set``); of the defaults a
+        set gets those that fit (a stance-only set has no nDCG)."""
+        kinds = {name: load_qrels(path).kind for name, path in dev.qrels.items()}
+        return [m for m in self.measures if any(parse_measure(m).applies_to(n, k) for n, k in kinds.items())]
 
     @property
     def axes(self) -> list[Axis]:
@@ -129,13 +138,21 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
                                   where=exc.where) from None
             checked.add(files)
     formats = {loaded.variant.corpus.format for loaded in variants}
+    given = list(spec.measures) if "measures" in spec.model_fields_set else []
     for dev in sets:
         try:
-            check_set(dev, qrels_name, formats)
+            check_set(dev, qrels_name, formats, given)
         except ConfigError as exc:
             raise ConfigError(exc.message, path=path) from None
     # each variant and each set's data fingerprinted once: the keys combine them
     fingerprints = [variant_fingerprint(loaded) for loaded in variants]
+    first: dict[str, Point] = {}
+    for point, fingerprint in zip(points, fingerprints):  # a grid [1, "1"] is one value, validated
+        twin = first.setdefault(fingerprint, point)
+        if twin is not point:
+            raise ConfigError(f"points {twin.number} ({twin.describe()}) and {point.number} ({point.describe()}) give "
+                              "the same variant once validated: the grid repeats a value (as 1 and \"1\" would); "
+                              "give each value once", path=path)
     for dev in sets:
         data_prints = dev.data_fingerprints()
         qrels_print = dev.qrels_fingerprint()

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from touche.atomic import write_text
 from touche.config import describe_validation_error
@@ -60,7 +60,7 @@ class StoredTransfer(Loose):
     left_out: str
     pick: int
     score: float | None
-    rank: float
+    rank: float | None  # None: the pick has no score on the left-out set (not run there yet)
     best: int
     best_score: float | None
 
@@ -97,6 +97,33 @@ class SweepManifest(Strict):
     @property
     def several(self) -> bool:
         return any(entry.name != "" for entry in self.sets)  # a sweep without sets: has one, named ""
+
+    @model_validator(mode="after")
+    def _shapes_agree(self):
+        """Every list of the choice has one entry per point (and per set): choose indexes them by
+        point (a manifest with short lists passed, and choose died of an IndexError)."""
+        points, sets = len(self.points), len(self.sets)
+        if any(len(s.keys) != points for s in self.sets):
+            raise ValueError(f"each set's keys must list its {points} points")
+        if self.runs != points * sets:
+            raise ValueError(f"runs is {self.runs}, not points × sets = {points * sets}")
+        choice = self.choice
+        if choice is None:
+            return self
+        shapes = {"values": (len(choice.values), points), "means": (len(choice.means), points),
+                  "intervals": (len(choice.intervals), points), "pick_share": (len(choice.pick_share), points),
+                  "means per point": ({len(m) for m in choice.means} or {sets}, {sets}),
+                  "intervals per point": ({len(i) for i in choice.intervals} or {sets}, {sets}),
+                  "interval bounds": ({len(b) for i in choice.intervals for b in i} or {2}, {2}),
+                  "lead_interval": (len(choice.lead_interval), 2)}
+        wrong = [f"{name} has {found}, expected {expected}" for name, (found, expected) in shapes.items()
+                 if found != expected]
+        numbers = {p.point for p in self.points}
+        if any(n not in numbers for n in choice.order) or len(set(choice.order)) != len(choice.order):
+            wrong.append("order names points the sweep does not have, or one twice")
+        if wrong:
+            raise ValueError("the choice does not fit the points and sets: " + "; ".join(wrong))
+        return self
 
 
 def write_manifest(path: Path, manifest: SweepManifest) -> Path:

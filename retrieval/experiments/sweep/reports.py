@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from touche.retrieval.experiments.report import (PlotPoint, describe_overrides, format_number, format_p, format_value,
-                                                 plot_sweep)
+                                                 plot_sweep, rank_of)
 from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
 from touche.retrieval.experiments.sweep.loading import Sweep
@@ -127,7 +127,10 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
                               f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
                               for s, dev in enumerate(sweep.sets)) + ".", "",
                   f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
-                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws."]
+                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
+        if choice.tied:
+            lines.append(f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
+                         f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only.")
         if choice.runner_up is not None:
             runner = sweep.points[choice.runner_up]
             low, high = choice.lead_interval
@@ -147,7 +150,7 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
                   "argmax of one other set → score there |", "|---|---|---:|---:|---:|---|"]
         for t in analysis.transfers:
             naive = "; ".join(f"{name}: p{point} → {cell(score)}" for name, (point, score) in t.naive.items())
-            lines.append(f"| {t.left_out} | p{t.pick} | {cell(t.score)} | {t.rank:.0f} of {len(sweep.points)} | "
+            lines.append(f"| {t.left_out} | p{t.pick} | {cell(t.score)} | {rank_of(t.rank, len(sweep.points))} | "
                          f"{cell(t.best_score)} (p{t.best}) | {naive} |")
         lines.append("")
     if analysis.agreement is not None and len(sweep.sets) > 1:

@@ -21,6 +21,7 @@ from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, appen
 from touche.retrieval.session import Session
 from touche.stemming.analyzers import content_key
 from touche import jvm
+from touche.atomic import write_text
 from touche.config import LoadedVariant
 from touche.errors import ToucheError
 
@@ -29,6 +30,21 @@ RAY_RETRIES = 2  # a batch whose worker process died is run again this many time
 
 def run_file(sweep: Sweep, dev: DevSet, i: int) -> Path:
     return sweep.output / "runs" / f"{dev.run_keys[i]}.txt"
+
+
+def cost_file(run: Path) -> Path:
+    """What a run file cost (its index, its seconds), written before the run file itself: a run
+    whose record was lost (interrupted between the file and its record, on a worker or here)
+    is scored again with its real index and time, not as a run of index "" in 0 s."""
+    return run.with_suffix(".cost.json")
+
+
+def run_cost(run: Path) -> tuple[float, str] | None:
+    try:
+        data = json.loads(cost_file(run).read_text(encoding="utf-8"))
+        return float(data["seconds"]), str(data["index"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def is_finished(sweep: Sweep, records: dict[str, Record], key: str) -> bool:
@@ -49,7 +65,7 @@ def current_records(sweep: Sweep) -> list[Record]:
 def score(sweep: Sweep, dev: DevSet, point: Point, run: Path, seconds: float = 0.0, index: str = "") -> Record:
     """A run file scored with the set's qrels."""
     return Record(key=dev.keys[point.number - 1], point=point.number, overrides=point.overrides,
-                  measures=evaluate(run, dev.qrels, sweep.measures), run=str(run.relative_to(sweep.output)),
+                  measures=evaluate(run, dev.qrels, sweep.measures_for(dev)), run=str(run.relative_to(sweep.output)),
                   seconds=seconds, index=index, per_topic=main_per_topic(sweep, dev, run),
                   qrels=dev.qrels_fingerprint(), set=dev.name)
 
@@ -67,11 +83,13 @@ def run_point(sweep: Sweep, session: Session, point: Point, loaded: LoadedVarian
     started = time.perf_counter()
     result = session.run(loaded)
     run = run_file(sweep, dev, point.number - 1)
+    seconds, index = round(time.perf_counter() - started, 3), result.index.path.name
+    write_text(cost_file(run), json.dumps({"seconds": seconds, "index": index}) + "\n")
     session.write(result, run)
     # The session keeps every result for fusion stages to reuse; a sweep never reuses its own
     # points, and keeping hundreds of rankings in memory is what would stop a long sweep.
     session.forget(result)
-    return score(sweep, dev, point, run, round(time.perf_counter() - started, 3), result.index.path.name)
+    return score(sweep, dev, point, run, seconds, index)
 
 
 def todo(sweep: Sweep, limit: int | None) -> tuple[list[tuple[DevSet, int]], int]:
@@ -101,14 +119,14 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
             record = records.get(key)
             if record is not None and (sweep.output / record.run).is_file():
                 if expected is None:
-                    expected = set(evaluate(run, dev.qrels, sweep.measures))
+                    expected = set(evaluate(run, dev.qrels, sweep.measures_for(dev)))
                     per_topic_possible = bool(main_per_topic(sweep, dev, run))
                 if expected <= set(record.measures) and (sweep.spec.measure in record.per_topic
                                                          or not per_topic_possible):
                     continue
             known = record or by_run.get(str(run.relative_to(sweep.output)))
-            rescored = score(sweep, dev, sweep.points[i], run, known.seconds if known else 0.0,
-                             known.index if known else "")
+            seconds, index = (known.seconds, known.index) if known else run_cost(run) or (math.nan, "")
+            rescored = score(sweep, dev, sweep.points[i], run, seconds, index)
             records[key] = rescored
             append_record(sweep.output / RESULTS_FILE, rescored)
 

@@ -20,14 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from touche.indexing.corpora import first_document, held_documents, open_corpus
-from touche.retrieval.evaluation.measures import canonical_topic
+from touche.indexing.corpora import check_corpus_files, first_document, held_documents, open_corpus
 from touche.retrieval.experiments.robust import coverage
 from touche.retrieval.experiments.sweep.spec import DevSetSpec, canonical, digest, expand_path
 from touche.retrieval.fingerprint import data_fingerprint
-from touche.retrieval.formats.qrels import read_qrels
-from touche.retrieval.formats.topics import Topic, read_topics, topics_xml
+from touche.retrieval.evaluation.registry import parse_measure
+from touche.retrieval.formats.gate import load_qrels, load_topics
+from touche.retrieval.formats.runfile import canonical_topic
+from touche.retrieval.formats.topics import Topic, topics_xml
 from touche.atomic import write_text
+from touche.guard import LinkFolder
 from touche.errors import ConfigError, InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -68,26 +70,16 @@ class DevSet:
         return [label.replace("/", "-") for label in distinct_labels(files, what=f"corpus file of set {self.label}")]
 
     def prepare(self) -> None:
-        """Link the corpus files and write the selected topics (idempotent; links of files no
-        longer listed are removed: they would be read as part of the corpus)."""
-        if self.corpus_files is not None:
-            self.corpus.mkdir(parents=True, exist_ok=True)
-            wanted = dict(zip(self.link_names(), self.corpus_files))
-            for stale in self.corpus.iterdir():
-                if stale.name not in wanted and stale.is_symlink():
-                    stale.unlink()
-            for name, file in wanted.items():
-                link = self.corpus / name
-                if link.is_symlink() and link.resolve() == file.resolve():
-                    continue
-                if link.exists() or link.is_symlink():
-                    link.unlink()
-                link.symlink_to(file.resolve())
+        """Link the corpus files and write the selected topics (idempotent; links it made of files
+        no longer listed are removed: they would be read as part of the corpus)."""
+        if self.corpus_files is not None:  # only the links it made are replaced or removed
+            LinkFolder(self.corpus, f"corpus folder of set {self.label}").sync(dict(zip(self.link_names(),
+                                                                                    self.corpus_files)))
         if self.source_topics is not None:
             write_text(self.topics, topics_xml(self.selected_topics()))
 
     def selected_topics(self) -> list[Topic]:
-        topics = read_topics(self.source_topics or self.topics)
+        topics = load_topics(self.source_topics or self.topics)
         if self.selection is None:
             return topics
         kind, numbers = self.selection
@@ -132,7 +124,7 @@ def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: P
     selection = None
     if spec.topics_only or spec.topics_except:
         kind = "only" if spec.topics_only else "except"
-        selection = (kind, frozenset(str(n) for n in (spec.topics_only or spec.topics_except)))
+        selection = (kind, frozenset(canonical_topic(str(n)) for n in (spec.topics_only or spec.topics_except)))
     return DevSet(name, folder / "corpus" if listed else files[0], folder / "topics.xml" if selection else topics,
                   {n: expand_path(q, here, sweep_file) for n, q in spec.qrels.items()}, folder,
                   corpus_files=files if listed else None, source_topics=topics if selection else None,
@@ -149,18 +141,26 @@ def set_folder(output: Path, name: str) -> Path:
     return folder
 
 
-def check_set(dev: DevSet, qrels_name: str, formats: set[str]) -> None:
-    """What can be checked before the first run (see the module docstring)."""
+def check_set(dev: DevSet, qrels_name: str, formats: set[str], measures: list[str] = ()) -> None:
+    """What can be checked before the first run (see the module docstring); ``measures``: the
+    ones the sweep file names, each of which must fit one of the set's qrels files."""
     topics = [canonical_topic(t.number) for t in dev.selected_topics()]
-    for name, path in dev.qrels.items():
-        read_qrels(path)  # a bad qrels file fails now, not after the first hour of runs
-    judged = {canonical_topic(q) for q in read_qrels(dev.qrels[qrels_name]).judgments}
+    kinds = {name: load_qrels(path).kind for name, path in dev.qrels.items()}  # a bad file fails now
+    unfit = [m for m in measures if not any(parse_measure(m).applies_to(n, k) for n, k in kinds.items())]
+    if unfit:
+        raise ConfigError(f"set {dev.label}: measures {', '.join(unfit)} fit none of its qrels ("
+                          + ", ".join(f"{n}: {k.value}" for n, k in kinds.items()) + "); every run would fail to "
+                          "be scored: remove them or give qrels they fit")
+    judged = set(load_qrels(dev.qrels[qrels_name]).judgments)
     if not judged & set(topics):
         raise ConfigError(f"set {dev.label}: its {qrels_name} qrels ({dev.qrels[qrels_name]}) judge none of its "
                           f"{len(topics)} topics (qrels of another year or task?): every point would score nothing")
     for fmt in sorted(formats):
         try:
-            first_document(open_corpus(fmt, dev.corpus_files[0] if dev.corpus_files else dev.corpus))
+            if dev.corpus_files is not None:  # every listed file, not the first, as the folder will be read
+                check_corpus_files(dict(zip(dev.link_names(), dev.corpus_files)), fmt)
+            else:
+                first_document(open_corpus(fmt, dev.corpus))
         except ToucheError as exc:
             raise ConfigError(f"set {dev.label}: its corpus is not what the variants read (corpus.format {fmt}): "
                               f"{exc}") from None
@@ -183,13 +183,13 @@ def set_coverage(dev: DevSet, qrels_name: str, fmt: str) -> dict[str, float]:
                 return stored["coverage"]
         except (ValueError, KeyError, AttributeError):
             pass  # a damaged cache is computed again
-    judged = {canonical_topic(q): v for q, v in read_qrels(qrels_path).judgments.items()}
+    judged = load_qrels(qrels_path).judgments
     try:
         held = held_documents(open_corpus(fmt, dev.corpus), {d for docs in judged.values() for d in docs})
     except ToucheError as exc:
         log.warning("warning: cannot read %s for the judged coverage of %s: %s", dev.corpus, dev.label, exc)
         return {}
-    topics = [canonical_topic(t.number) for t in read_topics(dev.topics)]
+    topics = [canonical_topic(t.number) for t in load_topics(dev.topics)]
     shares = coverage(judged, held, topics)
     write_text(cache, json.dumps({"fingerprint": fingerprint, "coverage": shares}, indent=1) + "\n")
     return shares

@@ -361,11 +361,44 @@ def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
         raise InputError(f"not a stance model written by `touche train-stance`: {exc}", path=path) from None
 
 
+_PASSAGE_MODEL_KEYS = {"features": None, "classes": None, "mean": None, "scale": None, "coef": None, "intercept": None}
+# The keys a model file holds (None: a value, not a mapping to look into): a missing one is named
+# by its whole path (it was "not a stance model …: 'tfidf'", a bare KeyError).
+MODEL_KEYS = {"format": None,
+              "sentences": {"tfidf": {"vocabulary": None, "idf": None}, "cues": {"names": None, "mean": None,
+                                                                                  "scale": None},
+                            "classes": None, "coef": None, "intercept": None},
+              "passages": {"all": _PASSAGE_MODEL_KEYS, "folds": None}}
+
+
+def _missing_key(data, keys: dict, where: str = "") -> str | None:
+    """The first key of ``keys`` that ``data`` lacks, as a dotted path (or that is no mapping)."""
+    if not isinstance(data, dict):
+        return f"{where} (not a mapping)" if where else "the top level (not a mapping)"
+    for key, inner in keys.items():
+        path = f"{where}.{key}" if where else key
+        if key not in data:
+            return path
+        if inner is not None and (found := _missing_key(data[key], inner, path)):
+            return found
+    return None
+
+
 def check_model_data(data) -> None:
     """Raise ValueError naming the first thing a model file's data has wrong."""
     if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"format {found!r}, expected {MODEL_FORMAT}")
+    missing = _missing_key(data, MODEL_KEYS)
+    if missing is None:
+        folds = data["passages"]["folds"]
+        if not isinstance(folds, list):
+            missing = "passages.folds (not a list)"
+        for i, fold in enumerate(folds if isinstance(folds, list) else []):
+            missing = missing or _missing_key(fold, {"topics": None, "model": _PASSAGE_MODEL_KEYS},
+                                              f"passages.folds[{i}]")
+    if missing:
+        raise ValueError(f"its key {missing} is missing (a file of `touche train-stance` has it)")
     sentences = data["sentences"]
     vocabulary = len(sentences["tfidf"]["vocabulary"])
     if tuple(sentences["cues"]["names"]) != CUE_NAMES:
