@@ -180,3 +180,51 @@ def test_topics_from_a_queries_frame_follow_the_rules_of_a_topics_file() -> None
     assert [(t.number, t.title) for t in topics] == [("1", "Is a PC better?"), ("2", "Mac or PC?")]
     with pytest.raises(InputError, match="again"):
         load_topics(pd.DataFrame({"qid": ["1", "01"], "query": ["a", "b"]}))
+
+
+# ------------------------------------------------------------------------------ qrels
+QRELS_TOPICS = ["1", "01", "2", "002", "x", "\ufeff1"]
+QRELS_DOCS = ["a", "b", "c", "a\x00", "d\u2028", "S1a-A2b__PREMISE__3,S1a-A2b__CONC__1"]
+LABELS = ["0", "1", "2", "-2", "4.0", "1.5", "FIRST", "x", "01"]
+
+
+@st.composite
+def raw_qrels(draw) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 10))):
+        fields = [draw(st.sampled_from(QRELS_TOPICS)), draw(st.sampled_from(["0", "Q0", "PRO"])),
+                  draw(st.sampled_from(QRELS_DOCS)), draw(st.sampled_from(LABELS))]
+        lines.append(draw(st.sampled_from([" ", "\t", "  "])).join(fields) + draw(st.sampled_from(["\n", "\r\n"])))
+    return "".join(lines)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(raw_qrels())
+def test_qrels_from_a_file_and_from_ir_measures_frame_of_it_are_refused_or_read_alike(tmp_path_factory, text: str):
+    """The gate's two entries for qrels, a file and a frame, refuse or read alike; what the gate
+    reads of graded qrels with integer labels is what ir_measures reads, topic ids made canonical."""
+    import ir_measures
+
+    from touche.retrieval.formats.runfile import canonical_topic
+    path = tmp_path_factory.mktemp("q") / "q.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    try:
+        from_file = load_qrels(path).judgments
+    except InputError:
+        from_file = None
+    body = text.removeprefix("\ufeff")  # a mark at the file's start is no part of the first topic id
+    rows = [line.split() for line in body.splitlines() if line.split()]
+    frame = pd.DataFrame([r for r in rows if len(r) == 4], columns=["query_id", "iteration", "doc_id", "relevance"]) \
+        if all(len(r) == 4 for r in rows) else None
+    if frame is not None and not frame["iteration"].isin(["PRO", "CON", "ONTOPIC"]).any():
+        try:
+            from_frame = load_qrels(frame.drop(columns="iteration")).judgments
+        except InputError:
+            from_frame = None
+        assert from_frame == from_file
+    if from_file is not None and all(r[3].lstrip("-").isdigit() for r in rows):
+        reference: dict = {}
+        for q in ir_measures.read_trec_qrels(str(path)):
+            # ir_measures keeps a file's byte-order mark in its first topic id; the gate does not
+            reference.setdefault(canonical_topic(q.query_id.removeprefix("\ufeff")), {})[q.doc_id] = q.relevance
+        assert from_file == reference

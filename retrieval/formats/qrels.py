@@ -109,11 +109,12 @@ def _fields(lines: Lines, path: str, unit: str = "line") -> Iterator[tuple[int, 
         bad = CONTROL.search(text)
         if bad:
             found = bad.group()
-            field = next(f for f in fields if found in f)
+            # U+2028 and U+2029 are whitespace to str.split(): then the line, not a field, holds it
+            holder = repr(next((f for f in fields if found in f), text.rstrip("\r\n")))
             if found == "\ufeff":
-                message = f"{field!r} holds a byte-order mark (U+FEFF): two qrels files concatenated? Remove it"
+                message = f"{holder} holds a byte-order mark (U+FEFF): two qrels files concatenated? Remove it"
             else:
-                message = f"{field!r} holds the control character U+{ord(found):04X}"
+                message = f"{holder} holds the control character U+{ord(found):04X}"
             raise InputError(message, path=path, where=f"{unit} {number}")
         yield number, fields
 
