@@ -8,7 +8,9 @@ stages get narrow contexts (``TaskContext``, ``StageContext``), never the sessio
 """
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +43,7 @@ class VariantResult:
 @dataclass
 class Session:
     corpus_path: Path | str          # a path, or irds:<id>
-    topics_path: Path | str          # a path, or irds:<id>
+    topics_path: Path | str | None   # a path, or irds:<id>; None: each pipeline gets its topics
     index_root: Path = field(default_factory=default_index_root)
     progress: bool = True
     topics: list[Topic] = field(init=False)
@@ -50,6 +52,12 @@ class Session:
     _corpora: dict[tuple, Path] = field(default_factory=dict, init=False)
 
     def __post_init__(self):
+        if self.topics_path is None:  # topics given to each pipeline (a PyTerrier transformer's queries)
+            self.topics = []
+            return
+        if not isinstance(self.topics_path, (str, os.PathLike)):  # a queries frame, Topic records
+            self.topics, self.topics_path = load_topics(self.topics_path), None
+            return
         self.topics_path = resolve_topics(self.topics_path)
         self.topics = load_topics(self.topics_path)
 
@@ -75,9 +83,9 @@ class Session:
     def task_context(self, loaded: LoadedVariant) -> TaskContext:
         """The variant's index (built or found) and searcher, in the narrow context its task
         handler gets."""
-        return self._context(loaded)[0]
+        return self._context(loaded, tuple(self.topics))[0]
 
-    def _context(self, loaded: LoadedVariant) -> tuple[TaskContext, IndexInfo]:
+    def _context(self, loaded: LoadedVariant, topics: tuple[Topic, ...]) -> tuple[TaskContext, IndexInfo]:
         jvm.start()
         variant = loaded.variant
         corpus = self.corpus(loaded)
@@ -90,8 +98,8 @@ class Session:
             info = ensure_index(other, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
             return self.searcher(info, loaded, analyzer_of=other)
 
-        ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=tuple(self.topics),
-                          topics_path=Path(self.topics_path), searcher=searcher, open_index=open_index,
+        ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=topics,
+                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher, open_index=open_index,
                           progress=self.progress)
         return ctx, index
 
@@ -99,40 +107,28 @@ class Session:
         key = (str(loaded.path), repr(loaded.merged))
         if key in self._results:
             return self._results[key]
+        started = time.perf_counter()
+        pipeline = self.pipeline(loaded)
+        queries = pipeline.queries()
+        ranking = pipeline.rerank(pipeline.search(queries), queries)
+        rows = pipeline.rows(ranking)
+        result = VariantResult(loaded, ranking, rows, pipeline.index, time.perf_counter() - started)
+        self._results[key] = result
+        return result
+
+    def pipeline(self, loaded: LoadedVariant, topics: list[Topic] | None = None) -> "Pipeline":
+        """The variant's parts, in the order a run takes them (``Pipeline``), on the session's
+        topics or on ``topics`` (a PyTerrier transformer's queries)."""
         variant = loaded.variant
         if any(stage.fused_variants(loaded.path.parent) for stage in variant.rerank):
             check_fusion_cycles(loaded)  # a → b → a named by its files, not a RecursionError mid-run
         jvm.start()
-        started = time.perf_counter()
         task = handler(variant.task)
         if variant.corpus.format not in task.corpus_formats:
             raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
                               f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
-        ctx, index = self._context(loaded)
-
-        def first_stage(texts: dict[str, str]) -> Ranking:
-            """The variant's first stage: the queries (or a feedback stage's new ones) searched."""
-            return ctx.searcher.search(texts, variant.query.field_weights, variant.retrieval.top_k,
-                                       variant.retrieval.threads)
-
-        if task.queries is not None:
-            queries = task.queries(ctx)
-        else:
-            queries = {t.number: query_text(t, variant.query, str(self.topics_path)) for t in self.topics}
-        ranking = first_stage(queries)
-        if task.rerank is not None:
-            ranking = task.rerank(ctx, ranking)
-        if variant.rerank:
-            stage_ctx = StageContext(variant_path=loaded.path, topics={t.number: t for t in self.topics},
-                                     queries=queries, searcher=ctx.searcher, top_k=variant.retrieval.top_k,
-                                     run_variant=lambda path: self.run(load_variant(path)).ranking,
-                                     search=first_stage, progress=self.progress)
-            for stage in variant.rerank:
-                ranking = stage.apply(ranking, stage_ctx)
-        rows = task.rows(ctx, ranking)
-        result = VariantResult(loaded, ranking, rows, index, time.perf_counter() - started)
-        self._results[key] = result
-        return result
+        ctx, index = self._context(loaded, tuple(topics) if topics is not None else tuple(self.topics))
+        return Pipeline(loaded, task, ctx, index, self)
 
     def write(self, result: VariantResult, path: Path) -> Path:
         variant = result.loaded.variant
@@ -150,3 +146,53 @@ class Session:
         for searcher in self._searchers.values():
             searcher.close()
         self._searchers.clear()
+
+
+@dataclass
+class Pipeline:
+    """One variant's run as its parts: the queries, the first stage (search), the re-ranking (the
+    task's, then each ``rerank:`` stage) and the rows the run file holds. ``Session.run`` takes
+    them in order; ``touche.pyterrier`` makes each a PyTerrier transformer."""
+    loaded: LoadedVariant
+    task: object  # the task's handler
+    ctx: TaskContext
+    index: IndexInfo
+    session: Session
+
+    def queries(self) -> dict[str, str]:
+        """Topic number → query text, as the variant formulates them."""
+        variant = self.loaded.variant
+        if self.task.queries is not None:
+            return self.task.queries(self.ctx)
+        return {t.number: query_text(t, variant.query, str(self.ctx.topics_path)) for t in self.ctx.topics}
+
+    def search(self, queries: dict[str, str]) -> Ranking:
+        """The first stage: the queries (or a feedback stage's new ones) searched."""
+        variant = self.loaded.variant
+        return self.ctx.searcher.search(queries, variant.query.field_weights, variant.retrieval.top_k,
+                                        variant.retrieval.threads)
+
+    def rerankers(self) -> list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]]:
+        """(name, re-ranking) of the task's re-ranking, then each ``rerank:`` stage, in order."""
+        out = []
+        if self.task.rerank is not None:
+            out.append((f"{self.loaded.variant.task} re-ranking", lambda ranking, queries: self.task.rerank(self.ctx, ranking)))
+        for stage in self.loaded.variant.rerank:
+            out.append((stage.name, lambda ranking, queries, stage=stage: stage.apply(ranking, self.stage_context(queries))))
+        return out
+
+    def rerank(self, ranking: Ranking, queries: dict[str, str]) -> Ranking:
+        for _, apply in self.rerankers():
+            ranking = apply(ranking, queries)
+        return ranking
+
+    def stage_context(self, queries: dict[str, str]) -> StageContext:
+        variant = self.loaded.variant
+        return StageContext(variant_path=self.loaded.path, topics={t.number: t for t in self.ctx.topics},
+                            queries=queries, searcher=self.ctx.searcher, top_k=variant.retrieval.top_k,
+                            run_variant=lambda path: self.session.run(load_variant(path)).ranking,
+                            search=self.search, progress=self.session.progress)
+
+    def rows(self, ranking: Ranking) -> Rows:
+        """What the run file holds of the ranking (a task may label stance or pair sentences)."""
+        return self.task.rows(self.ctx, ranking)

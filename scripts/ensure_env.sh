@@ -86,15 +86,15 @@ if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
   fi
 fi
 
-# The test set-up (and so CI) also installs Ray, for the distributed index build and its tests;
-# the main job does not need it.
+# The test set-up (and so CI) also installs Ray, for the distributed index build and its tests,
+# and PyTerrier, for touche.pyterrier and its tests; the main job needs neither.
 EXTRAS=test
-[ "${TOUCHE_TEST_TOOLS:-0}" = 1 ] && EXTRAS=test,distributed
+[ "${TOUCHE_TEST_TOOLS:-0}" = 1 ] && EXTRAS=test,distributed,pyterrier
 # A venv made for the main job is completed when the tests want more (the extras are in the stamp).
 stamp_of() { { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock"; echo "$1"; } | sha256sum | cut -c1-16; }
 STAMP="$(stamp_of "$EXTRAS")"
 HAVE="$(cat "$VENV/.touche-stamp" 2>/dev/null || true)"
-if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed)" ]; then
+if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrier)" ]; then
   log "creating the project environment in $VENV (first use; about 3 minutes on a fresh 2-core machine)"
   : > "$LOG"
   [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"

@@ -20,7 +20,7 @@ LAYER_FOLDERS = ("stemming", "indexing", "retrieval")
 LAYERS = {"core": 0, "stemming": 1, "indexing": 2, "retrieval": 3, "wing": 4}
 
 
-WING = ("touche.__main__", "touche.cli", "touche.api")
+WING = ("touche.__main__", "touche.cli", "touche.api", "touche.pyterrier")
 
 
 def layer_of(module: str) -> str:

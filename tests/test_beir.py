@@ -67,3 +67,39 @@ def test_a_bad_beir_line_is_named(beir_folder):
     with pytest.raises(InputError, match=r"corpus.jsonl, line 321: the id 'x y' contains U\+0020"):
         list(read_corpus(beir_folder / "corpus.jsonl"))
     assert len(list(read_corpus(beir_folder / "corpus.jsonl", skip_bad_records=True))) == 320
+
+
+@pytest.mark.parametrize("version", ["", "/v2"])
+def test_beirs_touche_ids_are_read_offline_from_ir_datasets_cache(beir_folder, tmp_path, monkeypatch, jvm_started,
+                                                                  index_root, version):
+    """beir/webis-touche2020 and /v2: the download zip placed where ir_datasets keeps it, its queries
+    and qrels copied as ir_datasets copies them; `touche datasets` lists them and run-all runs."""
+    import shutil
+    import zipfile
+
+    from touche import datasets as ds
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds"))
+    monkeypatch.delenv("TOUCHE_DATASETS_CACHE", raising=False)
+    dataset_id = f"beir/webis-touche2020{version}"
+    d = ds.dataset(dataset_id)
+    code, text = cli("datasets", dataset_id)
+    assert code == 1 and text.count("MISSING") == 3 and "source.zip" in text
+    archive = ds.cached_path(d.corpus.files[0])
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as zf:
+        for f in beir_folder.rglob("*"):
+            if f.is_file():
+                zf.write(f, f.relative_to(beir_folder.parent).as_posix())
+    shutil.copyfile(beir_folder / "queries.jsonl", ds.cached_path(d.topics))
+    shutil.copyfile(beir_folder / "qrels" / "test.tsv", ds.cached_path(d.qrels["relevance"]))
+    code, text = cli("datasets", dataset_id)
+    assert code == 0 and text.count("present") == 3
+    variant = str(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")
+    code, text = cli("run-all", "--dataset", dataset_id, "-c", variant, "-o", str(tmp_path / "out"),
+                     "--index-root", str(index_root))
+    assert code == 0, text
+    code, text = cli("run", "-c", variant, "-i", str(beir_folder), "-t", str(beir_folder / "queries.jsonl"),
+                     "-o", str(tmp_path / "local.txt"), "--index-root", str(index_root))
+    assert code == 0, text
+    assert (tmp_path / "out" / "run.txt").read_bytes() == (tmp_path / "local.txt").read_bytes()
+    assert "relevance:touche.nDCG@5" in (tmp_path / "out" / "evaluation.md").read_text()

@@ -102,21 +102,26 @@ def cached(obj):  # a Cache has _path; ClueWeb12's manually provided folder has 
     return str(path) if path is not None else str(obj.path(force=False))
 
 def member(obj):  # the file a ZipExtract / TarExtract takes out of the download
+    if hasattr(obj, "zip_path"):  # a ZipExtract itself (BEIR's corpus)
+        return obj.zip_path
     streamer = getattr(obj, "_streamer", None)
     return getattr(streamer, "zip_path", None) or getattr(streamer, "_tar_path", None)
 
 out = {}
 for d in DATASETS.values():
     dataset = ir_datasets.load(d.id)
-    queries = dataset.queries_handler()._source
+    queries = dataset.queries_handler()
+    queries = getattr(queries, "_source", None) or queries._dlc  # BEIR's handlers keep a _dlc
     qrels = dataset.qrels_handler()
-    qrels = [getattr(qrels, a) for a in ("_source", "_source_quality", "_source_coherence", "_source_stance")
-             if hasattr(qrels, a)]
+    qrels = [getattr(qrels, a) for a in ("_source", "_source_quality", "_source_coherence", "_source_stance",
+                                         "_qrels_dlc") if hasattr(qrels, a)]
     docs = dataset.docs_handler()
     if hasattr(docs, "_sources"):
         corpus = [s._source for s in docs._sources]
     elif hasattr(docs, "docs_dlc"):
         corpus = [docs.docs_dlc]
+    elif "_dlc" in vars(docs):
+        corpus = [docs._dlc]
     else:
         corpus = [docs._source]
     out[d.id] = {"home": str(home_path()), "topics": [cached(queries), member(queries)],
@@ -142,7 +147,11 @@ def test_cache_paths_and_members_are_those_of_ir_datasets(tmp_path):
 
 
 def _archive_member(f: ds.CacheFile) -> str | None:
-    """What the probe sees as the member: a gzip download has none (its member is the url minus .gz)."""
+    """What the probe sees as the member: a gzip download has none (its member is the url minus .gz);
+    BEIR's corpus is read from inside its zip (our reader gets the zip extracted)."""
+    beir = next((c for c in (ds.BEIR_V1[0], ds.BEIR_V2[0]) if f in c.files), None)
+    if beir is not None:
+        return f"{beir.inner}/corpus.jsonl"
     url = ds.source_of(f)["url"] or ""
     if f.member and url.endswith(".gz") and url.rsplit("/", 1)[-1] == f.member + ".gz":
         return None

@@ -22,6 +22,8 @@ from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import distinct_labels, resolve_corpus
 from touche.paths import CONFIGS, DEMO, default_index_root
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
+from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
+from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
@@ -32,7 +34,8 @@ from touche.retrieval.formats.runwriter import ranked_rows, write_run
 from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
 
-__all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "experiment", "write", "frame_of_rows"]
+__all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "experiment", "explore", "write",
+           "frame_of_rows"]
 
 RUN_COLUMNS = ["query_id", "doc_id", "score", "stance", "rank"]
 PathLike = str | os.PathLike[str]
@@ -70,11 +73,19 @@ def index(of: PathLike | LoadedVariant, corpus: PathLike, *, index_root: PathLik
                         base_dir=loaded.path.parent, progress=progress)
 
 
-def search(of: PathLike | LoadedVariant, topics: PathLike, corpus: PathLike, *,
-           index_root: PathLike | None = None, progress: bool = False) -> pd.DataFrame:
-    """Run the variant (index, first stage, its task's and its stages' re-ranking) on a topic
-    file; the run as a frame (see the module docstring)."""
+def search(of: PathLike | LoadedVariant, topics: PathLike | pd.DataFrame | None, corpus: PathLike, *,
+           query: str | None = None, index_root: PathLike | None = None, progress: bool = False) -> pd.DataFrame:
+    """Run the variant (index, first stage, its task's and its stages' re-ranking) on topics: a
+    topics file, ``irds:<id>``, a queries frame (PyTerrier's ``qid, query``, or Touché's ``title``
+    …), or ``topics=None, query="…"`` for one query (topic 1); the run as a frame (see the module
+    docstring)."""
     loaded = variant(of)
+    if topics is None:
+        if not (isinstance(query, str) and query.strip()):
+            raise ConfigError("search(): give topics (a file, irds:<id> or a queries frame) or query='…'")
+        topics = pd.DataFrame({"qid": ["1"], "query": [query]})
+    elif query is not None:
+        raise ConfigError("search(): give topics or query, not both")
     session = Session(corpus, topics, index_root=Path(index_root) if index_root else default_index_root(),
                       progress=progress)
     try:
@@ -115,20 +126,22 @@ def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[s
 
 def experiment(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg,
                measures: Sequence[str] | str | None = None, *, baseline: str | int | None = 0,
-               correction: str = "holm", alpha: float = 0.05, depth: int = 5,
-               run_format: RunFormat | str | None = None) -> pd.DataFrame:
+               correction: str = "holm", test: str = "randomization", alpha: float = 0.05, depth: int = 5,
+               resamples: int = DEFAULT_RESAMPLES, run_format: RunFormat | str | None = None) -> pd.DataFrame:
     """Several runs against a baseline, as PyTerrier's ``Experiment`` does it, with Touché's
     measures: one row per run and measure with the mean, its 95 % topic-bootstrap interval, the
     number of topics, and against the baseline (default the first run) the mean difference on
-    common topics, wins/losses/ties, the paired randomization p and the p corrected for the runs
-    tested (``correction``: holm, bonferroni, fdr_bh, none). ``runs``: {name: frame or path}, or
-    a list (named by file, or a frame's ``attrs["name"]``)."""
+    common topics, wins/losses/ties, the paired test's p (``test``: randomization with
+    ``resamples`` sign flips, exact where 2^topics is fewer; t; wilcoxon) and that p corrected for
+    the runs tested (``correction``: holm, bonferroni, fdr_bh, none). ``runs``: {name: frame or
+    path}, or a list (named by file, or a frame's ``attrs["name"]``)."""
     if isinstance(measures, str):
         measures = [measures]
     named = _named_runs(runs, run_format)
     if isinstance(runs, Mapping) and baseline in runs and not isinstance(baseline, bool):
         baseline = str(baseline)  # a key of the mapping is a name ({1: a, 2: b}, baseline=1), not a position
-    return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, alpha=alpha, depth=depth)
+    return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, test=test, alpha=alpha,
+                          depth=depth, resamples=resamples)
 
 
 def _named_runs(runs, run_format) -> dict[str, RunTable]:
@@ -150,6 +163,21 @@ def _named_runs(runs, run_format) -> dict[str, RunTable]:
             raise ConfigError(f"two runs are named {name!r}: name them apart (a mapping, or frame.attrs['name'])")
         out[name] = load_run(run, run_format, name=name)
     return out
+
+
+def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg | None = None,
+            *, out: PathLike = EXPLORER_FILE, corpus: PathLike | None = None, topics: PathLike | None = None,
+            baseline: str | None = None, measures: Sequence[str] | None = None, top: int = DEFAULT_TOP,
+            test: str = "randomization", correction: str = "holm", progress: bool = False) -> Path:
+    """The run explorer (``touche explore``) of run frames (ours, PyTerrier's results) or files:
+    one HTML page comparing them topic by topic, by their measures when ``qrels`` are given."""
+    if isinstance(runs, Mapping):
+        names, sources = [str(n) for n in runs], list(runs.values())
+    else:
+        sources = list(runs)
+        names = list(_named_runs(sources, None)) if any(isinstance(r, pd.DataFrame) for r in sources) else None
+    return write_explorer(sources, qrels, Path(out), names=names, corpus=corpus, topics=topics, baseline=baseline,
+                          measures=measures, top=top, test=test, correction=correction, progress=progress)
 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:

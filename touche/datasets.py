@@ -65,6 +65,7 @@ class CorpusDef:
     formats: tuple[str, ...]     # corpus.format values whose reader takes it (the family's own first)
     files: tuple[CacheFile, ...]
     layout: Literal["as-is", "links", "unzip"]
+    inner: str | None = None     # unzip: the folder inside the archive our reader is given
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,24 @@ IMAGES_2022 = CorpusDef("touche-image-2022-06-13", ("images",), (
     CacheFile("touche-image/2022-06-13/images-main.zip", "touche-image/2022-06-13/images-main",
               ("docs", "touche-image/2022-06-13")),), "unzip")
 
+# BEIR's Touché (args.me arguments of Task 1 2020 as BEIR distributes them): ir_datasets keeps the
+# download zip and copies of its queries and qrels; the corpus is read from the zip (our BEIR
+# folder reader gets it extracted once). v1 (macavaney.us) has the original labels -2..5, v2 (the
+# BEIR site's) the corrected 0/1/2, which most dense-retrieval papers report on.
+BEIR_TOUCHE = "webis-touche2020"
+
+
+def _beir(version: str) -> tuple[CorpusDef, CacheFile, CacheFile]:
+    key = f"beir/{BEIR_TOUCHE}{version}"
+    zipped = CacheFile(f"{key}/source.zip", key, ("qrels", key))  # reading the qrels fetches the zip alone
+    corpus = CorpusDef(f"beir-{BEIR_TOUCHE}{version.replace('/', '-')}", ("argsme",), (zipped,), "unzip",
+                       inner=BEIR_TOUCHE)
+    return (corpus, CacheFile(f"{key}/queries.json", key, ("queries", key), f"{BEIR_TOUCHE}/queries.jsonl"),
+            CacheFile(f"{key}/test.qrels", key, ("qrels", key), f"{BEIR_TOUCHE}/qrels/test.tsv"))
+
+
+BEIR_V1, BEIR_V2 = _beir(""), _beir("/v2")
+
 
 def _define() -> dict[str, DatasetDef]:
     t1_2020, t1_2021 = "argsme/2020-04-01/touche-2020-task-1", "argsme/2020-04-01/touche-2021-task-1"
@@ -142,12 +161,15 @@ def _define() -> dict[str, DatasetDef]:
         DatasetDef(t3_2022, "image", IMAGES_2022, _touche("2022/task-3/queries", "xml", q(t3_2022)),
                    # named as the image suite names them: on-topic, argumentative and stance judgements in one file
                    {"image": _touche("2022/task-3/qrels", "qrels", r(t3_2022))}),
+        *(DatasetDef(f"beir/{BEIR_TOUCHE}{v}", "task1", corpus, topics, {"relevance": qrels})
+          for v, (corpus, topics, qrels) in (("", BEIR_V1), ("/v2", BEIR_V2))),
     ]
     return {d.id: d for d in defs}
 
 
 DATASETS: dict[str, DatasetDef] = _define()
-CORPORA: tuple[CorpusDef, ...] = (ARGSME, ARGSME_PROCESSED, CLUEWEB12, PASSAGES_2022, IMAGES_2022)
+CORPORA: tuple[CorpusDef, ...] = (ARGSME, ARGSME_PROCESSED, CLUEWEB12, PASSAGES_2022, IMAGES_2022, BEIR_V1[0],
+                                   BEIR_V2[0])
 
 # Fetches one missing file into ir_datasets' cache; tests inject their own (a local source
 # behind the same interface), the default asks ir_datasets.
@@ -173,6 +195,12 @@ def corpus_target(corpus: CorpusDef) -> Path:
     """The path our corpus readers are given for this corpus."""
     if corpus.layout == "as-is":
         return cached_path(corpus.files[0])
+    folder = _adapter_folder(corpus)
+    return folder / corpus.inner if corpus.inner else folder
+
+
+def _adapter_folder(corpus: CorpusDef) -> Path:
+    """Where a corpus's links are kept or its archive is extracted."""
     return adapters_home() / corpus.name / "corpus"
 
 
@@ -293,7 +321,7 @@ def _links_folder(corpus: CorpusDef, files: list[Path]) -> Path:
 def _unzip_once(corpus: CorpusDef, archive: Path, progress: bool) -> Path:
     """Extract ``archive`` into the corpus folder once; an interrupted extraction resumes."""
     from filelock import FileLock
-    target = corpus_target(corpus)
+    target = _adapter_folder(corpus)
     stamp = f"{archive.resolve()}\0{archive.stat().st_size}\0{archive.stat().st_mtime_ns}"
     stamp_file = target.parent / "extracted-from.txt"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -335,7 +363,8 @@ def corpus_path(dataset_id: str, *, fetcher: Fetcher | None = None, progress: bo
     if corpus.layout == "links":
         return _links_folder(corpus, files)
     if corpus.layout == "unzip":
-        return _unzip_once(corpus, files[0], progress)
+        folder = _unzip_once(corpus, files[0], progress)
+        return folder / corpus.inner if corpus.inner else folder
     return files[0]
 
 

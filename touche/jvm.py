@@ -186,24 +186,52 @@ def start(heap: str | None = None) -> None:
     if "jnius" in sys.modules:
         import jnius_config
         if jnius_config.vm_running:
-            raise EnvironmentProblem("the JVM was started before touche.jvm.start(); import touche before pyserini/jnius")
+            _adopt_running_jvm()
+            _started = True
+            return
     home = java_home()
     options = (f"-Xmx{heap or jvm_heap()}", "-Xss8m", "-Djava.awt.headless=true", *gc_options(), "-Xrs")
     _check_settings(home, options)
     os.environ["JAVA_HOME"] = str(home)
-    jar = helper_jar()
-    if helpers_stale(jar):
-        if CHECKOUT is None:
-            log.warning("compiling the Lucene helpers once, into %s", jar)
-        build_helpers(target=jar)
+    jar, fat_jar = classpath()
     import jnius_config
     # -Xrs: the JVM leaves SIGINT/SIGTERM to Python. Otherwise its handler ends the process at
     # once on Ctrl-C (exit 130, no message, a partial index or run left behind) before Python's
     # KeyboardInterrupt can clean up and say what was interrupted.
     jnius_config.add_options(*options)
-    jnius_config.set_classpath(str(jar), str(anserini_jar()))
+    jnius_config.set_classpath(str(jar), str(fat_jar))
     import jnius  # noqa: F401  (starts the JVM)
     _started = True
+
+
+HELPER_CLASS = "touche.lucene.BatchSearcher"  # present when our jars are on a JVM's classpath
+
+
+def classpath() -> tuple[Path, Path]:
+    """The jars the toolkit needs on a JVM's classpath: our helpers and Anserini's fat jar."""
+    jar = helper_jar()
+    if helpers_stale(jar):
+        if CHECKOUT is None:
+            log.warning("compiling the Lucene helpers once, into %s", jar)
+        build_helpers(target=jar)
+    return jar, anserini_jar()
+
+
+def _adopt_running_jvm() -> None:
+    """A JVM another library started in this process (PyTerrier's pt.java.init(), pyjnius) is
+    used when it holds our jars; a second JVM cannot start, so without them say how to fix it."""
+    import jnius
+    try:
+        jnius.autoclass(HELPER_CLASS)
+        jnius.autoclass("org.apache.lucene.index.IndexReader")
+    except jnius.JavaException:
+        jars = ", ".join(repr(str(p)) for p in classpath())
+        raise EnvironmentProblem(
+            "a JVM is already running in this process (started by PyTerrier's pt.java.init() or another library) "
+            "without the toolkit's jars, and a process has one JVM. Either use the toolkit before Java starts "
+            "(import touche.pyterrier before pt.java.init(): it adds its jars to PyTerrier's configuration), or add "
+            f"them yourself before Java starts: pt.java.add_jar() for each of {jars}") from None
+    log.info("using the JVM already running in this process (it holds the toolkit's jars)")
 
 
 def _check_settings(home: Path, options: tuple[str, ...]) -> None:

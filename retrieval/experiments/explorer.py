@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from tqdm import tqdm
 
 from touche.indexing.corpora import document_texts, open_corpus
@@ -44,7 +45,7 @@ from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer_data import explorer_data
 from touche.retrieval.experiments.explorer_page import render_explorer
 from touche.retrieval.formats.qrels import QrelsKind
-from touche.retrieval.formats.gate import load_qrels, load_run, load_topics
+from touche.retrieval.formats.gate import is_frame, load_qrels, load_run, load_topics
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic, detect_format, natural_key
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.tasks import corpus_format_of
@@ -118,11 +119,14 @@ class LoadedRuns:
     folded: dict[str, str] = field(default_factory=dict)  # a byte copy's name → the run it copies
 
 
-def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = None) -> LoadedRuns:
-    """Validated runs of one format under distinct names, with at least one topic in common."""
-    paths = [Path(p) for p in paths]
+def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence[str] | None = None) -> LoadedRuns:
+    """Validated runs of one format under distinct names, with at least one topic in common; a run
+    may be a frame (the Python API's, PyTerrier's), read by the same gate."""
     if not paths:
         raise ToucheError("give at least one run file")
+    if any(is_frame(p) for p in paths):
+        return _load_frames(paths, names)
+    paths = [Path(p) for p in paths]
     labels = list(names) if names else distinct_labels(paths, label=lambda p: p.stem, what="run file")
     formats: dict[Path, RunFormat] = {}
     runs: dict[str, RunTable] = {}
@@ -156,6 +160,21 @@ def load_runs(paths: Sequence[str | os.PathLike], names: Sequence[str] | None = 
                              f"{_sample(topic_sets[label])}; that one: {_sample(topic_sets[first_label])}): "
                              "are they for the same topics?", path=paths[labels.index(label)])
     return LoadedRuns(runs, formats[paths[0]], {label: paths[labels.index(label)] for label in kept}, folded)
+
+
+def _load_frames(sources, names) -> LoadedRuns:
+    if not names or len(names) != len(sources) or len(set(names)) != len(names):
+        raise ToucheError("runs given as frames need distinct names, one per run")
+    runs = {str(name): load_run(source, name=str(name)) for name, source in zip(names, sources)}
+    formats = {table.format for table in runs.values()}
+    if len(formats) > 1:
+        raise InputError(f"the runs are of {len(formats)} tasks ({', '.join(sorted(f.name for f in formats))}): "
+                         "runs of different tasks cannot be compared on one page")
+    first = next(iter(runs))
+    for label, table in runs.items():
+        if not table.topics() & runs[first].topics():
+            raise InputError(f"run {label} and run {first} have no topic in common")
+    return LoadedRuns(runs, formats.pop(), {n: Path(n) for n in runs})
 
 
 def _sample(ids: set[str]) -> str:
@@ -209,11 +228,12 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     unknown = sorted(set(exports) - {"markdown", "latex", "csv"})
     if unknown:
         raise ToucheError(f"unknown export {', '.join(unknown)}: markdown, latex or csv")
-    named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if qrels else {}
+    given = qrels is not None and (is_frame(qrels) or not isinstance(qrels, (Mapping, list, tuple)) or len(qrels) > 0)
+    named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if given else {}
     for kind, path in exports.items():
         check_writable(path, f"{kind} export")
     guard.check(guard.Files.of(
-        reads=[("run", p) for p in run_paths] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+        reads=[("run", p) for p in run_paths if not is_frame(p)] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
         + [("topics", topics), ("corpus", corpus)],
         writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
     loaded = load_runs(run_paths, names)

@@ -63,7 +63,7 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
     p = Path(path)
     if p.is_dir():
         p = p / "topics.xml"
-    if p.suffix == ".jsonl":
+    if p.suffix in (".jsonl", ".json"):  # BEIR's queries.jsonl (ir_datasets keeps a copy as queries.json)
         return read_beir_queries(p)
     try:
         data = p.read_bytes()

@@ -1,0 +1,78 @@
+"""What the PyTerrier transformer costs over ``touche run``: the same variant on the same topics,
+in one process, its index built once beforehand (target: at most 1.1× the run).
+
+    python -m bench.pyterrier [--variant task1/1-krovetz-smart-lmd2000-quality] [--repeats 3]
+
+Data: ../shared's args.me sample and its completion file with the 50 Touché 2021 Task 1 topics
+(retrieval only: nothing is scored here). Each repeat times ``Session.run`` (what ``touche run``
+does before writing the file: queries, search, re-ranking, rows) and ``Variant.transform`` of
+the topics frame (the same, plus the frames between the stages), alternating, each on a fresh
+session so neither reuses the other's results; the searchers of a fresh session open the index
+again, as a new ``touche run`` process does.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from touche import api, jvm
+from touche.paths import shared_touche_dir
+
+
+def corpus_folder(shared: Path, scratch: Path) -> Path:
+    folder = scratch / "args.me"
+    folder.mkdir()
+    for name in ("argsme-2020-04-01.sample.json", "argsme-2020-04-01.dev-completion.json"):
+        (folder / name).symlink_to(shared / "corpora" / name)
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.pyterrier", description=__doc__.split("\n")[0])
+    parser.add_argument("--variant", default="task1/1-krovetz-smart-lmd2000-quality")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    shared = shared_touche_dir()
+    if not (shared / "corpora").is_dir():
+        print(f"../shared not found at {shared}: nothing to measure", file=sys.stderr)
+        return 1
+    import touche.pyterrier as tpt
+    from touche.retrieval.session import Session
+    jvm.start()
+    with tempfile.TemporaryDirectory(prefix="bench-pyterrier-") as scratch:
+        corpus = corpus_folder(shared, Path(scratch))
+        root = Path(scratch) / "indexes"
+        topics_file = shared / "topics" / "task1-2021.xml"
+        loaded = api.variant(args.variant)
+        topics = tpt.topics(topics_file)
+        warm = Session(corpus, topics_file, root, progress=False)
+        warm.run(loaded)  # builds the index (and loads the models) once, for both
+        warm.close()
+        runs, transforms = [], []
+        for _ in range(args.repeats):
+            session = Session(corpus, topics_file, root, progress=False)
+            started = time.perf_counter()
+            result = session.run(loaded)
+            runs.append(time.perf_counter() - started)
+            session.close()
+            variant = tpt.Variant(loaded, corpus=corpus, index_root=root)
+            started = time.perf_counter()
+            frame = variant.transform(topics)
+            transforms.append(time.perf_counter() - started)
+            variant.close()
+            assert len(frame) == sum(len(rows) for rows in result.rows.values())
+        run, transform = statistics.median(runs), statistics.median(transforms)
+        print(f"{args.variant} on the {len(topics)} Touché 2021 Task 1 topics ({len(frame):,} rows), "
+              f"median of {args.repeats}:")
+        print(f"  touche run (Session.run)       {run:6.2f} s   ({', '.join(f'{t:.2f}' for t in runs)})")
+        print(f"  Variant.transform (PyTerrier)  {transform:6.2f} s   ({', '.join(f'{t:.2f}' for t in transforms)})")
+        print(f"  ratio {transform / run:.2f}× (target ≤ 1.10×)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
