@@ -2,6 +2,7 @@
 in one process, its index built once beforehand (target: at most 1.1× the run).
 
     python -m bench.pyterrier [--variant task1/1-krovetz-smart-lmd2000-quality] [--repeats 3]
+    python -m bench.pyterrier --stance   # pt.Experiment's stance F1 against touche evaluate's
 
 Data: ../shared's args.me sample and its completion file with the 50 Touché 2021 Task 1 topics
 (retrieval only: nothing is scored here). Each repeat times ``Session.run`` (what ``touche run``
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.pyterrier", description=__doc__.split("\n")[0])
     parser.add_argument("--variant", default="task1/1-krovetz-smart-lmd2000-quality")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--stance", action="store_true",
+                        help="instead: the five Task 2 2022 stance variants on ../shared's passage sample, stance "
+                             "macro-F1 in pt.Experiment against touche evaluate on their run files")
     args = parser.parse_args(argv)
     shared = shared_touche_dir()
     if not (shared / "corpora").is_dir():
@@ -43,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     import touche.pyterrier as tpt
     from touche.retrieval.session import Session
     jvm.start()
+    if args.stance:
+        return stance(shared, tpt)
     with tempfile.TemporaryDirectory(prefix="bench-pyterrier-") as scratch:
         corpus = corpus_folder(shared, Path(scratch))
         root = Path(scratch) / "indexes"
@@ -72,6 +78,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  Variant.transform (PyTerrier)  {transform:6.2f} s   ({', '.join(f'{t:.2f}' for t in transforms)})")
         print(f"  ratio {transform / run:.2f}× (target ≤ 1.10×)")
     return 0
+
+
+def stance(shared: Path, tpt) -> int:
+    import pyterrier as pt
+
+    from touche.paths import CONFIGS
+    corpus = shared / "corpora" / "task2-2022-passages.sample.jsonl"
+    topics = shared / "topics" / "task2-2022.xml"
+    qrels = {"relevance": shared / "qrels" / "task2-2022-relevance.qrels",
+             "stance": shared / "qrels" / "task2-2022-stance.qrels"}
+    names = sorted(p.stem for p in (CONFIGS / "task2-stance").glob("[1-5]-*.yaml"))
+    with tempfile.TemporaryDirectory(prefix="bench-pyterrier-") as scratch:
+        root = Path(scratch) / "indexes"
+        variants = [tpt.Variant(f"task2-stance/{n}", corpus=corpus, index_root=root) for n in names]
+        result = pt.Experiment(variants, tpt.topics(topics), tpt.qrels(qrels), names=names,
+                               eval_metrics=[tpt.measure("stance:stance.F1_macro")])
+        worst = 0.0
+        for name, value in zip(result["name"], result["stance:stance.F1_macro"]):
+            run = Path(scratch) / f"{name}.txt"
+            api.write(api.search(f"task2-stance/{name}", topics, corpus, index_root=root), run, "t")
+            expected = api.evaluate(run, qrels, ["stance:stance.F1_macro"])["stance:stance.F1_macro"]
+            worst = max(worst, abs(value - expected))
+            print(f"  {name:22} pt.Experiment {value:.6f}   touche evaluate {expected:.6f}")
+        print(f"largest difference {worst:.2e}")
+    return 0 if worst < 1e-12 else 1
 
 
 if __name__ == "__main__":
