@@ -11,7 +11,11 @@ start-up included; wall, CPU and peak RSS from the kernel):
   there, and always 16 synthetic stance runs of 1,000 passages per topic;
 * **5 runs × 1,000 topics** of 1,000 arguments each, relevance qrels, texts (target < 15 s);
 * **``touche evaluate`` of the same 5 runs** with every default measure (target < 15 s);
-* **the same 5 runs without qrels** (the page before judgements exist).
+* **the same 5 runs without qrels** (the page before judgements exist);
+* **a year's submissions: 100 runs × 50 topics × 100 rows**, relevance qrels and texts (target
+  < 30 s, a page < 20 MB that opens in < 2 s), and the same without qrels;
+* **300 runs × 6 topics × 20 rows** (the most the page takes: every pair is compared);
+* **1,000 runs**: refused at once, with what to do instead (target: < 5 s, before reading a run).
 
 Each page is then opened in headless Chromium (when it and Playwright are installed): the time
 until the first topic is rendered, and a keyboard step to the next topic.
@@ -25,18 +29,32 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bench.measure import ROOT, run_measured
+from bench.measure import ROOT, StepFailed, run_measured
 from bench.synthetic import write_corpus, write_passages, write_topics
 from touche.paths import shared_touche_dir
 from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat
 from touche.retrieval.formats.runwriter import write_run
 
 TOUCHE = [sys.executable, "-c", "import sys; from touche.cli import main; sys.exit(main())"]  # `touche`, this Python
-TARGETS = {"stance": 10.0, "thousand": 15.0, "evaluate": 15.0}
+TARGETS = {"stance": 10.0, "thousand": 15.0, "evaluate": 15.0, "hundred": 30.0, "refused": 5.0}
+PAGE_TARGET_MB = 20.0  # a year's 100 runs
+OPEN_TARGET_SECONDS = 2.0
+
+
+@dataclass
+class Setting:
+    label: str
+    command: list[str]
+    page: Path | None = None  # the page it writes
+    seconds: float | None = None  # target wall time
+    page_mb: float | None = None  # target page size
+    opens: float | None = None  # target seconds until the first topic is drawn
+    refused: bool = False  # the command is expected to refuse (exit non-zero) at once
 
 
 def synthetic_runs(folder: Path, n_topics: int, n_docs: int, seed: int = 5) -> tuple[list[Path], Path]:
@@ -94,6 +112,33 @@ def synthetic_stance_runs(folder: Path, passages: list[str], n_runs: int = 16, n
     return runs, qrels
 
 
+def many_runs(folder: Path, n_runs: int, n_topics: int, n_rows: int, n_docs: int = 20_000,
+              seed: int = 3) -> tuple[list[Path], Path]:
+    """``n_runs`` runs that share much, as a year's submissions do: per topic one pool of 400
+    arguments in a common order, each run that order perturbed by its own amount of noise; graded
+    qrels judging 60 of each pool."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    ids = [f"S{doc // 8:08x}-A{doc:08x}" for doc in range(n_docs)]
+    pools, qrels_lines = {}, []
+    for topic in range(1, n_topics + 1):
+        pools[topic] = rng.choice(n_docs, size=400, replace=False)
+        qrels_lines += [f"{topic} 0 {ids[doc]} {rng.integers(-2, 3)}\n" for doc in pools[topic][:60]]
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(qrels_lines))
+    runs = []
+    for number in range(1, n_runs + 1):
+        rows = {}
+        for topic, pool in pools.items():
+            order = np.argsort(np.arange(len(pool)) * 0.05 + rng.normal(0, 1 + number % 7, len(pool)))[:n_rows]
+            scores = np.sort(rng.random(len(order)))[::-1] * 10
+            rows[str(topic)] = [(ids[d], float(s)) for d, s in zip(pool[order], scores)]
+        path = folder / f"run-{number:04d}.txt"
+        write_run(path, rows, RunFormat.Q0, f"synthetic-{number}")
+        runs.append(path)
+    return runs, qrels
+
+
 def open_in_browser(page: Path) -> tuple[float, bool] | None:
     """Seconds until the first topic is rendered, and whether → shows the next; None without a browser."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -124,19 +169,19 @@ def _qrels_args(qrels: dict[str, Path]) -> list[str]:
     return [f"--qrels={name}={path}" for name, path in qrels.items()]
 
 
-def settings(work: Path) -> list[tuple[str, list[str], Path | None, float | None]]:
-    """(label, command, page written or None, target seconds)."""
+def settings(work: Path) -> list[Setting]:
+    """Every setting, its data written."""
     out = []
     shared = shared_touche_dir()
     official = sorted((shared / "runs" / "task2-2022").glob("*.txt"))
     if len(official) == 16:
         qrels = {n: shared / "qrels" / f"task2-2022-{n}.qrels" for n in ("relevance", "quality", "stance")}
         page = work / "official.html"
-        out.append(("16 official Task 2 2022 runs × 50 topics, 3 qrels, texts (../shared)",
-                    [*TOUCHE, "explore", *map(str, official), *_qrels_args(qrels), "-t",
-                     str(shared / "topics" / "task2-2022.xml"), "-i",
-                     str(shared / "corpora" / "task2-2022-passages.sample.jsonl"), "-o", str(page)],
-                    page, TARGETS["stance"]))
+        out.append(Setting("16 official Task 2 2022 runs × 50 topics, 3 qrels, texts (../shared)",
+                           [*TOUCHE, "explore", *map(str, official), *_qrels_args(qrels), "-t",
+                            str(shared / "topics" / "task2-2022.xml"), "-i",
+                            str(shared / "corpora" / "task2-2022-passages.sample.jsonl"), "-o", str(page)],
+                           page, TARGETS["stance"]))
     stance = work / "stance"
     if not (stance / "passages").is_dir():
         write_passages(stance / "passages", 60_000, files=1)
@@ -145,9 +190,9 @@ def settings(work: Path) -> list[tuple[str, list[str], Path | None, float | None
     runs, qrels = synthetic_stance_runs(stance, passages)
     topics = write_topics(stance / "topics.xml", n_topics=50)
     page = work / "stance.html"
-    out.append(("16 synthetic stance runs × 50 topics × 1,000, 3 qrels, texts",
-                [*TOUCHE, "explore", *map(str, runs), *_qrels_args(qrels), "-t", str(topics), "-i",
-                 str(next((stance / "passages").glob("*.jsonl"))), "-o", str(page)], page, TARGETS["stance"]))
+    out.append(Setting("16 synthetic stance runs × 50 topics × 1,000, 3 qrels, texts",
+                       [*TOUCHE, "explore", *map(str, runs), *_qrels_args(qrels), "-t", str(topics), "-i",
+                        str(next((stance / "passages").glob("*.jsonl"))), "-o", str(page)], page, TARGETS["stance"]))
     thousand = work / "thousand"
     thousand.mkdir(parents=True, exist_ok=True)
     corpus = thousand / "corpus" / "args.json"
@@ -157,22 +202,84 @@ def settings(work: Path) -> list[tuple[str, list[str], Path | None, float | None
     topics = write_topics(thousand / "topics.xml", n_topics=1000)
     common = [*map(str, runs), "-t", str(topics), "-i", str(corpus.parent)]
     page = work / "thousand.html"
-    out.append(("5 runs × 1,000 topics × 1,000, relevance qrels, texts",
-                [*TOUCHE, "explore", *common, f"--qrels=relevance={qrels_file}", "-o", str(page)], page,
-                TARGETS["thousand"]))
-    out.append(("touche evaluate, 5 runs × 1,000 topics × 1,000, every default measure",
-                [*TOUCHE, "evaluate", str(runs[0]), str(qrels_file), *[f"--also={r}" for r in runs[1:]]], None,
-                TARGETS["evaluate"]))
+    out.append(Setting("5 runs × 1,000 topics × 1,000, relevance qrels, texts",
+                       [*TOUCHE, "explore", *common, f"--qrels=relevance={qrels_file}", "-o", str(page)], page,
+                       TARGETS["thousand"]))
+    out.append(Setting("touche evaluate, 5 runs × 1,000 topics × 1,000, every default measure",
+                       [*TOUCHE, "evaluate", str(runs[0]), str(qrels_file), *[f"--also={r}" for r in runs[1:]]],
+                       None, TARGETS["evaluate"]))
     page = work / "thousand-no-qrels.html"
-    out.append(("5 runs × 1,000 topics × 1,000, no qrels (agreement only), texts",
-                [*TOUCHE, "explore", *common, "-o", str(page)], page, None))
+    out.append(Setting("5 runs × 1,000 topics × 1,000, no qrels (agreement only), texts",
+                       [*TOUCHE, "explore", *common, "-o", str(page)], page))
+    out += year_settings(work, corpus.parent, thousand / "topics.xml")
     return out
+
+
+def year_settings(work: Path, corpus: Path, topics: Path) -> list[Setting]:
+    """A year's submissions and beyond: 100 runs × 50 topics, 300 runs, 1,000 runs."""
+    out = []
+    runs, qrels = many_runs(work / "hundred", 100, 50, 100)
+    common = [*TOUCHE, "explore", *map(str, runs), "-t", str(topics), "-i", str(corpus)]
+    page = work / "hundred.html"
+    out.append(Setting("100 runs × 50 topics × 100, relevance qrels, texts", [*common, f"--qrels=relevance={qrels}",
+                       "-o", str(page)], page, TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS))
+    page = work / "hundred-no-qrels.html"
+    out.append(Setting("100 runs × 50 topics × 100, no qrels, texts", [*common, "-o", str(page)], page,
+                       TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS))
+    runs, qrels = many_runs(work / "three-hundred", 300, 6, 20)
+    page = work / "three-hundred.html"
+    out.append(Setting("300 runs × 6 topics × 20, relevance qrels", [*TOUCHE, "explore", *map(str, runs),
+                       f"--qrels=relevance={qrels}", "-o", str(page)], page))
+    runs, qrels = many_runs(work / "thousand-runs", 1000, 6, 20)
+    out.append(Setting("1,000 runs × 6 topics × 20: refused", [*TOUCHE, "explore", *map(str, runs),
+                       f"--qrels=relevance={qrels}", "-o", str(work / "thousand-runs.html")],
+                       seconds=TARGETS["refused"], refused=True))
+    return out
+
+
+def _year_only(work: Path) -> list[Setting]:
+    corpus = work / "thousand" / "corpus" / "args.json"
+    if not corpus.is_file():
+        write_corpus(corpus, n_docs=20_000, seed=11)
+    topics = write_topics(work / "thousand" / "topics.xml", n_topics=50)
+    return year_settings(work, corpus.parent, topics)
+
+
+def measure_setting(setting: Setting, browser: bool = True) -> str:
+    """One setting run as its command, its page opened: a row of the table."""
+    if setting.refused:
+        started = time.perf_counter()
+        try:
+            run_measured(setting.command, cwd=ROOT)
+        except StepFailed as failure:
+            seconds = time.perf_counter() - started
+            said = next((line for line in str(failure).splitlines() if "runs are" in line), str(failure)[-200:])
+            met = seconds < setting.seconds
+            return (f"| {setting.label} | {seconds:.1f} | – | – | – | – | < {setting.seconds:.0f} s: "
+                    f"{'met' if met else 'NOT met'}: {said.strip()[:160]}… |")
+        return f"| {setting.label} | – | – | – | – | – | NOT refused |"
+    measured = run_measured(setting.command, cwd=ROOT)
+    page_mb = setting.page.stat().st_size / 1e6 if setting.page else None
+    opened = open_in_browser(setting.page) if browser and setting.page is not None else None
+    shown = "–" if setting.page is None else ("no browser" if opened is None else
+                                             f"{opened[0]:.1f} s, {'yes' if opened[1] else 'NO'}")
+    verdicts = []
+    if setting.seconds is not None:
+        verdicts.append(f"< {setting.seconds:.0f} s: {'met' if measured.seconds < setting.seconds else 'NOT met'}")
+    if setting.page_mb is not None:
+        verdicts.append(f"< {setting.page_mb:.0f} MB: {'met' if page_mb < setting.page_mb else 'NOT met'}")
+    if setting.opens is not None and opened is not None:
+        verdicts.append(f"opens < {setting.opens:.0f} s: {'met' if opened[0] < setting.opens else 'NOT met'}")
+    return (f"| {setting.label} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
+            f"{'–' if page_mb is None else f'{page_mb:.1f}'} | {shown} | {'; '.join(verdicts) or '–'} |")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", help="working folder (default: a temporary one, removed after)")
     parser.add_argument("--no-browser", action="store_true", help="do not open the pages in Chromium")
+    parser.add_argument("--only-year", action="store_true",
+                        help="only the year's settings: 100, 300 and 1,000 runs (the others take minutes to prepare)")
     args = parser.parse_args(argv)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="touche-bench-explorer-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -180,18 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         # prepared in a child: a command forked from a parent holding the generated data would
         # report the parent's resident set as its own peak
         with multiprocessing.get_context("spawn").Pool(1) as pool:
-            prepared = pool.apply(settings, (work,))
-        print("| setting | wall s | CPU s | peak RSS MiB | page | opens: first topic, → next | target |")
+            prepared = pool.apply(_year_only if args.only_year else settings, (work,))
+        print("| setting | wall s | CPU s | peak RSS MiB | page MB | opens: first topic, → next | target |")
         print("|---|---:|---:|---:|---:|---|---|")
-        for label, command, page, target in prepared:
-            measured = run_measured(command, cwd=ROOT)
-            size = f"{page.stat().st_size / 2**20:.1f} MiB" if page else "–"
-            opened = None if args.no_browser or page is None else open_in_browser(page)
-            shown = "–" if page is None else ("no browser" if opened is None else
-                                             f"{opened[0]:.1f} s, {'yes' if opened[1] else 'NO'}")
-            verdict = "–" if target is None else f"< {target:.0f} s: {'met' if measured.seconds < target else 'NOT met'}"
-            print(f"| {label} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
-                  f"{size} | {shown} | {verdict} |", flush=True)
+        for setting in prepared:
+            print(measure_setting(setting, browser=not args.no_browser), flush=True)
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

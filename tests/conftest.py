@@ -106,3 +106,7 @@ def browser():
                                             "--disable-component-update", "--disable-sync", "--no-first-run"])
         yield launched
         launched.close()
+
+
+# the explorer's pages, written once per session for every browser test that opens them
+from explorer_pages import hundred, image_page, no_qrels_page, official, stance_page, twenty  # noqa: E402,F401

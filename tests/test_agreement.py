@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from touche.retrieval.evaluation.agreement import (AGREEMENT_MEASURES, agreement, jaccard, kendall_tau, pair_key,
-                                                   rbo, tau_ap, tau_ap_one_way, union_ranks)
+from touche.retrieval.evaluation.agreement import (AGREEMENT_MEASURES, Pair, agreement, jaccard, kendall_tau,
+                                                   pair_index, rbo, shared_ranks, tau_ap, tau_ap_one_way)
 
 S, T = list("abcde"), list("bacef")
 
@@ -25,36 +25,69 @@ def test_rbo_by_hand():
         rbo(S, T, 1.0)
 
 
-def test_jaccard_and_rank_correlations_over_the_union_by_hand():
+def test_jaccard_and_rank_correlations_over_the_shared_documents_by_hand():
     assert jaccard(S, T, 5) == pytest.approx(4 / 6)
-    union, x, y = union_ranks(S, T, 5)
-    assert union == list("abcdef") and x.tolist() == [1, 2, 3, 4, 5, 6] and y.tolist() == [2, 1, 3, 6, 4, 5]
-    # 15 pairs, 3 discordant (ab, de, df), no ties
-    assert kendall_tau(S, T, 5) == pytest.approx(12 / 15 - 3 / 15)
-    # C(i)/(i-1) = 0, 2/2, 3/3, 3/4, 4/5 → 2/5 · 3.55 − 1; the other way 0, 1, 1, 1, 3/5 → 0.44
-    assert tau_ap_one_way(x, y) == pytest.approx(0.42) and tau_ap_one_way(y, x) == pytest.approx(0.44)
-    assert tau_ap(S, T, 5) == pytest.approx(0.43) == tau_ap(T, S, 5)
-    assert math.isnan(kendall_tau(["a"], ["a"], 5))
+    x, y = shared_ranks(S, T, 5)  # a, b, c, e: both top 5s hold them (d and f one only)
+    assert x.tolist() == [1, 2, 3, 5] and y.tolist() == [2, 1, 3, 4]
+    # 6 pairs, 1 discordant (ab)
+    assert kendall_tau(S, T, 5) == pytest.approx(5 / 6 - 1 / 6)
+    # C(i)/(i-1) = 0, 2/2, 3/3 → 2/3 · 2 − 1, both ways
+    assert tau_ap_one_way(x, y) == pytest.approx(1 / 3) and tau_ap_one_way(y, x) == pytest.approx(1 / 3)
+    assert tau_ap(S, T, 5) == pytest.approx(1 / 3) == tau_ap(T, S, 5)
+
+
+def test_rank_correlations_of_rankings_that_share_fewer_than_two_documents_are_undefined():
+    """Over the union (the last round's definition) two disjoint top 10s read as anti-correlated
+    (τ −0.69); what they share says nothing about order, and Jaccard@10 says how little they share."""
+    disjoint = [f"x{i}" for i in range(10)], [f"y{i}" for i in range(10)]
+    one = [f"x{i}" for i in range(10)], ["x3"] + [f"y{i}" for i in range(9)]
+    for a, b in (disjoint, one):
+        assert math.isnan(kendall_tau(a, b)) and math.isnan(tau_ap(a, b))
+    assert jaccard(*disjoint, 10) == 0.0
 
 
 def test_every_pair_once_with_means_over_shared_topics():
     rankings = {"x": {"1": S, "2": S}, "y": {"1": T, "2": S, "3": T}, "z": {"1": S}}
     found = agreement(rankings)
-    assert list(found.per_topic) == [("x", "y"), ("x", "z"), ("y", "z")]
-    assert found.measures == list(AGREEMENT_MEASURES)
-    rbo_x_y = [v[0] for v in found.per_topic["x", "y"].values()]
-    assert rbo_x_y == [pytest.approx(0.750555, abs=1e-6), 1.0]  # topic 3 is not x's
-    assert found.means["x", "y"][0] == pytest.approx((0.750555 + 1) / 2, abs=1e-6)
-    assert pair_key(list(rankings), "z", "x") == pair_key(list(rankings), "x", "z") == "0|2"
+    assert found.measures == list(AGREEMENT_MEASURES) and found.means.shape == (3, 5)
+    assert [found.value("x", "y", "RBO", t) for t in ("1", "2", "3")] == \
+        [pytest.approx(0.750555, abs=1e-6), 1.0, None]  # topic 3 is not x's
+    assert found.value("x", "y", "RBO") == pytest.approx((0.750555 + 1) / 2, abs=1e-6)
+    assert found.value("z", "x", "RBO") == found.value("x", "z", "RBO") == 1.0
+    assert pair_index(0, 2, 3) == pair_index(2, 0, 3) == 1 and pair_index(1, 2, 3) == 2
     with pytest.raises(ValueError, match="unknown agreement measure"):
         agreement(rankings, measures=["RBO", "nDCG"])
 
 
-def test_kendall_tau_is_scipys_tau_b_with_ties():
+def test_kendall_tau_is_scipys_tau_b_over_the_shared_documents():
     from scipy import stats
     rng = __import__("numpy").random.default_rng(5)
     for _ in range(50):
         a = [f"d{i}" for i in rng.permutation(30)[:12]]
         b = [f"d{i}" for i in rng.permutation(30)[:rng.integers(3, 12)]]
-        _, x, y = union_ranks(a, b, 10)  # documents missing from a list tie after it
-        assert kendall_tau(a, b, 10) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+        x, y = shared_ranks(a, b, 10)
+        expected = stats.kendalltau(x, y).statistic if len(x) >= 2 else math.nan
+        assert kendall_tau(a, b, 10) == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_every_pair_of_a_topic_at_once_equals_the_pair_functions():
+    """The batch form (a page of 100 runs has 4,950 pairs a topic) against each pair's function,
+    on lists of every length (empty, shorter than 10, uneven) and runs that lack a topic."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    rankings = {f"r{r}": {str(t): [f"d{i}" for i in rng.permutation(60)[:int(rng.integers(0, 40))]]
+                          for t in range(5)} for r in range(12)}
+    del rankings["r3"]["2"]
+    found = agreement(rankings)
+    names = list(rankings)
+    for t in map(str, range(5)):
+        for i, first in enumerate(names):
+            for second in names[i + 1:]:
+                a, b = rankings[first].get(t), rankings[second].get(t)
+                for name, function in AGREEMENT_MEASURES.items():
+                    value = found.value(first, second, name, t)
+                    expected = None if a is None or b is None else function(Pair(a, b))
+                    if expected is None or math.isnan(expected):
+                        assert value is None, (t, first, second, name)
+                    else:
+                        assert value == pytest.approx(expected, abs=1e-6), (t, first, second, name)

@@ -29,6 +29,47 @@ SUITE = REPO / "configs" / "task1" / "suite.yaml"
 QRELS = {"relevance": DEMO / "qrels-relevance.txt", "quality": DEMO / "qrels-quality.txt"}
 
 
+def doc_of(topic: dict, docid: str) -> dict:
+    """A shown document's record (labels, words, snippet): topics list each document once."""
+    return topic["info"][topic["docs"].index(docid)]
+
+
+def hit_ids(topic: dict, run: str) -> list[str]:
+    return [topic["docs"][h[0]] for h in topic["hits"][run]]
+
+
+def rank_in(data: dict, topic: dict, docid: str, run: str) -> int | None:
+    """A shown document's rank in a run (within its first 255), decoded as the page decodes it."""
+    import base64
+    ranks = base64.b64decode(topic["ranks"])
+    value = ranks[topic["docs"].index(docid) * len(data["runs"]) + data["runs"].index(run)]
+    return value or None
+
+
+def topic_agreement(data: dict, topic: dict, first: str, second: str) -> dict[str, float]:
+    """Two runs' agreement on a topic per measure, decoded as the page decodes it (nan: undefined)."""
+    from touche.retrieval.evaluation.agreement import pair_index
+    from touche.retrieval.experiments.explorer_data import decode_agreement
+    values = decode_agreement(topic["agreement"], len(data["agreement_measures"]))
+    row = values[pair_index(data["runs"].index(first), data["runs"].index(second), len(data["runs"]))]
+    return dict(zip(data["agreement_measures"], row.tolist()))
+
+
+def overview_rows(data: dict) -> list[dict]:
+    """The overview of the page's first view: per run and measure the mean, its interval and the
+    test against the baseline (``explorer_export.tests``)."""
+    from touche.retrieval.experiments.explorer_export import View, tests
+    found = tests(data, View.default(data))
+    rows = []
+    for run in data["runs"]:
+        for measure, cell in data["cells"][run].items():
+            t = found.get(measure, {}).get(run)
+            rows.append({"run": run, "measure": measure, "mean": cell["mean"], "ci_low": cell["ci"][0],
+                         "ci_high": cell["ci"][1], "delta": t.delta if t else None, "p": t.p if t else None,
+                         "p_corrected": t.p_corrected if t else None})
+    return rows
+
+
 def page_data(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
     found = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', text, re.S)
@@ -57,12 +98,12 @@ def test_overview_means_are_the_scorers_and_intervals_hold_them(demo_out):
     for run in runs_of(demo_out):
         scores = evaluate(run, QRELS, ["touche.nDCG@5", "trec.Judged@5"])
         for measure, value in scores.items():
-            row = next(r for r in data["overview"] if r["run"] == run.stem and r["measure"] == measure)
+            row = next(r for r in overview_rows(data) if r["run"] == run.stem and r["measure"] == measure)
             assert row["mean"] == pytest.approx(value, abs=1e-6)
             assert row["ci_low"] <= row["mean"] + 1e-9 and row["mean"] <= row["ci_high"] + 1e-9
-    baseline = [r for r in data["overview"] if r["run"] == data["baseline"]]
+    baseline = [r for r in overview_rows(data) if r["run"] == data["baseline"]]
     assert all(r["p"] is None and r["delta"] is None for r in baseline)
-    tested = [r for r in data["overview"] if r["run"] != data["baseline"] and r["measure"] == data["main"]]
+    tested = [r for r in overview_rows(data) if r["run"] != data["baseline"] and r["measure"] == data["main"]]
     assert len(tested) == 4
     # Holm by hand: the i-th smallest p times (m - i), made monotone, capped at 1
     ordered = sorted(tested, key=lambda r: r["p"])
@@ -83,17 +124,17 @@ def test_a_topic_holds_each_runs_top_k_with_labels_ranks_and_texts(demo_out):
     arguments = {a["id"]: a for a in json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]}
     for run in runs_of(demo_out):
         rows = [r for r in read_run(run) if r.qid == "1"][:10]
-        assert [h[0] for h in topic["hits"][run.stem]] == [r.docid for r in rows]
+        assert hit_ids(topic, run.stem) == [r.docid for r in rows]
         for row in rows:
-            doc = topic["docs"][row.docid]
+            doc = doc_of(topic, row.docid)
             assert doc["labels"]["relevance"] == judged.get(row.docid)  # None: unjudged
-            assert doc["ranks"][run.stem] == row.rank
+            assert rank_in(data, topic, row.docid, run.stem) == row.rank
             argument = arguments[row.docid]
             text = argument["conclusion"] + "\n" + "\n\n".join(p["text"] for p in argument["premises"])
             assert doc["words"] == len(text.split())
-    assert any(d["labels"]["relevance"] is None for t in data["topics"] for d in t["docs"].values()), \
+    assert any(d["labels"]["relevance"] is None for t in data["topics"] for d in t["info"]), \
         "unjudged documents are shown (as unjudged)"
-    assert any(d["snippet"].count("<mark class=\"term\">") for d in topic["docs"].values())  # the terms are marked
+    assert any(d["snippet"].count("<mark class=\"term\">") for d in topic["info"])  # the terms are marked
 
 
 def test_documents_absent_from_the_corpus_are_shown_as_absent(tmp_path):
@@ -101,9 +142,9 @@ def test_documents_absent_from_the_corpus_are_shown_as_absent(tmp_path):
     run = tmp_path / "run.txt"
     run.write_text("".join(f"1 Q0 {d} {i} {10 - i} t\n" for i, d in enumerate([*judged, "Snot0000-A00000001"], 1)))
     out = write_explorer([run], QRELS, tmp_path / "x.html", corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
-    docs = page_data(out)["topics"][0]["docs"]
-    assert docs["Snot0000-A00000001"]["absent"] is True
-    assert all("absent" not in docs[d] and docs[d]["words"] > 0 for d in judged)
+    topic = page_data(out)["topics"][0]
+    assert doc_of(topic, "Snot0000-A00000001")["absent"] is True
+    assert all("absent" not in doc_of(topic, d) and doc_of(topic, d)["words"] > 0 for d in judged)
 
 
 def _image_run(path: Path) -> Path:
@@ -257,11 +298,11 @@ def test_the_page_renders_a_topic_with_every_runs_top_k(browser, demo_out, tmp_p
         for run in data["runs"]:
             cards = page.locator(f'.column[data-run="{run}"] .card')
             assert cards.count() == len(topic["hits"][run]) == 10
-        unjudged = sum(1 for run in data["runs"] for docid, *_ in topic["hits"][run]
-                       if topic["docs"][docid]["labels"]["relevance"] is None)
+        unjudged = sum(1 for run in data["runs"] for docid in hit_ids(topic, run)
+                       if doc_of(topic, docid)["labels"]["relevance"] is None)
         assert page.locator(".card .lab.unjudged", has_text="relevance: unjudged").count() == unjudged
         first = page.locator(f'.column[data-run="{data["runs"][0]}"] .card').first
-        assert first.get_attribute("data-docid") == topic["hits"][data["runs"][0]][0][0]
+        assert first.get_attribute("data-docid") == hit_ids(topic, data["runs"][0])[0]
         shot = tmp_path / "page.png"
         page.screenshot(path=str(shot))
         with Image.open(shot) as image:
@@ -329,7 +370,7 @@ def test_a_byte_copy_of_a_run_is_shown_once_and_not_tested_again(demo_out, tmp_p
     data = page_data(page)
     assert data["runs"] == [p.stem for p in runs_of(demo_out)]  # run.txt, the primary's copy, folded
     assert data["folded"] == {"run": "1-krovetz-smart-lmd2000-quality"}
-    tested = [r for r in data["overview"] if r["p"] is not None and r["measure"] == data["main"]]
+    tested = [r for r in overview_rows(data) if r["p"] is not None and r["measure"] == data["main"]]
     assert len(tested) == 4  # Holm over the four other variants, not five
     assert "run is a byte copy of 1-krovetz-smart-lmd2000-quality" in page.read_text()
 

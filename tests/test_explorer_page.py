@@ -2,100 +2,22 @@
 before judgements exist, any run the baseline, runs hidden and sorted, topic filters, stance,
 exports, no horizontal scroll with 20 runs at 1,400 px, and accessibility (axe-core, keyboard).
 
-Pages: the demo's five runs (with and without qrels), a 20-run page (synthetic runs over the demo's
-arguments, long names) and a Task 2 2022 stance page (runs labelling the demo passages, one
-predicting no stance).
+Pages (tests/explorer_pages.py): the demo's five runs (with and without qrels), a 20-run page
+(synthetic runs over the demo's arguments, long names), a Task 2 2022 stance page (runs labelling
+the demo passages, one predicting no stance), and for axe also image runs, the 16 official Task 2
+2022 runs and 100 runs.
 """
 from __future__ import annotations
 
-import json
-from contextlib import contextmanager
-from pathlib import Path
-
-import numpy as np
 import pytest
 
-from test_explorer import DEMO, QRELS, page_data, runs_of
-from touche.retrieval.evaluation.agreement import jaccard, pair_key, rbo
+from explorer_pages import STANCE_QRELS, axe_violations, opened as _opened, overview_runs as _overview_runs
+from test_explorer import QRELS, page_data, runs_of, topic_agreement
+from touche.retrieval.evaluation.agreement import jaccard, rbo
+from touche.retrieval.experiments.explorer_export import EXPORTS, View, oriented
+from touche.retrieval.experiments.explorer_export import tests as view_tests
 from touche.retrieval.experiments.explorer import write_explorer
 from touche.retrieval.formats.gate import read_run
-
-AXE = Path(__file__).resolve().parent / "browser" / "node_modules" / "axe-core" / "axe.min.js"
-T2 = DEMO / "task2"
-STANCE_QRELS = {"relevance": T2 / "qrels-passages-relevance.txt", "quality": T2 / "qrels-passages-quality.txt",
-                "stance": T2 / "qrels-passages-stance.txt"}
-
-
-# --------------------------------------------------------------------------- pages
-@pytest.fixture(scope="module")
-def no_qrels_page(demo_out, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("no-qrels") / "explore.html"
-    return write_explorer(runs_of(demo_out), None, out, corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
-
-
-@pytest.fixture(scope="module")
-def twenty(tmp_path_factory) -> Path:
-    """20 runs over the demo's arguments, each a noisy re-ranking of the judged ones, names long."""
-    folder = tmp_path_factory.mktemp("twenty")
-    ids = [a["id"] for a in json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]]
-    judged: dict[str, dict[str, int]] = {}
-    for line in QRELS["relevance"].read_text().splitlines():
-        qid, _, docid, label = line.split()
-        judged.setdefault(qid, {})[docid] = int(label)
-    rng = np.random.default_rng(20)
-    runs = []
-    for number in range(1, 21):
-        lines = []
-        for qid, labels in judged.items():
-            pool = list(labels) + [d for d in rng.choice(ids, 30, replace=False) if d not in labels]
-            noise = rng.normal(0, 1.0 + number / 5, len(pool))
-            scores = np.array([labels.get(d, 0) for d in pool], float) + noise
-            order = np.argsort(-scores, kind="stable")[:25]
-            lines += [f"{qid} Q0 {pool[i]} {rank} {25 - rank + 0.5} run{number}\n" for rank, i in enumerate(order, 1)]
-        path = folder / f"{number:02d}-krovetz-smart-lmd{1000 + 100 * number}-quality-rerank-with-a-long-name.txt"
-        path.write_text("".join(lines))
-        runs.append(path)
-    return write_explorer(runs, QRELS, folder / "explore.html", corpus=DEMO / "args.me", topics=DEMO / "topics.xml")
-
-
-@pytest.fixture(scope="module")
-def stance_page(tmp_path_factory) -> Path:
-    """Five Task 2 2022 runs over the demo passages: four label the stance (better or worse), one says Q0."""
-    folder = tmp_path_factory.mktemp("stance")
-    truth = [line.split() for line in STANCE_QRELS["stance"].read_text().splitlines() if line.strip()]
-    labels = ("FIRST", "SECOND", "NEUTRAL", "NO")
-    rng = np.random.default_rng(3)
-    runs = []
-    for number, skill in enumerate((0.9, 0.7, 0.5, 0.3, None), 1):
-        lines, rank = [], {}
-        for qid, _, docid, label in truth:
-            rank[qid] = rank.get(qid, 0) + 1
-            said = "Q0" if skill is None else (label if rng.random() < skill else labels[rng.integers(4)])
-            lines.append(f"{qid} {said} {docid} {rank[qid]} {100 - rank[qid] + rng.random() * 0.1:.4f} s{number}\n")
-        path = folder / f"stance-{number}.txt"
-        path.write_text("".join(lines))
-        runs.append(path)
-    return write_explorer(runs, STANCE_QRELS, folder / "explore.html", corpus=T2 / "passages.jsonl",
-                          topics=T2 / "topics-passages.xml")
-
-
-@contextmanager
-def _opened(browser, path: Path, width: int = 1400):
-    """The page at 1,400 px, its first topic drawn, and the script errors it raises."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(path.as_uri())
-        page.wait_for_selector("#topic-title")
-        yield page, errors
-    finally:
-        context.close()
-
-
-def _overview_runs(page) -> list[str]:
-    return page.eval_on_selector_all("#overview-table tbody tr", "rows => rows.map(r => r.dataset.run)")
 
 
 # --------------------------------------------------------------------------- 1: no qrels needed
@@ -104,9 +26,10 @@ def test_without_qrels_runs_are_compared_by_how_their_rankings_agree(no_qrels_pa
     assert data["measures"] == [] and data["main"] == "RBO" and data["qrels"] == {}
     files = runs_of(demo_out)
     first, second = ([r.docid for r in read_run(f) if r.qid == "1"] for f in files[:2])
-    values = dict(zip(data["agreement_measures"], next(t for t in data["topics"] if t["id"] == "1")["agreement"]["0|1"]))
-    assert values["Jaccard@5"] == pytest.approx(jaccard(first, second, 5), abs=1e-6)
-    assert values["RBO"] == pytest.approx(rbo(first[:100], second[:100], 0.9), abs=1e-6)
+    values = topic_agreement(data, next(t for t in data["topics"] if t["id"] == "1"), *data["runs"][:2])
+    # per topic the page stores four decimals (16-bit integers): half a unit of the last one apart at most
+    assert values["Jaccard@5"] == pytest.approx(jaccard(first, second, 5), abs=5e-5)
+    assert values["RBO"] == pytest.approx(rbo(first[:100], second[:100], 0.9), abs=5e-5)
 
 
 def test_without_qrels_the_topic_view_starts_where_two_runs_disagree_most(browser, no_qrels_page):
@@ -114,8 +37,8 @@ def test_without_qrels_the_topic_view_starts_where_two_runs_disagree_most(browse
     with _opened(browser, no_qrels_page) as (page, errors):
         assert errors == [] and page.locator("#overview-table thead th", has_text="RBO").count() == 1
         compared = page.locator("#topic-view").get_attribute("data-compared")
-        pair = pair_key(data["runs"], compared, data["baseline"])
-        lowest = min(data["topics"], key=lambda t: (t["agreement"][pair][0], data["topics"].index(t)))
+        lowest = min(data["topics"], key=lambda t: (topic_agreement(data, t, compared, data["baseline"])["RBO"],
+                                                    data["topics"].index(t)))
         assert page.locator("#topic-view").get_attribute("data-topic") == lowest["id"]
         assert page.locator(".lab.unjudged").count() == 0  # nothing is judged, nothing marked unjudged
 
@@ -135,7 +58,7 @@ def test_any_run_becomes_the_baseline_in_the_page(browser, twenty):
         page.select_option("#baseline", new)
         assert page.locator(f'#overview-table tr[data-run="{new}"] th').inner_text().endswith("(baseline)")
         other = data["runs"][2]
-        expected = data["versus"][data["main"]][new][other]["delta"]
+        expected = oriented(data, data["main"], other, new).delta
         column = data["measures"].index(data["main"]) + 2
         cell = page.locator(f'#overview-table tr[data-run="{other}"] td:nth-child({column})').inner_text()
         assert f"Δ {expected:+.3f}" in cell.replace("−", "-")
@@ -163,11 +86,11 @@ def test_topics_are_filtered_and_ordered_by_a_chosen_measure(browser, twenty):
     with _opened(browser, twenty) as (page, errors):
         page.select_option("#order", "Jaccard@10")
         compared = page.locator("#topic-view").get_attribute("data-compared")
-        pair = pair_key(data["runs"], compared, data["baseline"])
-        column = data["agreement_measures"].index("Jaccard@10")
-        lowest = min(t["agreement"][pair][column] for t in data["topics"])
+        def jaccard_of(t):
+            return topic_agreement(data, t, compared, data["baseline"])["Jaccard@10"]
+        lowest = min(jaccard_of(t) for t in data["topics"])
         shown = next(t for t in data["topics"] if t["id"] == page.locator("#topic-view").get_attribute("data-topic"))
-        assert shown["agreement"][pair][column] == lowest
+        assert jaccard_of(shown) == lowest
         word = next(t for t in data["topics"] if t["id"] == "3")["title"].split()[1]
         page.fill("#f-word", word)
         page.press("#f-word", "Enter")
@@ -201,8 +124,8 @@ def test_stance_per_topic_confusion_matrices_and_a_run_without_stance(browser, s
     data = page_data(stance_page)
     measure = "stance:stance.F1_macro"
     assert data["stance"]["stance-5"]["predicts"] is False and data["stance"]["stance-1"]["predicts"] is True
-    tested = data["versus"][measure]["stance-1"]
-    assert set(tested) == {"stance-2", "stance-3", "stance-4"} and all(t["p"] is not None for t in tested.values())
+    tested = {run: oriented(data, measure, run, "stance-1") for run in ("stance-2", "stance-3", "stance-4", "stance-5")}
+    assert all(t.p is not None for run, t in tested.items() if run != "stance-5") and tested["stance-5"].p is None
     with _opened(browser, stance_page) as (page, errors):
         assert "predicts no stance" in page.locator('#overview-table tr[data-run="stance-5"]').inner_text()
         assert page.locator("table.confusion").count() == 4
@@ -224,11 +147,11 @@ def test_the_pages_exports_follow_its_baseline(browser, twenty):
     data = page_data(twenty)
     with _opened(browser, twenty) as (page, errors):
         page.click("#export-markdown")
-        assert page.input_value("#export-text") == data["exports"]["markdown"][data["baseline"]]
+        assert page.input_value("#export-text") == EXPORTS["markdown"](data)
         page.select_option("#baseline", data["runs"][3])
         page.click("#export-latex")
         latex = page.input_value("#export-text")
-        assert latex == data["exports"]["latex"][data["runs"][3]]
+        assert latex == EXPORTS["latex"](data, View(data["runs"][3], tuple(data["runs"]), data["correction"]))
         assert "\\toprule" in latex and "\\textbf{" in latex and "(baseline)" in latex
         page.click("#export-csv")
         assert page.input_value("#export-text").startswith("run,query_id,measure,value\n")
@@ -244,9 +167,9 @@ def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_
                      "--markdown", str(outputs["md"]), "--latex", str(outputs["tex"]), "--csv", str(outputs["csv"]))
     assert code == 0, text
     data = page_data(tmp_path / "p.html")
-    assert outputs["md"].read_text() == data["exports"]["markdown"][data["baseline"]]
-    assert outputs["tex"].read_text() == data["exports"]["latex"][data["baseline"]]
-    assert outputs["csv"].read_text() == data["exports"]["csv"]
+    assert outputs["md"].read_text() == EXPORTS["markdown"](data)
+    assert outputs["tex"].read_text() == EXPORTS["latex"](data)
+    assert outputs["csv"].read_text() == EXPORTS["csv"](data)
     assert "paired t-test, Bonferroni correction" in outputs["md"].read_text()
     from scipy import stats
     from touche.retrieval.evaluation.measures import evaluate_rows_per_topic
@@ -254,8 +177,8 @@ def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_
                    for r in runs[:2])
     common = sorted(set(base) & set(other))
     p = stats.ttest_rel([other[t] for t in common], [base[t] for t in common]).pvalue
-    tested = data["versus"]["relevance:touche.nDCG@5"][data["baseline"]][data["runs"][1]]
-    assert tested["p"] == pytest.approx(p, abs=1e-6) and tested["p_corrected"] == pytest.approx(min(1, 4 * p), abs=1e-6)
+    tested = view_tests(data, View.default(data))["relevance:touche.nDCG@5"][data["runs"][1]]
+    assert tested.p == pytest.approx(p, abs=1e-6) and tested.p_corrected == pytest.approx(min(1, 4 * p), abs=1e-6)
     rows = outputs["csv"].read_text().splitlines()
     assert f"{data['runs'][0]},1,relevance:touche.nDCG@5," in "\n".join(rows)
     from touche.errors import ToucheError
@@ -265,22 +188,22 @@ def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_
 
 
 # --------------------------------------------------------------------------- 7: accessibility
-@pytest.mark.parametrize("which", ["demo", "no qrels", "twenty", "stance"])
-def test_axe_finds_no_serious_or_critical_violation(browser, which, request):
-    if not AXE.is_file():
-        pytest.skip("axe-core not installed (scripts/ensure_env.sh runs npm ci in tests/browser with the test tools)")
+@pytest.mark.parametrize("which", ["demo", "no qrels", "twenty", "stance", "images", "official", "hundred"])
+def test_axe_finds_no_serious_or_critical_wcag_22_aa_violation(browser, which, request):
+    """Every page kind against axe-core's WCAG 2.0/2.1/2.2 A and AA rules (target size among them)."""
     path = {"demo": lambda: request.getfixturevalue("demo_out") / "explore.html",
             "no qrels": lambda: request.getfixturevalue("no_qrels_page"),
-            "twenty": lambda: request.getfixturevalue("twenty"),
-            "stance": lambda: request.getfixturevalue("stance_page")}[which]()
+            "twenty": lambda: request.getfixturevalue("twenty"), "stance": lambda: request.getfixturevalue("stance_page"),
+            "images": lambda: request.getfixturevalue("image_page"),
+            "official": lambda: request.getfixturevalue("official"),
+            "hundred": lambda: request.getfixturevalue("hundred")}[which]()
     with _opened(browser, path) as (page, errors):
-        page.check("#f-all")  # every run's cards on the page too
+        if which != "hundred":  # every run's cards on the page too (100 columns of them add time, no markup)
+            page.check("#f-all")
         page.click(".runs-shown summary")
-        page.add_script_tag(path=str(AXE))
-        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                                   ".filter(v => ['serious', 'critical'].includes(v.impact))"
-                                   ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' e.g. ' + v.nodes[0].html)")
-        assert violations == []
+        page.click("#export-csv")  # the export panel and its download link
+        page.locator("#topics-table summary").click()
+        assert axe_violations(page) == [] and errors == []
 
 
 @pytest.mark.parametrize("which", ["demo", "twenty"])

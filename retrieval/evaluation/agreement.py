@@ -6,19 +6,25 @@ Per topic, on each run's documents in rank order (the first ``AGREEMENT_DEPTH``)
 * ``RBO`` - rank-biased overlap, extrapolated (RBO_ext of Webber, Moffat & Zobel, TOIS 2010,
   eq. 32, which also holds for lists of different lengths) with persistence ``p`` (default 0.9:
   the first 10 ranks carry 86 % of the weight). 1 for the same ranking, 0 for disjoint ones.
+  The headline: it says how much two rankings share and where.
 * ``Jaccard@5``, ``Jaccard@10`` - |A ∩ B| / |A ∪ B| of the two top k sets.
-* ``Kendall τ@10`` - Kendall's τ-b (as scipy's ``kendalltau``) over the union of the two top 10s, each document at
-  its rank in each run; one a run does not rank within ``AGREEMENT_DEPTH`` is placed after it
-  (tied there): DiffIR likewise ties the missing documents at the bottom.
-* ``τ_AP@10`` - the AP correlation of Yilmaz, Aslam & Robertson (SIGIR 2008) over the same
-  union, which weighs swaps near the top more; it is asymmetric, so the mean of both directions
-  (as DiffIR reports it). A tie in the ranking judged counts half.
+* ``Kendall τ@10`` - Kendall's τ of the order the two rankings give the documents **both top 10s
+  hold** (no ties there: τ-a = τ-b); undefined when they share fewer than two. It says whether
+  the runs order alike what they agree to show, not how much they share (Jaccard@10 says that).
+  Over the union, with the missing documents tied at the bottom (last round's definition, and
+  DiffIR's over whole runs), two top 10s that share nothing read as anti-correlated (τ ≈ −0.7).
+* ``τ_AP@10`` - the AP correlation of Yilmaz, Aslam & Robertson (SIGIR 2008) over the same shared
+  documents, which weighs swaps near the top more; it is asymmetric, so the mean of both
+  directions. DiffIR reports it one way (the second run judged against the first) over whole runs.
 
 The measures are a registry (``AGREEMENT_MEASURES``: name → function of a ``Pair``); every value
-is symmetric in the two runs, so a page stores one value per unordered pair and topic. Our own
-code: scipy has Kendall's τ (too slow a call here, see ``kendall_tau``) but neither RBO nor τ_AP, and the ``rbo`` package computes
-average overlap by default and its ``rbo_ext`` only on whole lists, one pair at a time; the
-values here are checked against values derived by hand (tests/test_agreement.py).
+is symmetric in the two runs, so a page stores one value per unordered pair and topic. The
+built-in ones are also computed for every pair of a topic at once (``BATCHED``: a page of 100
+runs has 4,950 pairs); a registered measure without a batch form is computed pair by pair. Our
+own code: scipy has Kendall's τ (too slow a call here) but neither RBO nor τ_AP, and the ``rbo``
+package computes average overlap by default and its ``rbo_ext`` one pair at a time; the values
+here are checked against values derived by hand and the batch against the pair functions
+(tests/test_agreement.py).
 """
 from __future__ import annotations
 
@@ -26,7 +32,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from itertools import combinations
 
 import numpy as np
 
@@ -65,30 +70,26 @@ def jaccard(a: Sequence[str], b: Sequence[str], k: int) -> float:
     return len(first & second) / len(union) if union else 1.0
 
 
-def union_ranks(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH, rank_a: Mapping[str, int] | None = None,
-                rank_b: Mapping[str, int] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The union of the two top k (in a's order, then b's), and each run's rank of them; a
-    document a run does not rank (within its list) is placed after its list, tied. ``rank_a``,
-    ``rank_b``: the lists' ranks (document → 1, 2, …) when the caller has them already."""
-    union = list(dict.fromkeys([*a[:k], *b[:k]]))
-    rank_a = rank_a if rank_a is not None else {d: i + 1 for i, d in enumerate(a)}
-    rank_b = rank_b if rank_b is not None else {d: i + 1 for i, d in enumerate(b)}
-    return (union, np.array([rank_a.get(d, len(a) + 1) for d in union], float),
-            np.array([rank_b.get(d, len(b) + 1) for d in union], float))
+def shared_ranks(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks (1, 2, …) in a and in b of the documents both top k hold, in a's order."""
+    in_b = {d: i + 1 for i, d in enumerate(b[:k])}
+    shared = [(i + 1, in_b[d]) for i, d in enumerate(a[:k]) if d in in_b]
+    return np.array([x for x, _ in shared], float), np.array([y for _, y in shared], float)
 
 
 def kendall_tau(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> float:
-    """Kendall's τ-b over the union of the two top k (scipy's ``kendalltau``, as a sign matrix:
-    scipy's call costs 0.6 ms, and a page of 16 runs and 50 topics asks for 6,000)."""
-    return _kendall(*union_ranks(a, b, k)[1:])
+    """Kendall's τ of the two orders of the documents both top k hold (nan below two)."""
+    return _kendall(*shared_ranks(a, b, k))
 
 
 @lru_cache(maxsize=64)
 def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.triu_indices(n, 1)  # the pairs i < j of n items (n ≤ 20: two top 10s)
+    return np.triu_indices(n, 1)  # the pairs i < j of n items
 
 
 def _kendall(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2:
+        return math.nan
     i, j = _upper(len(x))
     dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
     denominator = math.sqrt(float((dx * dx).sum()) * float((dy * dy).sum()))
@@ -108,8 +109,8 @@ def tau_ap_one_way(order: np.ndarray, truth: np.ndarray) -> float:
 
 
 def tau_ap(a: Sequence[str], b: Sequence[str], k: int = UNION_DEPTH) -> float:
-    """The symmetric τ_AP: the mean of a judged against b and b against a."""
-    return _tau_ap(*union_ranks(a, b, k)[1:])
+    """The symmetric τ_AP over the documents both top k hold: the mean of both directions."""
+    return _tau_ap(*shared_ranks(a, b, k))
 
 
 def _tau_ap(x: np.ndarray, y: np.ndarray) -> float:
@@ -128,58 +129,208 @@ class Pair:
     rank_b: Mapping[str, int] | None = None
 
     @cached_property
-    def union(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        return union_ranks(self.a, self.b, UNION_DEPTH, self.rank_a, self.rank_b)  # read by both correlations
+    def shared(self) -> tuple[np.ndarray, np.ndarray]:
+        return shared_ranks(self.a, self.b, UNION_DEPTH)  # read by both correlations
 
 
 AGREEMENT_MEASURES: dict[str, Callable[[Pair], float]] = {
     "RBO": lambda pair: rbo(pair.a, pair.b, pair.p, pair.rank_a, pair.rank_b),
     "Jaccard@5": lambda pair: jaccard(pair.a, pair.b, 5),
     "Jaccard@10": lambda pair: jaccard(pair.a, pair.b, 10),
-    f"Kendall τ@{UNION_DEPTH}": lambda pair: _kendall(*pair.union[1:]),
-    f"τ_AP@{UNION_DEPTH}": lambda pair: _tau_ap(*pair.union[1:]),
+    f"Kendall τ@{UNION_DEPTH}": lambda pair: _kendall(*pair.shared),
+    f"τ_AP@{UNION_DEPTH}": lambda pair: _tau_ap(*pair.shared),
 }
+
+
+# --------------------------------------------------------------------------- every pair at once
+@dataclass(frozen=True)
+class Batch:
+    """One topic's rankings as integer ranks: ``ranks[r, u]`` the rank (1, …) of document u in run r
+    (0: not ranked), ``lengths[r]`` each list's length, ``top[r, q]`` the document at rank q + 1
+    (−1 past the list); ``first``, ``second``: the runs of each pair, pairs in ``pair_index`` order."""
+    ranks: np.ndarray
+    lengths: np.ndarray
+    top: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    p: float
+
+    @cached_property
+    def overlaps(self) -> np.ndarray:
+        """X[k, d]: documents both lists of pair k hold within their first d (d = 0 … depth)."""
+        depth = int(self.lengths.max(initial=0))
+        shared = (self.ranks > 0).sum(axis=0) >= 2  # a document one list holds joins no overlap
+        ranks = self.ranks[:, shared]
+        out = np.zeros((len(self.first), depth + 1))
+        step = max(1, 20_000_000 // max(1, ranks.shape[1]))  # pairs per chunk: bounded memory
+        for start in range(0, len(self.first), step):
+            x, y = ranks[self.first[start:start + step]], ranks[self.second[start:start + step]]
+            joins = np.where((x > 0) & (y > 0), np.maximum(x, y), 0)  # the depth from which both hold it
+            rows = np.repeat(np.arange(len(x)), joins.shape[1])
+            counts = np.bincount(rows * (depth + 1) + joins.ravel(), minlength=len(x) * (depth + 1))
+            counts = counts.reshape(len(x), depth + 1)
+            counts[:, 0] = 0
+            out[start:start + step] = np.cumsum(counts, axis=1)
+        return out
+
+    @cached_property
+    def shared_top(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rank in the second run of the first run's q-th document, the same the other way),
+        0 where the other top ``UNION_DEPTH`` does not hold it: pairs × UNION_DEPTH."""
+        def ranks_of(who, of_whom):
+            codes = self.top[who]
+            found = np.where(codes >= 0, self.ranks[of_whom[:, None], np.maximum(codes, 0)], 0)
+            return np.where((found >= 1) & (found <= UNION_DEPTH), found, 0)
+        return ranks_of(self.first, self.second), ranks_of(self.second, self.first)
+
+
+def _batch_rbo(batch: Batch) -> np.ndarray:
+    p, x = batch.p, batch.overlaps
+    la, lb = batch.lengths[batch.first], batch.lengths[batch.second]
+    short, long_ = np.minimum(la, lb), np.maximum(la, lb)
+    depth = np.arange(x.shape[1])
+    powers = p ** depth
+    rows = np.arange(len(x))
+    x_s, x_l = x[rows, short], x[rows, long_]
+    within = (depth >= 1) & (depth <= long_[:, None])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        first = np.where(within, x / np.maximum(depth, 1) * powers, 0).sum(axis=1)
+        past = within & (depth > short[:, None])
+        second = np.where(past, x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1))
+                          * powers, 0).sum(axis=1)
+        value = (1 - p) / p * (first + second) + ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) *             p ** long_
+    return np.where((short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, value))
+
+
+def _batch_jaccard(k: int) -> Callable[[Batch], np.ndarray]:
+    def jaccard_at(batch: Batch) -> np.ndarray:
+        both = batch.overlaps[:, min(k, batch.overlaps.shape[1] - 1)]
+        union = np.minimum(k, batch.lengths[batch.first]) + np.minimum(k, batch.lengths[batch.second]) - both
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(union > 0, both / union, 1.0)
+    return jaccard_at
+
+
+_Q1, _Q2 = np.triu_indices(UNION_DEPTH, 1)  # position q1 above q2 in the first run's top 10
+
+
+def _shared_order(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of ``t`` (the other run's ranks of one run's top 10, 0 where not shared): per pair of
+    positions q1 < q2 whether both are shared and the other run orders them alike; the counts."""
+    held = t > 0
+    both = held[:, _Q1] & held[:, _Q2]
+    alike = both & (t[:, _Q1] < t[:, _Q2])
+    return held, both, alike
+
+
+def _batch_kendall(batch: Batch) -> np.ndarray:
+    held, both, alike = _shared_order(batch.shared_top[0])
+    n = held.sum(axis=1)
+    concordance = 2 * alike.sum(axis=1) - both.sum(axis=1)  # concordant − discordant (no ties among ranks)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n >= 2, concordance / (n * (n - 1) / 2), np.nan)
+
+
+def _tau_ap_batch_one_way(t: np.ndarray) -> np.ndarray:
+    held, _, alike = _shared_order(t)
+    correct = np.zeros(t.shape)
+    np.add.at(correct.T, _Q2, alike.T)  # C(q2): the shared documents above q2 the other run also puts above
+    position = np.cumsum(held, axis=1) - 1  # q's place among the shared documents, in this run's order
+    n = held.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(held & (position >= 1), correct / np.maximum(position, 1), 0).sum(axis=1)
+        return np.where(n >= 2, 2 * terms / (n - 1) - 1, np.nan)
+
+
+def _batch_tau_ap(batch: Batch) -> np.ndarray:
+    forward, backward = batch.shared_top
+    return (_tau_ap_batch_one_way(forward) + _tau_ap_batch_one_way(backward)) / 2
+
+
+BATCHED: dict[str, Callable[[Batch], np.ndarray]] = {
+    "RBO": _batch_rbo, "Jaccard@5": _batch_jaccard(5), "Jaccard@10": _batch_jaccard(10),
+    f"Kendall τ@{UNION_DEPTH}": _batch_kendall, f"τ_AP@{UNION_DEPTH}": _batch_tau_ap,
+}
+
+
+def pair_count(runs: int) -> int:
+    return runs * (runs - 1) // 2
+
+
+def pair_index(i: int, j: int, runs: int) -> int:
+    """The place of the unordered pair {i, j} (i ≠ j) among all pairs of ``runs`` runs, in the order
+    of ``np.triu_indices`` (0-1, 0-2, …, 1-2, …): how a page stores one value per pair."""
+    i, j = min(i, j), max(i, j)
+    return i * (2 * runs - i - 1) // 2 + (j - i - 1)
 
 
 @dataclass
 class Agreement:
-    """Every pair of runs: per topic the measures' values, and their means over the topics both rank."""
+    """Every pair of runs (in ``pair_index`` order): per topic a pairs × measures array (nan where
+    a run does not rank the topic, or a measure is undefined) and the means over the topics."""
     measures: list[str]
     runs: list[str]
-    per_topic: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
-    means: dict[tuple[str, str], list[float | None]] = field(default_factory=dict)
+    per_topic: dict[str, np.ndarray] = field(default_factory=dict)
+    means: np.ndarray | None = None
 
-
-
-def pair_key(runs: Sequence[str], first: str, second: str) -> str:
-    """An unordered pair of runs as the explorer's data names it: their positions, ``i|j`` with i < j."""
-    i, j = sorted((runs.index(first), runs.index(second)))
-    return f"{i}|{j}"
+    def value(self, first: str, second: str, measure: str, topic: str | None = None) -> float | None:
+        """One pair's value (its mean over topics when ``topic`` is None); None where undefined."""
+        if first == second:
+            return None
+        k = pair_index(self.runs.index(first), self.runs.index(second), len(self.runs))
+        table = self.means if topic is None else self.per_topic.get(topic)
+        value = np.nan if table is None else table[k, self.measures.index(measure)]
+        return None if math.isnan(value) else round(float(value), 6)
 
 
 def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float = DEFAULT_PERSISTENCE,
               measures: Sequence[str] | None = None) -> Agreement:
-    """``rankings``: run → topic → document ids in rank order. Every unordered pair of runs."""
+    """``rankings``: run → topic → document ids in rank order. Every unordered pair of runs, per
+    topic both rank (each topic's pairs at once for the built-in measures)."""
+    if not 0 < p < 1:
+        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
     names = list(measures or AGREEMENT_MEASURES)
     unknown = [m for m in names if m not in AGREEMENT_MEASURES]
     if unknown:
         raise ValueError(f"unknown agreement measure(s) {', '.join(unknown)}; known: {', '.join(AGREEMENT_MEASURES)}")
     runs = list(rankings)
     out = Agreement(names, runs)
-    ranks = {run: {topic: {d: i + 1 for i, d in enumerate(docs)} for topic, docs in by_topic.items()}
-             for run, by_topic in rankings.items()}
-    for first, second in combinations(runs, 2):
-        topics = sorted(set(rankings[first]) & set(rankings[second]))
-        values: dict[str, list[float | None]] = {}
-        for topic in topics:
-            pair = Pair(rankings[first][topic], rankings[second][topic], p, ranks[first][topic], ranks[second][topic])
-            values[topic] = [_finite(AGREEMENT_MEASURES[m](pair)) for m in names]
-        out.per_topic[first, second] = values
-        columns = np.array([[np.nan if v is None else v for v in row] for row in values.values()], float)
-        out.means[first, second] = [None] * len(names) if not len(columns) else \
-            [_finite(float(np.nanmean(c))) if not np.all(np.isnan(c)) else None for c in columns.T]
+    first, second = np.triu_indices(len(runs), 1)
+    topics = sorted({t for by_topic in rankings.values() for t in by_topic})
+    for topic in topics:
+        lists = [rankings[r].get(topic) for r in runs]
+        batch = _batch_of(lists, first, second, p)
+        values = np.column_stack([BATCHED[m](batch) if m in BATCHED else _pair_by_pair(m, lists, first, second, p)
+                                  for m in names]) if len(first) else np.zeros((0, len(names)))
+        missing = np.array([lst is None for lst in lists])
+        values[missing[first] | missing[second]] = np.nan  # a run without this topic pairs with none
+        out.per_topic[topic] = values
+    stacked = np.stack(list(out.per_topic.values())) if out.per_topic else np.full((1, len(first), len(names)), np.nan)
+    with np.errstate(invalid="ignore"):
+        counts = (~np.isnan(stacked)).sum(axis=0)
+        out.means = np.where(counts > 0, np.nansum(stacked, axis=0) / np.maximum(counts, 1), np.nan)
     return out
 
 
-def _finite(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else round(float(value), 6)
+def _batch_of(lists: list[Sequence[str] | None], first: np.ndarray, second: np.ndarray, p: float) -> Batch:
+    vocabulary: dict[str, int] = {}
+    for docs in lists:
+        for d in docs or ():
+            vocabulary.setdefault(d, len(vocabulary))
+    ranks = np.zeros((len(lists), len(vocabulary)), np.int32)
+    top = np.full((len(lists), UNION_DEPTH), -1, np.int64)
+    lengths = np.zeros(len(lists), np.int64)
+    for r, docs in enumerate(lists):
+        if not docs:
+            continue
+        codes = np.fromiter((vocabulary[d] for d in docs), np.int64, len(docs))
+        ranks[r, codes] = np.arange(1, len(docs) + 1)
+        lengths[r] = len(docs)
+        top[r, :min(UNION_DEPTH, len(docs))] = codes[:UNION_DEPTH]
+    return Batch(ranks, lengths, top, first, second, p)
+
+
+def _pair_by_pair(name: str, lists, first: np.ndarray, second: np.ndarray, p: float) -> np.ndarray:
+    """A registered measure without a batch form, pair by pair."""
+    function = AGREEMENT_MEASURES[name]
+    return np.array([function(Pair(lists[i] or (), lists[j] or (), p)) for i, j in zip(first, second)], float)

@@ -31,8 +31,8 @@ from touche.retrieval.evaluation.measures import (QrelsArg, Rows, as_table, eval
                                                   score_rows)
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      SIGNIFICANCE_TESTS, TIE_TOLERANCE, bootstrap_interval,
-                                                      check_test, corrected)
+                                                      TIE_TOLERANCE, PairTest, bootstrap_interval, check_test,
+                                                      corrected, pairwise)
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
 
@@ -104,6 +104,8 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
 
     for measure in measure_names:
         tests: list[dict] = []
+        against = _paired(names, base, per_topic, measure, test, resamples, seed) \
+            if base is not None and not parse_measure(measure).integer else {}
         for name in names:
             values = per_topic[name].get(measure)
             row = {"run": name, "measure": measure, "mean": means[name].get(measure, math.nan),
@@ -118,9 +120,9 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                     if measure not in counted:  # a count (stance.N) is no effectiveness: nothing to test
                         counted.append(measure)
                 elif tested:
-                    key = ("p", measure, test, frozenset((name, base)))  # every test here is symmetric
-                    row.update(_against(values, per_topic[base].get(measure, {}), test, resamples, seed, parts.get(key)))
-                    parts[key] = row["p"]
+                    found = against[name]
+                    row.update(delta=found.delta if found.topics else math.nan, wins=found.wins,
+                               losses=found.losses, ties=found.ties, p=found.p)
                     tests.append(row)
             elif (mine := parts_of(name, measure)) is not None:
                 low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed) \
@@ -176,14 +178,13 @@ def _baseline_name(names: list[str], baseline: str | int | None) -> str | None:
     return str(baseline)
 
 
-def _against(values: Mapping[str, float], base: Mapping[str, float], test: str, resamples: int, seed: int,
-             known_p: float | None = None) -> dict:
-    """Difference, wins/losses/ties and the test's p on the topics both runs are scored on
-    (``known_p``: the p of the same pair tested the other way round)."""
-    common = sorted(set(values) & set(base), key=natural_key)
-    a, b = [values[t] for t in common], [base[t] for t in common]
-    p = known_p if known_p is not None else SIGNIFICANCE_TESTS[test](a, b, resamples, seed)
-    return {"delta": float(np.mean(np.subtract(a, b))) if common else math.nan, **_wins(values, base), "p": p}
+def _paired(names: list[str], base: str, per_topic, measure: str, test: str, resamples: int,
+            seed: int) -> dict[str, PairTest]:
+    """Each run with per-topic values on ``measure`` against the baseline, tested at once."""
+    tested = [n for n in names if n != base and per_topic[n].get(measure) is not None]
+    values = [per_topic[base].get(measure) or {}] + [per_topic[n][measure] for n in tested]
+    return dict(zip(tested, pairwise(values, [(0, k) for k in range(1, len(values))], test, resamples=resamples,
+                                     seed=seed)))
 
 
 def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> dict:

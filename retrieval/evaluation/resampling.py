@@ -13,13 +13,17 @@ TIE_TOLERANCE = 1e-9
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_BOOTSTRAP = 2_000
 DEFAULT_SEED = 20220401  # fixed so that a report's p-value is the same on every rerun
+# Up to this many sign flips (16 topics) every one is enumerated whatever ``resamples`` says: an
+# exact p costs a 65,536 × 16 matrix (8 MB) and goes down to 2 / 65,536, not 2 / (resamples + 1).
+EXACT_FLIPS = 2 ** 16
 
 
 @functools.lru_cache(maxsize=4)  # 10,000 flips of 1,000 topics are 80 MB
 def sign_flips(n: int, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
-    """(every ±1 vector of length n, True) when there are at most ``resamples``; else
-    ``resamples`` random ones and False. Read-only: shared by every test of n topics."""
-    if n < 63 and 2 ** n <= resamples:
+    """(every ±1 vector of length n, True) when there are at most ``resamples`` or
+    ``EXACT_FLIPS``; else ``resamples`` random ones and False. Read-only: shared by every test of
+    n topics."""
+    if n < 63 and 2 ** n <= max(resamples, EXACT_FLIPS):
         codes = np.arange(2 ** n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
         signs = np.where(codes & 1, -1.0, 1.0)
         exact = True

@@ -40,9 +40,10 @@ from tqdm import tqdm
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.measures import named_qrels
-from touche.retrieval.evaluation.significance import check_correction, check_test
+from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer_data import explorer_data
+from touche.retrieval.experiments.explorer_export import EXPORTS
 from touche.retrieval.experiments.explorer_page import render_explorer
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run, load_topics
@@ -60,6 +61,8 @@ __all__ = ["write_explorer", "explorer_data", "render_explorer", "read_documents
 
 DEFAULT_TOP = 10
 EXPLORER_FILE = "explore.html"
+# 300 runs are 44,850 pairs: with 6 topics the page is 5 MB; 1,000 runs would be 499,500 pairs
+MAX_RUNS = 300
 _KIND_FITS = {QrelsKind.GRADED: (RunFormat.Q0, RunFormat.PAIRS, RunFormat.STANCE),
               QrelsKind.STANCE: (RunFormat.STANCE,), QrelsKind.IMAGE: (RunFormat.IMAGE,)}
 
@@ -211,7 +214,8 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
                    baseline: str | None = None, top: int = DEFAULT_TOP, names: Sequence[str] | None = None,
                    measures: Sequence[str] | None = None, documents: Documents | None = None,
                    stored=None, progress: bool = False, test: str = "randomization", correction: str = "holm",
-                   rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None) -> Path:
+                   rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
+                   resamples: int = DEFAULT_RESAMPLES) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
@@ -222,6 +226,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     check_writable(out, "explorer page")
     check_test(test)
     check_correction(correction)
+    check_resamples(resamples)
     if not 0 < rbo_p < 1:
         raise ToucheError(f"RBO's persistence p must lie strictly between 0 and 1, got {rbo_p}")
     exports = {kind: Path(path) for kind, path in (exports or {}).items()}
@@ -236,6 +241,11 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
         reads=[("run", p) for p in run_paths if not is_frame(p)] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
         + [("topics", topics), ("corpus", corpus)],
         writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
+    if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
+        raise ToucheError(f"{len(run_paths):,} runs are {len(run_paths) * (len(run_paths) - 1) // 2:,} pairs: the page "
+                          f"compares every pair (any run the baseline, the agreement heat map) and takes at most "
+                          f"{MAX_RUNS} runs. Give a subset: one team's or one approach's runs, or a shortlist with the "
+                          "run to compare them with first (--baseline)")
     loaded = load_runs(run_paths, names)
     kinds = check_qrels(named, loaded.format, loaded.runs)
     topic_map = {canonical_topic(t.number): t for t in load_topics(topics)} if topics else {}
@@ -245,10 +255,10 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
                                    stored=stored)
     title = f"Run explorer · {len(loaded.runs)} runs" + ("" if named else " · no judgements")
     data = explorer_data(loaded, named, kinds, topics=topic_map, documents=documents, baseline=baseline, top=top,
-                         measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p)
+                         measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p,
+                         resamples=resamples)
     for kind, path in exports.items():
-        text = data["exports"][kind] if kind == "csv" else data["exports"][kind][data["baseline"]]
-        write_text(path, text)
+        write_text(path, EXPORTS[kind](data))  # the page's export of its first view, byte for byte
     return write_text(out, render_explorer(data))
 
 

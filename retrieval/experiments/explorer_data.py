@@ -1,20 +1,29 @@
 """The explorer page's data: every number the page shows, computed here once, as JSON-ready values.
 
-* **cells**: each run's mean and 95 % topic-bootstrap interval per measure (no baseline needed);
-* **versus**: for every measure, every run as the baseline and every other run: Δ, wins and
-  losses, the chosen paired test's p and p corrected over the runs tested against that baseline
-  (``experiment.experiment``), so the page can make any run the baseline without recomputing;
-* **agreement**: every pair of runs, per topic and on average (``evaluation.agreement``): what
-  the page compares runs by when no qrels exist, and beside the measures when they do;
-* **stance**: per run whether it predicts stance at all, its confusion matrix, and per topic its
-  stance F1 and accuracy (``evaluation.pooled``);
-* **topics**: each topic's values per run, the first ``top`` documents of every run with their
-  labels, ranks in the other runs and snippets;
-* **exports**: the overview as Markdown and LaTeX for every baseline, and the per-topic values
-  as CSV (``explorer_export``): what the page's export buttons hand out.
+What grows with the number of runs is stored once per unordered pair of runs (``agreement.
+pair_index``), never once per baseline: a page of 100 runs has 4,950 pairs, and every run can be
+the baseline.
+
+* **cells**: each run's mean and 95 % topic-bootstrap interval per measure;
+* **pairs**: per measure and pair (i < j) the difference j − i on the topics both are scored on,
+  the paired test's p (the same either way round), the topics j wins, loses and ties, and the
+  floor p cannot go below when the randomization test samples its sign flips (else null); the
+  page orients them against the chosen baseline and corrects p over the runs it shows;
+* **agreement**: every pair's mean over topics; per topic every pair's values as one compact
+  array (``encode_agreement``: 16-bit integers, value × 10,000);
+* **similarity**: the runs ordered so that runs whose rankings agree sit together (average-linkage
+  clustering of 1 − mean RBO): the heat map's order;
+* **stance**: per run whether it predicts stance, its confusion matrix, per topic its stance F1
+  and accuracy (``evaluation.pooled``);
+* **topics**: each topic's values per run, its shown documents once (labels, snippets), every run's
+  first ``top`` of them, and every run's rank of each shown document (``encode_ranks``).
+
+The exports (Markdown, LaTeX, CSV) are made from the page's state by the page and, for the
+command line's ``--markdown/--latex/--csv``, from the default state by ``explorer_export``.
 """
 from __future__ import annotations
 
+import base64
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -23,15 +32,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, agreement, pair_key
-from touche.retrieval.evaluation.experiment import experiment, score_runs
+from touche.retrieval.evaluation import pooled as pooled_measures
+from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, Agreement, agreement
+from touche.retrieval.evaluation.experiment import score_runs
 from touche.retrieval.evaluation.measures import pooled_parts
-from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.evaluation.pooled import accuracy
-from touche.retrieval.evaluation.registry import leaderboard_measures, ranking_measure
-from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
+from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
+                                                      TIE_TOLERANCE, bootstrap_interval, p_floor, pairwise)
 from touche.retrieval.experiments.contact_sheet import highlight, snippet
-from touche.retrieval.experiments.explorer_export import exports
+from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, natural_key
 from touche.retrieval.formats.runtable import RunTable
@@ -41,6 +51,9 @@ from touche.errors import ToucheError
 
 SNIPPET_CHARS = 320
 NO_QRELS_MAIN = "RBO"  # what orders the topics when nothing is judged: the least agreeing first
+ALPHA = 0.05
+UNDEFINED = -32768  # an agreement value that is not defined (fewer than two shared documents)
+RANK_CAP = 255  # a shown document's rank in another run, up to this (0: not ranked within it)
 
 
 def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKind], *,
@@ -56,66 +69,129 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
     if base not in loaded.runs:
         raise ToucheError(f"baseline {base!r} is not one of the runs ({', '.join(names)})")
     tables: dict[str, RunTable] = loaded.runs
-    effectiveness = _effectiveness(tables, qrels, kinds, measures, base, test, correction, resamples, seed)
+    effectiveness = _effectiveness(tables, qrels, kinds, measures, test, resamples, seed)
     heads = {name: table.head(max(top, AGREEMENT_DEPTH)) for name, table in tables.items()}
-    rankings = {name: _rankings(head) for name, head in heads.items()}
-    agreed = agreement(rankings, p=rbo_p)
+    agreed = agreement({name: _rankings(head) for name, head in heads.items()}, p=rbo_p)
     stance = _stance(tables, qrels, kinds)
     judgments = {name: load_qrels(path).judgments for name, path in qrels.items()}
     labelled = effectiveness["measures"]
     main = ranking_measure(labelled) if labelled else NO_QRELS_MAIN
     topic_records = _topics(loaded, top, judgments, topics or {}, documents, effectiveness["per_topic"],
                             labelled, agreed, stance)
-    data = {"title": title, "format": loaded.format.name, "runs": names, "baseline": base, "main": main,
+    return {"title": title, "format": loaded.format.name, "runs": names, "baseline": base, "main": main,
             "measures": labelled, "agreement_measures": agreed.measures, "rbo_p": rbo_p,
             "agreement_depth": AGREEMENT_DEPTH, "qrels": {n: k.value for n, k in kinds.items()},
-            "test": test, "correction": correction,
+            "test": test, "correction": correction, "alpha": ALPHA, "resamples": resamples,
+            "judgement_measures": [m for m in labelled if parse_measure(m.rpartition(":")[2]).family
+                                   .describes_judgements(parse_measure(m.rpartition(":")[2]))],
             "files": {n: p.name for n, p in loaded.paths.items()},  # file names only: a page is shared
             "corpus": Path(documents.corpus).name if documents is not None and documents.corpus else None,
-            "folded": dict(loaded.folded), "top": top, "overview": effectiveness["overview"],
-            "notes": effectiveness["notes"], "cells": effectiveness["cells"], "versus": effectiveness["versus"],
-            "agreement": {pair_key(names, a, b): means for (a, b), means in agreed.means.items()},
-            "stance": stance["runs"], "stance_labels": list(STANCE_LABELS) if stance["runs"] else [],
-            "topics": topic_records, "thumbnails": {}, "created": time.strftime("%Y-%m-%d %H:%M")}
-    data["thumbnails"] = _thumbnails(documents, topic_records)
-    data["exports"] = exports(data)
-    return data
+            "folded": dict(loaded.folded), "top": top, "notes": effectiveness["notes"],
+            "cells": effectiveness["cells"], "pairs": effectiveness["pairs"],
+            "agreement": [[_number(v) for v in row] for row in agreed.means],
+            "similarity": similarity_order(agreed), "stance": stance["runs"],
+            "stance_labels": list(STANCE_LABELS) if stance["runs"] else [],
+            "topics": topic_records, "thumbnails": _thumbnails(documents, topic_records),
+            "created": time.strftime("%Y-%m-%d %H:%M")}
 
 
 # --------------------------------------------------------------------------- effectiveness
-def _effectiveness(tables, qrels, kinds, measures, base, test, correction, resamples, seed) -> dict:
-    """Cells, every baseline's tests, the default baseline's table rows and per-topic values."""
-    empty = {"measures": [], "overview": [], "notes": [], "cells": {}, "versus": {}, "per_topic": {}}
+def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dict:
+    """Cells, every pair's test per measure, and the per-topic values."""
+    empty = {"measures": [], "notes": [], "cells": {}, "pairs": {}, "per_topic": {}}
     if not qrels:
         return empty
     measures = list(measures) if measures else leaderboard_measures(kinds.values())
-    scores = score_runs(tables, dict(qrels), measures)
-    cache: dict = {}  # shared by the calls: pooled measures' parts and each pair's p
-    tables_by_baseline = {}
-    for name in [base, *[n for n in tables if n != base]]:
-        tables_by_baseline[name] = experiment(tables, dict(qrels), measures, baseline=name, scores=scores,
-                                              test=test, correction=correction, resamples=resamples, seed=seed,
-                                              cache=cache, intervals=name == base)
-    table = tables_by_baseline[base]
-    labelled = list(table["measure"].unique())
-    cells = {name: {} for name in tables}
-    for row in table.to_dict(orient="records"):
-        cells[row["run"]][row["measure"]] = {"mean": _number(row["mean"]), "ci": [_number(row["ci_low"]),
-                                                                              _number(row["ci_high"])],
-                                             "topics": _json(row["topics"])}
-    versus: dict[str, dict[str, dict[str, dict]]] = {m: {} for m in labelled}
-    for baseline_name, frame in tables_by_baseline.items():
-        for row in frame.to_dict(orient="records"):
-            if row["run"] == baseline_name or (_number(row["delta"]) is None and _number(row["p"]) is None):
-                continue
-            versus[row["measure"]].setdefault(baseline_name, {})[row["run"]] = {
-                "delta": _number(row["delta"]), "p": _number(row["p"]), "p_corrected": _number(row["p_corrected"]),
-                "significant": _json(row["significant"]), "wins": _json(row["wins"]), "losses": _json(row["losses"]),
-                "ties": _json(row["ties"]),
-                "topics": sum(_json(row[k]) or 0 for k in ("wins", "losses", "ties"))}  # the topics both are scored on
-    overview = [{k: _json(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
-    return {"measures": labelled, "overview": overview, "notes": list(table.attrs.get("notes", [])),
-            "cells": cells, "versus": versus, "per_topic": scores[1]}
+    means, per_topic = score_runs(tables, dict(qrels), measures)
+    names = list(tables)
+    labelled = list(dict.fromkeys(m for name in names for m in means[name]))
+    first, second = np.triu_indices(len(names), 1)
+    pairs = list(zip(first.tolist(), second.tolist()))
+    cells: dict[str, dict] = {name: {} for name in names}
+    tested: dict[str, list] = {}
+    notes, pooled_notes, counted = [], [], []
+    for measure in labelled:
+        parsed = parse_measure(measure.rpartition(":")[2])
+        has_values = [per_topic[n].get(measure) is not None for n in names]
+        if all(has_values):
+            for name in names:
+                values = list(per_topic[name][measure].values())
+                low, high = bootstrap_interval(values)
+                cells[name][measure] = _cell(means[name].get(measure), low, high, len(values))
+            if parsed.integer or parsed.family.describes_judgements(parsed):
+                if parsed.integer:
+                    counted.append(measure)
+                continue  # a count or how far a top is judged: nothing to test, nothing is "best"
+            found = pairwise([per_topic[n][measure] for n in names], pairs, test, resamples=resamples, seed=seed)
+            tested[measure] = [[_number(t.delta if t.topics else math.nan), _p_value(t.p), t.wins, t.losses, t.ties,
+                                # sampled sign flips: p cannot go below the floor (enumerated: p is exact)
+                                _p_value(p_floor(resamples, False, t.topics) if test == "randomization"
+                                        and t.topics > 1 and not t.exact else math.nan)] for t in found]
+            continue
+        parts = {n: pooled_parts(tables[n], dict(qrels), measure) for n in names}
+        if all(p is not None for p in parts.values()):  # stance F1: one value over all judged rows
+            for name in names:
+                low, high = pooled_measures.interval(parts[name], resamples=DEFAULT_BOOTSTRAP, seed=seed)
+                cells[name][measure] = _cell(means[name].get(measure), low, high, len(parts[name].topics))
+            rows = []
+            for i, j in pairs:
+                delta, p = pooled_measures.paired_test(parts[names[j]], parts[names[i]], resamples=resamples, seed=seed)
+                wins = _wins(parts[names[j]].per_topic(), parts[names[i]].per_topic())
+                rows.append([_number(delta), _p_value(p), *wins, None])
+            tested[measure] = rows
+            pooled_notes.append(measure)
+            continue
+        for name in names:
+            cells[name][measure] = _cell(means[name].get(measure), math.nan, math.nan, 0)
+        notes.append(f"{measure}: no Δ or p against the baseline: it is not a mean over topics and has no per-topic "
+                     "parts to resample")
+    notes += [f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
+              "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
+              "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
+              for m in pooled_notes]
+    notes += [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
+    return {"measures": labelled, "notes": notes, "cells": cells, "pairs": tested, "per_topic": per_topic}
+
+
+def _cell(mean, low, high, topics) -> dict:
+    return {"mean": _number(mean), "ci": [_number(low), _number(high)], "topics": topics}
+
+
+def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> list[int]:
+    diffs = [values[t] - base[t] for t in set(values) & set(base)]
+    wins, losses = sum(d > TIE_TOLERANCE for d in diffs), sum(d < -TIE_TOLERANCE for d in diffs)
+    return [wins, losses, len(diffs) - wins - losses]
+
+
+# --------------------------------------------------------------------------- agreement
+def similarity_order(agreed: Agreement) -> list[int]:
+    """Run positions ordered so that runs whose rankings agree sit together: average-linkage
+    clustering on 1 − mean RBO, leaves in optimal order (scipy); file order for fewer than 3."""
+    runs = len(agreed.runs)
+    if runs < 3 or agreed.means is None:
+        return list(range(runs))
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    column = agreed.measures.index("RBO") if "RBO" in agreed.measures else 0
+    distance = 1 - np.nan_to_num(agreed.means[:, column], nan=0.0)  # condensed, in pair_index order
+    return [int(i) for i in leaves_list(linkage(np.clip(distance, 0, None), "average", optimal_ordering=True))]
+
+
+def encode_agreement(values: np.ndarray) -> str:
+    """A topic's pairs × measures values as base64 of little-endian 16-bit integers (value × 10,000,
+    ``UNDEFINED`` where undefined): 4,950 pairs of 5 measures are 66 KB a topic, not 1 MB of JSON."""
+    scaled = np.where(np.isnan(values), UNDEFINED, np.round(np.nan_to_num(values) * 10_000))
+    return base64.b64encode(scaled.astype("<i2").tobytes()).decode("ascii")
+
+
+def decode_agreement(text: str, measures: int) -> np.ndarray:
+    raw = np.frombuffer(base64.b64decode(text), dtype="<i2").reshape(-1, measures).astype(float)
+    return np.where(raw == UNDEFINED, np.nan, raw / 10_000)
+
+
+def encode_ranks(ranks: np.ndarray) -> str:
+    """Shown documents × runs ranks (``RANK_CAP`` and beyond as 0: not within it) as base64 bytes."""
+    capped = np.where((ranks >= 1) & (ranks <= RANK_CAP), ranks, 0)
+    return base64.b64encode(capped.astype(np.uint8).tobytes()).decode("ascii")
 
 
 # --------------------------------------------------------------------------- stance
@@ -147,7 +223,7 @@ def _rankings(head: pd.DataFrame) -> dict[str, list[str]]:
     return {qid: group["docid"].tolist() for qid, group in head.groupby("qid", sort=False)}
 
 
-def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agreed, stance) -> list[dict]:
+def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agreed: Agreement, stance) -> list[dict]:
     names = list(loaded.runs)
     shown = {name: table.head(top) for name, table in loaded.runs.items()}
     hits_by_topic: dict[str, dict[str, list]] = {}
@@ -157,29 +233,34 @@ def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agre
                                                     frame["column2"].tolist()):
             hits_by_topic.setdefault(qid, {}).setdefault(name, []).append([docid, rank, round(score, 6), column2])
     ranks = _ranks_of_shown(loaded.runs, shown)
-    pair_keys = {pair: pair_key(names, *pair) for pair in agreed.per_topic}
     records = []
     for qid in sorted(hits_by_topic, key=natural_key):
         topic = topics.get(qid)
         terms = topic_terms(topic.title) if topic else frozenset()
-        hits = {name: hits_by_topic[qid].get(name, []) for name in names}
-        docs: dict[str, dict] = {}
+        docs: dict[str, int] = {}
+        info: list[dict] = []
+        hits: dict[str, list] = {}
         for name in names:
-            for docid, *_ in hits[name]:
-                if docid in docs:
-                    continue
-                record = {"labels": {q: _label(judgments[q].get(qid, {}), docid) for q in judgments},
-                          "ranks": {n: ranks.get((n, qid, docid)) for n in names}}
-                _add_text(record, documents, docid, terms)
-                docs[docid] = record
+            for docid, rank, score, column2 in hits_by_topic[qid].get(name, []):
+                if docid not in docs:
+                    docs[docid] = len(docs)
+                    record = {"labels": {q: _label(judgments[q].get(qid, {}), docid) for q in judgments}}
+                    _add_text(record, documents, docid, terms)
+                    info.append(record)
+                hits.setdefault(name, []).append([docs[docid], rank, score, column2])
+        rank_matrix = np.zeros((len(docs), len(names)), np.int64)
+        for r, name in enumerate(names):
+            for docid, d in docs.items():
+                rank_matrix[d, r] = ranks.get((name, qid, docid), 0)
+        values = agreed.per_topic.get(qid)
         records.append({
             "id": qid, "title": topic.title if topic else "", "description": topic.description if topic else "",
             "objects": list(topic.objects) if topic else [],
             "values": {n: {m: _number(per_topic.get(n, {}).get(m, {}).get(qid)) for m in measures} for n in names},
             "stance": {n: stance["runs"][n]["per_topic"].get(qid) for n in names} if stance["runs"] else {},
-            "agreement": {key: agreed.per_topic[pair][qid] for pair, key in pair_keys.items()
-                          if qid in agreed.per_topic[pair]},
-            "hits": hits, "docs": docs, "judged": {q: len(judgments[q].get(qid, {})) for q in judgments}})
+            "agreement": encode_agreement(values) if values is not None else None,
+            "docs": list(docs), "info": info, "hits": hits, "ranks": encode_ranks(rank_matrix),
+            "judged": {q: len(judgments[q].get(qid, {})) for q in judgments}})
     return records
 
 
@@ -229,12 +310,8 @@ def _number(value) -> float | None:
     return None if math.isnan(value) else round(value, 6)
 
 
-def _json(value):
-    if value is None or value is pd.NA:
+def _p_value(value) -> float | None:
+    """A p-value to six significant digits: six decimals made a t-test's 1e-8 a 0."""
+    if value is None or math.isnan(value):
         return None
-    if isinstance(value, float):
-        return None if math.isnan(value) else round(value, 6)
-    if isinstance(value, np.generic):
-        return _json(value.item())
-    return value
-
+    return float(f"{float(value):.6g}")

@@ -1,12 +1,13 @@
 """The explorer's page: its data (``explorer_data``) rendered with the package's templates
 (``templates/explorer.html``, ``.css``, ``.js``) by Jinja2 with autoescaping.
 
-Python prepares view models for what the page shows without JavaScript (the overview against
-the default baseline, the confusion matrices, the charts, the topic table); the script redraws
-the overview and charts when the reader picks another baseline, hides runs or sorts, from the
-same embedded data (every baseline's tests are in it). Every value from a run, a qrels or a
-topic file is escaped by the engine, not by hand; the data the script reads is embedded as JSON
-that no HTML parser can read as markup (``script_json``).
+Python renders what the page shows without JavaScript, for its first view (``explorer_export.View``:
+every run, the default baseline): the overview, the agreement heat map, the confusion matrices,
+the charts and the topic table. The script redraws all of them from the embedded data whenever
+the reader picks another baseline, hides runs, sorts or changes the correction, so that every
+view and export shows the same state. Every value from a run, a qrels or a topic file is escaped
+by the engine, not by hand; the data the script reads is embedded as JSON that no HTML parser can
+read as markup (``script_json``).
 """
 from __future__ import annotations
 
@@ -16,11 +17,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
+from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
-from touche.retrieval.experiments.explorer_export import CORRECTION_NAMES, TEST_NAMES, agreement_of
-from touche.retrieval.experiments.report import format_number, format_p, format_signed
+from touche.retrieval.experiments.explorer_data import decode_agreement
+from touche.retrieval.experiments.explorer_export import (CORRECTION_NAMES, TEST_NAMES, View, agreement_of, has_best,
+                                                          corrected_p_text, number, one_line, p_text, signed,
+                                                          tests)
 from touche.retrieval.formats.runfile import natural_key
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -31,8 +35,16 @@ _DATA_URI = re.compile(r"^data:image/[a-z]+;base64,[A-Za-z0-9+/=]+$")
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
-                       undefined=StrictUndefined, keep_trailing_newline=True)
+    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
+                              undefined=StrictUndefined, keep_trailing_newline=True)
+    environment.filters["breakable"] = breakable
+    return environment
+
+
+def breakable(name: str) -> Markup:
+    """A measure's name that wraps after ``:`` and ``.`` only (``relevance:<wbr>touche.<wbr>nDCG@5``),
+    never inside a word (it broke as "relevance:touche.nD / CG@5")."""
+    return Markup(re.sub(r"([:.])", r"\1<wbr>", str(escape(name))))
 
 
 def script_json(value) -> str:
@@ -48,18 +60,17 @@ def _css(value: float) -> str:
     return "up" if value > TIE_TOLERANCE else "down" if value < -TIE_TOLERANCE else ""
 
 
-def _agreement(data: dict, run: str) -> list[str]:
-    return [format_number(agreement_of(data, run, data["baseline"], m)) for m in data["agreement_measures"]]
-
-
-def overview(data: dict) -> list[dict]:
-    """Runs × measures against the default baseline: the mean with its interval and under it the
+def overview(data: dict, view: View) -> list[dict]:
+    """Shown runs × measures against the baseline: the mean with its interval and under it the
     difference to the baseline; then the agreement with the baseline's ranking."""
-    base = data["baseline"]
-    best = {m: max((c["mean"] for r in data["runs"] if (c := data["cells"].get(r, {}).get(m)) and c["mean"] is not None),
-                   default=None) for m in data["measures"]}
+    base = view.baseline
+    found = tests(data, view)
+    best = {}
+    for m in data["measures"]:
+        values = [c["mean"] for r in view.shown if (c := data["cells"].get(r, {}).get(m)) and c["mean"] is not None]
+        best[m] = max(values) if values and has_best(data, "measure", m) else None
     out = []
-    for number, name in enumerate(data["runs"], 1):
+    for name in view.shown:
         cells = []
         for measure in data["measures"]:
             cell = data["cells"].get(name, {}).get(measure)
@@ -70,43 +81,76 @@ def overview(data: dict) -> list[dict]:
             if cell is None or cell["mean"] is None:
                 cells.append(None)
                 continue
-            test = data["versus"].get(measure, {}).get(base, {}).get(name)
+            test = found.get(measure, {}).get(name)
             delta = None
-            if name != base and test and test["delta"] is not None:
-                delta = {"css": _css(test["delta"]), "value": format_signed(test["delta"]),
-                         "significant": bool(test["significant"]), "p": format_p(test["p"]),
-                         "p_corrected": format_p(test["p_corrected"]), "wins": test["wins"],
-                         "losses": test["losses"], "topics": test["topics"] or 0}
-            cells.append({"mean": format_number(cell["mean"]), "best": cell["mean"] == best[measure],
-                          "ci": tuple(format_number(v) for v in cell["ci"]) if cell["ci"][0] is not None else None,
+            if name != base and test and test.delta is not None:
+                delta = {"css": _css(test.delta), "value": signed(test.delta), "significant": bool(test.significant),
+                         "p": p_text(test.p, data["alpha"], test.floor),
+                         "p_corrected": corrected_p_text(test, data["alpha"]), "wins": test.wins,
+                         "losses": test.losses, "topics": test.topics}
+            cells.append({"mean": number(cell["mean"]), "best": cell["mean"] == best[measure],
+                          "ci": tuple(number(v) for v in cell["ci"]) if cell["ci"][0] is not None else None,
                           "baseline": name == base, "delta": delta})
-        out.append({"number": number, "name": name, "cells": cells, "agreement": _agreement(data, name)})
+        out.append({"number": data["runs"].index(name) + 1, "name": name, "cells": cells,
+                    "agreement": [number(agreement_of(data, name, base, m)) for m in data["agreement_measures"]]})
     return out
 
 
-def confusion_tables(data: dict) -> list[dict]:
-    """Each stance-predicting run's confusion matrix (judged stance × predicted stance)."""
+def heat_map(data: dict, view: View) -> dict:
+    """Runs × runs mean RBO in the similarity order (runs whose rankings agree sit together)."""
+    runs = data["runs"]
+    order = [runs[i] for i in data["similarity"] if runs[i] in view.shown]
+    column = data["agreement_measures"].index("RBO")
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            value = 1.0 if a == b else data["agreement"][pair_index(runs.index(a), runs.index(b), len(runs))][column]
+            cells.append({"value": number(value, 2), "shade": _shade(value), "title": f"{a} · {b}: RBO {number(value)}"})
+        rows.append({"run": a, "number": runs.index(a) + 1, "cells": cells})
+    return {"order": [{"run": r, "number": runs.index(r) + 1} for r in order], "rows": rows,
+            "numbers": len(order) <= 30}
+
+
+def _shade(value: float | None) -> str:
+    """A cell's background: white at 0, dark blue at 1 (dark cells get white digits, CSS class)."""
+    if value is None:
+        return "none"
+    return f"s{min(9, max(0, int(value * 10)))}"
+
+
+def confusion_tables(data: dict, view: View) -> list[dict]:
+    """Each shown stance-predicting run's confusion matrix (judged stance × predicted stance)."""
     labels = data["stance_labels"]
     return [{"run": run, "rows": [{"truth": labels[i], "counts": row} for i, row in enumerate(found["confusion"])]}
-            for run, found in data["stance"].items() if found["confusion"] is not None]
+            for run in view.shown if (found := data["stance"].get(run)) and found["confusion"] is not None]
 
 
-def delta_chart(data: dict, name: str) -> dict:
+def _topic_agreement(data: dict, topic: dict, run: str, baseline: str, measure: str) -> float | None:
+    if run == baseline or topic["agreement"] is None:
+        return None
+    runs = data["runs"]
+    values = decode_agreement(topic["agreement"], len(data["agreement_measures"]))
+    value = values[pair_index(runs.index(run), runs.index(baseline), len(runs)), data["agreement_measures"].index(measure)]
+    return None if value != value else float(value)
+
+
+def delta_chart(data: dict, name: str, baseline: str) -> dict:
     """Bars of run − baseline per topic on the main measure (without qrels: the agreement with
     the baseline, lowest first), sorted; each opens its topic."""
-    main, base = data["main"], data["baseline"]
+    main = data["main"]
     values = []
     for topic in data["topics"]:
         if data["measures"]:
-            a, b = topic["values"][base].get(main), topic["values"][name].get(main)
+            a, b = topic["values"][baseline].get(main), topic["values"][name].get(main)
             if a is not None and b is not None:
                 values.append((b - a, topic["id"]))
         else:
-            value = agreement_of(data, name, base, main, topic)
+            value = _topic_agreement(data, topic, name, baseline, main)
             if value is not None:
                 values.append((value, topic["id"]))
     values.sort(key=lambda d: (d[0], natural_key(d[1])))
-    chart = {"run": name, "baseline": base, "measure": main, "width": f"{CHART_WIDTH:.0f}",
+    chart = {"run": name, "baseline": baseline, "measure": main, "width": f"{CHART_WIDTH:.0f}",
              "height": f"{CHART_HEIGHT:.0f}", "axis": f"{CHART_HEIGHT / 2 if data['measures'] else CHART_HEIGHT:.1f}",
              "bars": [], "difference": bool(data["measures"])}
     if not values:
@@ -129,13 +173,13 @@ def delta_chart(data: dict, name: str) -> dict:
     return {**chart, "wins": wins, "losses": losses, "ties": len(values) - wins - losses}
 
 
-def topic_rows(data: dict) -> list[dict]:
-    """Every topic's main value per run: the no-JavaScript view of the topics."""
+def topic_rows(data: dict, view: View) -> list[dict]:
+    """Every topic's main value per shown run: the no-JavaScript view of the topics."""
     if data["measures"]:
         return [{"id": t["id"], "title": t["title"],
-                 "cells": [format_number(t["values"][n].get(data["main"])) for n in data["runs"]]} for t in data["topics"]]
+                 "cells": [number(t["values"][n].get(data["main"])) for n in view.shown]} for t in data["topics"]]
     return [{"id": t["id"], "title": t["title"],
-             "cells": [format_number(agreement_of(data, n, data["baseline"], data["main"], t)) for n in data["runs"]]}
+             "cells": [number(_topic_agreement(data, t, n, view.baseline, data["main"])) for n in view.shown]}
             for t in data["topics"]]
 
 
@@ -146,14 +190,25 @@ def thumbnail_rules(thumbnails: dict[str, str]) -> Markup:
     return Markup("\n".join(rules))
 
 
+SCRIPTS = ("explorer-model.js", "explorer-exports.js", "explorer.js")  # state and data, exports, the view
+
+
+def page_script() -> str:
+    """The page's script: its three files in order, in one strict-mode function (they share its scope)."""
+    parts = [(TEMPLATES / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    return "(function () {\n  'use strict';\n" + "".join(parts) + "})();\n"
+
+
 def render_explorer(data: dict) -> str:
-    """The page: static overview, charts and topic table; the controls and the topic view by the script."""
+    """The page: static overview, heat map, charts and topic table; the controls and the topic view by the script."""
+    view = View.default(data)
     template = _environment().get_template("explorer.html")
     return template.render(
-        data=data, overview=overview(data), topic_rows=topic_rows(data), confusions=confusion_tables(data),
-        charts=[delta_chart(data, n) for n in data["runs"] if n != data["baseline"]],
+        data=data, view=view, overview=overview(data, view), topic_rows=topic_rows(data, view),
+        confusions=confusion_tables(data, view), heat=heat_map(data, view), one_line=one_line,
+        charts=[delta_chart(data, n, view.baseline) for n in view.shown if n != view.baseline],
         test_name=TEST_NAMES[data["test"]], correction_name=CORRECTION_NAMES[data["correction"]],
         style=Markup((TEMPLATES / "explorer.css").read_text(encoding="utf-8")),
-        script=Markup((TEMPLATES / "explorer.js").read_text(encoding="utf-8")),
+        script=Markup(page_script()),
         thumbnails=thumbnail_rules(data["thumbnails"]),
         payload=Markup(script_json({k: v for k, v in data.items() if k != "thumbnails"})))

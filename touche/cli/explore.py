@@ -5,7 +5,7 @@ from pathlib import Path
 
 from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.registry import leaderboard_measures
-from touche.retrieval.evaluation.significance import CORRECTIONS, SIGNIFICANCE_TESTS
+from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.cli.common import add_command, dataset_option
@@ -39,6 +39,9 @@ def add_parser(sub) -> None:
     p.add_argument("--test", choices=tuple(SIGNIFICANCE_TESTS), default="randomization",
                    help="paired significance test against the baseline (default randomization; stance F1, one "
                         "value over all rows, is always tested by swapping predictions topic by topic)")
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                   help=f"randomization test resamples (default {DEFAULT_RESAMPLES:,}; every sign flip is enumerated "
+                        "up to 16 topics): its p is never below 2 / (resamples + 1), which the page says beside p")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
     p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
@@ -64,7 +67,8 @@ def run(args) -> int:
     path = write_explorer(args.runs, qrels, Path(args.output), corpus=corpus, corpus_format=args.corpus_format,
                           topics=topics, baseline=_baseline(args), top=args.top,
                           measures=args.measures.split(",") if args.measures else None, progress=True,
-                          test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports)
+                          test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
+                          resamples=args.resamples)
     for kind, written in exports.items():
         print(f"wrote {written} ({kind})")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB){'' if qrels else ', no qrels: runs compared by how their rankings agree'}: open it in a browser")
