@@ -66,7 +66,7 @@ def _dotted_keys(data, prefix: str = ""):
         if key == "sets" and not prefix and isinstance(value, dict):  # a sweep's sets: name → section
             for item in value.values():
                 yield from _dotted_keys(item, "sets.<name>")
-        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid", "text_weights"):
+        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid", "text_weights", "cross_validated"):
             yield from _dotted_keys(value, path)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value) and key == "rerank":
             for item in value:

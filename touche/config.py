@@ -480,6 +480,16 @@ RUN_TXT_STEM = "run"  # run.txt: the primary's copy, as TIRA expects it
 MAX_SUBMISSIONS = 5  # runs a team may hand in per task
 
 
+class TunedOn(Strict):
+    """Where a suite's primary was tuned (its weights, or its choice among a sweep's points): a
+    score on the same judgements is in-sample and reads higher than new topics will."""
+
+    data: str = Field(..., description="what it was tuned on, in words")
+    qrels: dict[str, str] = Field(..., min_length=1, description="name → the judgements' digest (Qrels.digest)")
+    cross_validated: dict[str, float] = Field({}, description="measure → the figure out of sample, where one exists")
+    source: str = Field("", description="the command or document the figures come from")
+
+
 class Suite(Strict):
     """A task's submissions: the variant files and which one becomes run.txt on TIRA."""
 
@@ -489,6 +499,7 @@ class Suite(Strict):
     topics: str | None = Field(None, description="default topics file (demo), relative to the suite")
     qrels: dict[str, str] = Field({}, description="name → qrels file for the evaluation table (demo)")
     corpus: str | None = Field(None, description="default corpus path (demo), relative to the suite")
+    tuned_on: TunedOn | None = Field(None, description="the judgements the primary was tuned on")
 
     @model_validator(mode="after")
     def _primary_listed(self):

@@ -7,7 +7,9 @@ Picks, in order:
    on another qrels file) - the next best by it when the first pick is already the best;
 3. greedily, the best remaining points by the main measure that differ from *every* point
    already chosen in at least ``min_diff`` swept parameters (default 2, or 1 for a one-axis
-   sweep); when no point is left that differs that much, the requirement drops by one.
+   sweep); when no point is left that differs that much, the requirement drops by one. A point
+   significantly worse than pick 1 (``choice_loss``) is passed over unless ``max_loss`` allows
+   its loss: diversity is not worth a clearly weaker run.
 
 Diversity matters because Touché pools the top results of every submission: five near-identical
 configurations add little to the pool and say little about what works.
@@ -16,7 +18,9 @@ Each choice is written as a variant YAML that ``extends:`` the sweep's base with
 overrides (tag derived from the point), checked to load to exactly the variant the sweep ran;
 when ``extends`` merging cannot express the point (an override that removes a mapping's key),
 the complete variant is written instead. A ``suite.yaml`` lists the five (primary = the first)
-with the sweep's corpus, topics and qrels, so ``touche run-all --suite DIR/suite.yaml`` runs them.
+with the sweep's corpus, topics and qrels, so ``touche run-all --suite DIR/suite.yaml`` runs them;
+choice.md (``choice_report``) says why each pick was made, what it loses against pick 1, and how
+pick 1 compares with the shipped suite's primary (``choice_reference``).
 """
 from __future__ import annotations
 
@@ -27,18 +31,19 @@ import logging
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import describe_overrides, format_number, format_value, rank_of
-from touche.retrieval.experiments.robust import criterion_named, heaviest, tied_with_pick, weighted_mean
+from touche.retrieval.experiments.choice_loss import Loss, LossToBest, allowed, why_allowed
+from touche.retrieval.experiments.choice_reference import reference_value, shipped_reference
+from touche.retrieval.experiments.choice_report import format_choices
+from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
+from touche.retrieval.experiments.robust import heaviest
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
@@ -47,8 +52,6 @@ from touche import guard
 from touche.atomic import write_text
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
-from touche.paths import CONFIGS, default_index_root
-from touche.retrieval.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -57,21 +60,22 @@ TAG_LIMIT = 80
 
 @dataclass(frozen=True)
 class Pick:
-    """A chosen point: its record (on the set the choice leans on most) and why it was chosen."""
+    """A chosen point: its record (on the set the choice leans on most), why it was chosen and
+    what it loses against pick 1 (None for pick 1 itself)."""
     record: Record
     reason: str
     path: Path | None = None
     tag: str = ""
+    loss: Loss | None = None
 
 
-@dataclass(frozen=True)
-class Reference:
-    """The shipped suite's primary variant, run on the sweep's own corpus, topics and qrels (with
-    sets: on each; ``value`` is then the weighted mean over them, ``per_set`` the scores)."""
-    variant: Path
-    measure: str
-    value: float
-    per_set: dict[str, float] = field(default_factory=dict)
+class Picks(list):
+    """The picks in order, and the points passed over for diversity because they are significantly
+    worse than pick 1 (``skipped``: record and loss, best first)."""
+
+    def __init__(self, picks=(), skipped=()):
+        super().__init__(picks)
+        self.skipped: list[tuple[Record, Loss]] = list(skipped)
 
 
 def set_weight(entry: ManifestSet) -> float:
@@ -159,11 +163,14 @@ def default_second_measure(results: SweepResults, main: str) -> str | None:
 
 
 def pick(results: SweepResults, *, measure: str | None = None, second: str | None = None, count: int = 5,
-         min_diff: int | None = None, distinct: str | None = None) -> list[Pick]:
+         min_diff: int | None = None, distinct: str | None = None, max_loss: float | None = None) -> Picks:
     """The chosen points with the reason each was chosen (see the module docstring).
 
     ``distinct``: a swept key (e.g. ``rerank``) in which every pick must differ from every other:
-    five strategies rather than five settings of one."""
+    five strategies rather than five settings of one. A point significantly worse than pick 1
+    (``choice_loss``) is not picked for diversity unless it loses at most ``max_loss``."""
+    if max_loss is not None and not (isinstance(max_loss, (int, float)) and max_loss >= 0):
+        raise ToucheError(f"--max-loss must be a difference of at least 0 in the measure's units, got {max_loss!r}")
     main = measure or results.manifest.measure
     distinct_keys = None
     if distinct is not None:
@@ -183,54 +190,72 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
     def differing(a: Record, b: Record) -> int:
         return sum(results.coordinate(a, keys) != results.coordinate(b, keys) for _, keys in axes)
 
+    losses = LossToBest(results, results.manifest.measure if results.several else main)
+    skipped: dict[str, tuple[Record, Loss]] = {}
+
     def next_diverse(order: list[Record], chosen: list[Pick]) -> tuple[Record, int] | None:
-        """The first record of ``order`` that differs enough from every pick (relaxing as needed)
-        and whose ranking is not a pick's ranking again (an identical run adds nothing)."""
+        """The first record of ``order`` that differs enough from every pick (relaxing as needed),
+        whose ranking is not a pick's ranking again (an identical run adds nothing) and that is
+        not significantly worse than pick 1 (unless ``max_loss`` allows it)."""
         taken = {c.record.key for c in chosen}
         seen = {signatures[c.record.key] for c in chosen}
         used = {results.coordinate(c.record, distinct_keys) for c in chosen} if distinct_keys else set()
         for needed in range(wanted_diff, 0, -1):
             for record in order:
-                if record.key in taken or signatures[record.key] in seen:
+                if record.key in taken or signatures[record.key] in seen or record.key in skipped:
                     continue
                 if distinct_keys and results.coordinate(record, distinct_keys) in used:
                     continue
                 if all(differing(record, c.record) >= needed for c in chosen):
+                    loss = losses.of(record, chosen[0].record)
+                    if not allowed(loss, max_loss):
+                        skipped[record.key] = (record, loss)
+                        continue
                     return record, needed
         return None
 
     def why(needed: int) -> str:
         return f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
 
+    def diverse(record: Record, reason: str) -> Pick:
+        loss = losses.of(record, chosen[0].record)
+        return Pick(record, f"{reason}; {why_allowed(loss, max_loss)}", loss=loss)
+
+    def done(picks: list[Pick]) -> Picks:
+        return Picks(picks, sorted(skipped.values(), key=lambda item: order_of[item[0].key]))
+
+    chosen: list[Pick] = []
     if results.several:
         stored = results.manifest.choice
         by_point = {r.point: r for r in results.records}
         order = [by_point[number] for number in stored.order if number in by_point]
+        order_of = {r.key: i for i, r in enumerate(order)}
         sets = len(results.manifest.sets)
-        chosen = [Pick(order[0], f"the most robust across {sets} sets by {stored.criterion}")]
+        chosen.append(Pick(order[0], f"the most robust across {sets} sets by {stored.criterion}"))
         while len(chosen) < count:
             found = next_diverse(order, chosen)
             if found is None:
                 break
-            chosen.append(Pick(found[0], f"next by {stored.criterion} that {why(found[1])}"))
-        return chosen
+            chosen.append(diverse(found[0], f"next by {stored.criterion} that {why(found[1])}"))
+        return done(chosen)
     by_main = sort_records(results.records, main)
-    chosen: list[Pick] = [Pick(by_main[0], f"best by {main}")]
+    order_of = {r.key: i for i, r in enumerate(by_main)}
+    chosen.append(Pick(by_main[0], f"best by {main}"))
     if second is not None and count > 1:
         by_second = sort_records(results.records, second)
         if by_second[0].key == by_main[0].key or signatures[by_second[0].key] == signatures[by_main[0].key]:
             chosen[0] = Pick(by_main[0], f"best by {main} and by {second}")
             found = next_diverse(by_second, chosen)
             if found:
-                chosen.append(Pick(found[0], f"next best by {second} that {why(found[1])}"))
-        else:
-            chosen.append(Pick(by_second[0], f"best by {second}"))
+                chosen.append(diverse(found[0], f"next best by {second} that {why(found[1])}"))
+        else:  # chosen for the other measure: shown with its loss on the main one, never skipped
+            chosen.append(Pick(by_second[0], f"best by {second}", loss=losses.of(by_second[0], by_main[0])))
     while len(chosen) < count:
         found = next_diverse(by_main, chosen)
         if found is None:
-            break  # every finished point is chosen or repeats a chosen ranking
-        chosen.append(Pick(found[0], f"next best by {main} that {why(found[1])}"))
-    return chosen
+            break  # every finished point is chosen, repeats a chosen ranking or loses significantly
+        chosen.append(diverse(found[0], f"next best by {main} that {why(found[1])}"))
+    return done(chosen)
 
 
 def _ranking_signature(run: Path) -> str:
@@ -351,64 +376,18 @@ def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str,
     return target
 
 
-def shipped_reference(results: SweepResults, measure: str, *, index_root: Path | None = None,
-                      progress: bool = False) -> Reference | None:
-    """The shipped suite's primary for the sweep's task (``configs/<task>/suite.yaml``), run on
-    each of the sweep's sets and scored by ``measure`` on its qrels; None when the task has no
-    shipped suite."""
-    task = load_variant(results.manifest.base).variant.task
-    suite_file = CONFIGS / task / "suite.yaml"
-    if not suite_file.is_file():
-        return None
-    suite_path, suite = load_suite(suite_file)
-    primary = suite_path.parent / suite.primary
-    qrels_name, bare = split_measure(measure)
-    values = {}
-    for entry in results.manifest.sets:
-        session = Session(results.path(entry.corpus), results.path(entry.topics), index_root or default_index_root(),
-                          progress=progress)
-        try:
-            result = session.run(load_variant(primary))
-            with tempfile.TemporaryDirectory(prefix="touche-reference-") as folder:
-                run = session.write(result, Path(folder) / "run.txt")
-                scores = evaluate(run, entry.qrels if qrels_name else next(iter(entry.qrels.values())), [bare])
-        finally:
-            session.close()
-        found = scores.get(measure, scores.get(bare))
-        if found is None:
-            return None
-        values[entry.name] = found
-    if not results.several:
-        return Reference(primary, measure, next(iter(values.values())))
-    return Reference(primary, f"{measure}, weighted mean over the sets", _weighted(results, values), values)
-
-
-def _weighted(results: SweepResults, values: dict[str, float | None]) -> float:
-    """The weighted mean over the sets, as the criterion weighted them (NaN when a set has none)."""
-    if any(v is None or math.isnan(v) for v in values.values()):
-        return math.nan
-    weights = results.weights
-    return float(weighted_mean([values[n] for n in weights], list(weights.values())))
-
-
-def _reference_value(results: SweepResults, record: Record, shipped: Reference) -> float:
-    """A point's value in the reference's terms: its measure, or with sets its weighted mean."""
-    if not shipped.per_set:
-        return record.measures.get(shipped.measure, math.nan)
-    measure = results.manifest.measure
-    return _weighted(results, {name: getattr(results.by_set.get(name, {}).get(record.point), "measures", {})
-                               .get(measure) for name in results.weights})
-
-
 def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None = None, second: str | None = "auto",
            count: int = 5, min_diff: int | None = None, reference: bool = True,
-           index_root: Path | None = None, distinct: str | None = None, partial: bool = False) -> list[Pick]:
+           index_root: Path | None = None, distinct: str | None = None, partial: bool = False,
+           max_loss: float | None = None, progress: bool = False) -> list[Pick]:
     """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``.
 
-    With ``reference`` the shipped suite's primary variant is run on the sweep's data too, and a
-    warning says so when the best point scores below it: a sweep around a weak base can hand in
-    five runs all worse than the suite the toolkit already ships. ``partial``: choose among the
-    finished points of an unfinished sweep (refused otherwise)."""
+    With ``reference`` the shipped suite's primary variant is run on the sweep's data too
+    (``choice_reference``), and a warning says so when the best point scores below it: a sweep
+    around a weak base can hand in five runs all worse than the suite the toolkit already ships.
+    ``partial``: choose among the finished points of an unfinished sweep (refused otherwise);
+    ``max_loss``: how much below pick 1 a diversity pick may be when significantly worse
+    (default: not at all); ``progress``: the reference run's progress bars."""
     if not (isinstance(count, int) and 1 <= count <= MAX_SUBMISSIONS):
         # checked before anything is written: a suite of more runs than Touché takes is refused
         raise ToucheError(f"--count must be between 1 and {MAX_SUBMISSIONS} (the runs a suite may hand in), "
@@ -429,15 +408,23 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     if out == results.directory:
         raise ToucheError("--out is the sweep's own folder: choose writes suite.yaml and variant files, give "
                           "another folder", path=out)
-    picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff, distinct=distinct)
-    shipped = shipped_reference(results, main, index_root=index_root) if reference else None
+    picks = pick(results, measure=main, second=second_measure, count=count, min_diff=min_diff, distinct=distinct,
+                 max_loss=max_loss)
+    if len(picks) < count and picks.skipped:
+        record, loss = min(picks.skipped, key=lambda item: -item[1].delta)
+        log.warning("%d of the %d picks asked for: the other points that differ enough from the picks are significantly "
+                    "worse than pick 1 (choice.md lists them; the closest, point %d, loses %.3f): --max-loss %.3f lets "
+                    "such points in", len(picks), count, record.point, -loss.delta, math.ceil(-loss.delta * 1000) / 1000)
+    shipped = shipped_reference(results, main, index_root=index_root, progress=progress) if reference else None
     if shipped is not None:
-        best = _reference_value(results, picks[0].record, shipped)
+        best = reference_value(results, picks[0].record, shipped)
         if not best >= shipped.value:
+            caveat = shipped.caveat()
             log.warning("the best point of the sweep scores %s = %s, below the shipped suite's primary %s (%s) on "
-                        "the same topics and qrels: submitting `touche run-all --task %s` would score higher",
-                        shipped.measure, format_number(best), shipped.variant.name, format_number(shipped.value),
-                        shipped.variant.parent.name)
+                        "the same topics and qrels%s", shipped.measure, format_number(best), shipped.variant.name,
+                        format_number(shipped.value),
+                        f". But {caveat}" if caveat else
+                        f": submitting `touche run-all --task {shipped.variant.parent.name}` would score higher")
     base = Path(manifest.base)
     guard.check(_files(results, picks, base, out))  # before the first file is written
     guard.made_folder(out)
@@ -457,9 +444,9 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
                   f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
         path = write_choice(choice, number, base, out, tag, header)
-        written.append(Pick(choice.record, choice.reason, path, tag))
+        written.append(Pick(choice.record, choice.reason, path, tag, choice.loss))
     _write_suite(results, written, out)
-    write_text(out / "choice.md", format_choices(results, written, shown, shipped))
+    write_text(out / "choice.md", format_choices(results, written, shown, shipped, picks.skipped, max_loss))
     return written
 
 
@@ -511,78 +498,3 @@ def _write_suite(results: SweepResults, choices: list[Pick], out: Path) -> Path:
     path = write_text(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
     load_suite(path)  # the suite we write must load
     return path
-
-
-def format_choices(results: SweepResults, choices: list[Pick], measures: list[str],
-                   shipped: Reference | None = None) -> str:
-    if results.several:
-        return _format_several_sets(results, choices, shipped)
-    points = len(results.manifest.points)
-    lines = [f"# Chosen from sweep {Path(results.manifest.sweep).name}", "",
-             f"{len(choices)} of {len(results.records)} finished points"
-             + (f" (**{points - len(results.records)} of {points} points have not run**)"
-                if len(results.records) < points else "") + "; primary (run.txt) = pick 1.", "",
-             "| pick | file | tag | " + " | ".join(measures) + " | why | overrides |",
-             "|---:|---|---|" + "---:|" * len(measures) + "---|---|"]
-    for number, c in enumerate(choices, 1):
-        overrides = describe_overrides(c.record.overrides)
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {c.tag} | "
-                     + " | ".join(format_number(c.record.measures.get(m)) for m in measures)
-                     + f" | {c.reason} | {overrides} |")
-    if shipped is not None:
-        best = choices[0].record.measures.get(shipped.measure, math.nan) if choices else math.nan
-        lines += ["", f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}, scores "
-                      f"{shipped.measure} = {format_number(shipped.value)} on the same data"
-                      + ("." if best >= shipped.value else ": **above the best chosen point**.")]
-    return "\n".join(lines) + "\n"
-
-
-def _format_several_sets(results: SweepResults, choices: list[Pick], shipped: Reference | None) -> str:
-    """choice.md of a sweep on several sets: each pick on every set with its interval, how stable
-    the primary is, and what choosing this way transferred to each set left out (all as the
-    sweep computed and stored them)."""
-    manifest = results.manifest
-    stored = manifest.choice
-    criterion = criterion_named(stored.criterion)
-    names = [e.name for e in manifest.sets]
-    index = {p.point: i for i, p in enumerate(manifest.points)}
-    missing = manifest.runs - manifest.finished
-    lines = [f"# Chosen from sweep {Path(manifest.sweep).name}", "",
-             f"{len(choices)} of {len(manifest.points)} points, ordered by **{criterion.name}** over {len(names)} sets "
-             f"(weights {', '.join(f'{n} {format_number(w, 2)}' for n, w in results.weights.items())}); primary "
-             "(run.txt) = pick 1." + (f" **{missing} of {manifest.runs} runs have not run.**" if missing else ""), "",
-             "| pick | file | " + " | ".join(f"{n} [95 % CI]" for n in names) + f" | {criterion.name} | picked in | why |",
-             "|---:|---|" + "---:|" * len(names) + "---:|---:|---|"]
-    for number, c in enumerate(choices, 1):
-        i = index[c.record.point]
-        cells = " | ".join(f"{format_number(stored.means[i][s])} [{format_number(stored.intervals[i][s][0])}, "
-                           f"{format_number(stored.intervals[i][s][1])}]" for s in range(len(names)))
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {format_number(stored.values[i])} | "
-                     f"{stored.pick_share[i]:.0%} | {c.reason} |")
-    lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
-              "which the criterion picks that point.", ""]
-    tied = [manifest.points[i].point for i in tied_with_pick(stored.values, [index[n] for n in stored.order])]
-    if tied:
-        lines += [f"**A tie, not a decision**: point(s) {', '.join(map(str, tied))} score "
-                  f"exactly what the primary scores by {criterion.name}; it comes first by the grid's order only.", ""]
-    elif stored.lead_is_noise and len(stored.order) > 1:
-        low, high = stored.lead_interval
-        interval = f"[{low:+.3f}, {high:+.3f}]" if low is not None and high is not None else "undefined"
-        lines += [f"**Warning: the primary's lead over the runner-up (point {stored.order[1]}) is within the noise**: "
-                  f"its 95 % interval under topic resampling is {interval} ({criterion.name}'s units). "
-                  "These sets cannot tell the two apart; the other picks hedge.", ""]
-    if stored.transfers:
-        lines += ["## Expected transfer (leave one set out)", "",
-                  "| left out | pick on the others | its score there | rank there | the set's own best |",
-                  "|---|---|---:|---:|---:|"]
-        for t in stored.transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {rank_of(t.rank, len(manifest.points))} "
-                         f"| {format_number(t.best_score)} (point {t.best}) |")
-        lines.append("")
-    if shipped is not None:
-        best = _reference_value(results, choices[0].record, shipped) if choices else math.nan
-        per_set = "; ".join(f"{n} {format_number(v)}" for n, v in shipped.per_set.items())
-        lines += [f"The shipped suite's primary, {shipped.variant.parent.name}/{shipped.variant.name}: {per_set} "
-                  f"(weighted mean {format_number(shipped.value)}; pick 1: {format_number(best)})"
-                  + ("." if best >= shipped.value else ": **above the primary chosen here**."), ""]
-    return "\n".join(lines)

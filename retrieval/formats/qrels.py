@@ -14,6 +14,8 @@ frame's row). Commands read qrels through ``gate.load_qrels`` (files and DataFra
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import re
@@ -68,6 +70,14 @@ class Qrels:
 
     def topics(self) -> set[str]:
         return set(self.judgments)
+
+    def digest(self) -> str:
+        """The judgements by content: the same (topic, document, label) triples in any order,
+        spacing or topic spelling (``01`` is 1) give the same 16 hex digits. A suite names the
+        judgements it was tuned on by it (``tuned_on``)."""
+        triples = sorted(f"{topic}\t{doc}\t{json.dumps(label, sort_keys=True)}"
+                         for topic, docs in self.judgments.items() for doc, label in docs.items())
+        return hashlib.sha256("\n".join([self.kind.value, *triples]).encode("utf-8")).hexdigest()[:16]
 
 
 BEIR_HEADER = ["query-id", "corpus-id", "score"]

@@ -20,9 +20,14 @@ def add_parser(sub) -> None:
     p.add_argument("--min-diff", type=int, help="swept parameters a pick must differ in from every other (default 2)")
     p.add_argument("--distinct", metavar="KEY", help="a swept key every pick must differ in (e.g. rerank: five "
                                                      "strategies, not five settings of one)")
+    p.add_argument("--max-loss", type=float, metavar="D",
+                   help="let a pick made for diversity be significantly worse than pick 1 when it loses at most D "
+                        "(the measure's units; default: a point significantly worse than pick 1 is never picked for "
+                        "diversity)")
     p.add_argument("--no-reference", action="store_true",
                    help="do not run the shipped suite's primary variant on the sweep's data to compare (default: "
-                        "run it, and warn when the best point scores below it)")
+                        "run it, with progress, and warn when the best point scores below it; a dense primary "
+                        "takes minutes)")
     p.add_argument("--index-root", help="where indexes are kept (for the reference run)")
     p.add_argument("--partial", action="store_true",
                    help="choose among the finished points of an unfinished sweep (default: refuse it)")
@@ -32,7 +37,8 @@ def run(args) -> int:
     second = None if args.no_second else (args.second or "auto")
     choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
                      min_diff=args.min_diff, reference=not args.no_reference, distinct=args.distinct,
-                     index_root=Path(args.index_root) if args.index_root else None, partial=args.partial)
+                     index_root=Path(args.index_root) if args.index_root else None, partial=args.partial,
+                     max_loss=args.max_loss, progress=True)
     print((Path(args.out) / "choice.md").read_text(encoding="utf-8"))
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
     print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")
