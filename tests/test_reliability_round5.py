@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,12 +139,21 @@ def test_zero_padded_numbers_are_decimal_and_clock_times_are_text():
 
 
 def test_a_topic_selection_of_zero_padded_numbers_holds_out_those_topics(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
+    from test_sweep_reliability import RELEVANCE, demo_set, write_sets
     from touche.retrieval.experiments.sweep import load_sweep
-    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set()}, tmp_path / "out")
-    path.write_text(path.read_text().replace("qrels:", "topics_except: [001, 002, 003]\n    qrels:", 1))
+    # the demo's topics 4-6 renumbered 10-12: YAML 1.1 read [010, 011, 012] as 8, 9, 10
+    renumber = {"4": "10", "5": "11", "6": "12"}
+    topics = tmp_path / "topics.xml"
+    topics.write_text(re.sub(r"<number>([456])</number>", lambda m: f"<number>{renumber[m.group(1)]}</number>",
+                             (DEMO / "topics.xml").read_text()))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{renumber.get(line.split()[0], line.split()[0])} {line.split(None, 1)[1]}\n"
+                             for line in RELEVANCE.read_text().splitlines() if line.strip()))
+    chosen = demo_set(topics=str(topics), qrels={"relevance": str(qrels)})
+    path = write_sets(tmp_path / "s.yaml", {"a": chosen, "b": chosen}, tmp_path / "out")
+    path.write_text(path.read_text().replace("qrels:", "topics_except: [010, 011, 012]\n    qrels:", 1))
     sweep = load_sweep(path)
-    assert [t.number for t in sweep.sets[0].selected_topics()] == ["4", "5", "6"]
+    assert [t.number for t in sweep.sets[0].selected_topics()] == ["1", "2", "3"]
 
 
 # --------------------------------------------------------------------------- 8. corpus lists
