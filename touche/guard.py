@@ -79,11 +79,6 @@ def check(files: Files) -> None:
                                   "give another folder", path=given)
 
 
-def check_not_an_input(output: PathLike, inputs: Iterable[PathLike | None], what: str = "output") -> None:
-    """One output against the files it must not replace (``check`` with one write)."""
-    check(Files.of(reads=[("input file", p) for p in inputs], writes=[(what, output)]))
-
-
 # ------------------------------------------------------------------- folders a command makes
 # The links a command made in a folder, one name a line: the only ones it deletes. No suffix a corpus
 # reader looks for (".json" would be read as args.me), hidden.

@@ -40,21 +40,19 @@ DEFAULT_PERSISTENCE = 0.9
 UNION_DEPTH = 10
 
 
-def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE, rank_a: Mapping[str, int] | None = None,
-        rank_b: Mapping[str, int] | None = None) -> float:
-    """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.); ``rank_a``,
-    ``rank_b`` as in ``union_ranks``."""
+def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> float:
+    """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.)."""
     if not 0 < p < 1:
         raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
     if not a and not b:
         return 1.0
     if not a or not b:
         return 0.0
-    (short, _), (long_, long_ranks) = sorted(((a, rank_a), (b, rank_b)), key=lambda pair: len(pair[0]))
+    short, long_ = sorted((a, b), key=len)
     s, l = len(short), len(long_)
     # X_d, the overlap of the two prefixes of length d (the short list's whole length past s): an
     # item shared at places i and j counts from depth max(i, j) + 1 on
-    place = long_ranks if long_ranks is not None else {item: j + 1 for j, item in enumerate(long_)}  # 1, 2, …
+    place = {item: j + 1 for j, item in enumerate(long_)}  # 1, 2, …
     joins = [max(i, place[item] - 1) for i, item in enumerate(short) if item in place]
     overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=l)[:l]) if joins else np.zeros(l)
     depth = np.arange(1, l + 1)
@@ -125,8 +123,6 @@ class Pair:
     a: Sequence[str]
     b: Sequence[str]
     p: float = DEFAULT_PERSISTENCE
-    rank_a: Mapping[str, int] | None = None  # document → rank in a, when known (a run is in many pairs)
-    rank_b: Mapping[str, int] | None = None
 
     @cached_property
     def shared(self) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +130,7 @@ class Pair:
 
 
 AGREEMENT_MEASURES: dict[str, Callable[[Pair], float]] = {
-    "RBO": lambda pair: rbo(pair.a, pair.b, pair.p, pair.rank_a, pair.rank_b),
+    "RBO": lambda pair: rbo(pair.a, pair.b, pair.p),
     "Jaccard@5": lambda pair: jaccard(pair.a, pair.b, 5),
     "Jaccard@10": lambda pair: jaccard(pair.a, pair.b, 10),
     f"Kendall τ@{UNION_DEPTH}": lambda pair: _kendall(*pair.shared),
@@ -198,7 +194,8 @@ def _batch_rbo(batch: Batch) -> np.ndarray:
         past = within & (depth > short[:, None])
         second = np.where(past, x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1))
                           * powers, 0).sum(axis=1)
-        value = (1 - p) / p * (first + second) + ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) *             p ** long_
+        value = (1 - p) / p * (first + second) \
+            + ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) * p ** long_
     return np.where((short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, value))
 
 

@@ -31,8 +31,8 @@ from touche.retrieval.evaluation.measures import (QrelsArg, Rows, as_table, eval
                                                   score_rows)
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      TIE_TOLERANCE, PairTest, bootstrap_interval, check_test,
-                                                      corrected, pairwise)
+                                                      PairTest, bootstrap_interval, check_test, corrected,
+                                                      pairwise, wins_losses_ties)
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
 
@@ -139,7 +139,8 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                     else:
                         delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
                         parts[key] = p
-                    row.update(_wins(mine.per_topic(), theirs.per_topic()), delta=delta, p=p)
+                    wins, losses, ties = wins_losses_ties(mine.per_topic(), theirs.per_topic())
+                    row.update(wins=wins, losses=losses, ties=ties, delta=delta, p=p)
                     tests.append(row)
                     if measure not in pooled_tested:
                         pooled_tested.append(measure)
@@ -186,8 +187,3 @@ def _paired(names: list[str], base: str, per_topic, measure: str, test: str, res
     return dict(zip(tested, pairwise(values, [(0, k) for k in range(1, len(values))], test, resamples=resamples,
                                      seed=seed)))
 
-
-def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> dict:
-    diffs = [values[t] - base[t] for t in set(values) & set(base)]
-    return {"wins": sum(d > TIE_TOLERANCE for d in diffs), "losses": sum(d < -TIE_TOLERANCE for d in diffs),
-            "ties": sum(abs(d) <= TIE_TOLERANCE for d in diffs)}

@@ -204,10 +204,29 @@ def _t_many(diffs: np.ndarray) -> np.ndarray:
     return np.where(constant, np.nan, p)
 
 
-def p_floor(resamples: int, exact: bool, topics: int) -> float:
-    """The smallest p the randomization test can give: 2 / 2^n when every flip is enumerated,
-    else 1 / (resamples + 1) (twice the smallest tail, at most 1)."""
-    return min(1.0, 2 / 2 ** topics) if exact else min(1.0, 2 / (resamples + 1))
+def p_floor(resamples: int) -> float:
+    """The smallest p the randomization test can give when it draws ``resamples`` sign flips:
+    twice the smallest tail, 1 / (resamples + 1), at most 1 (an enumerated p is exact)."""
+    return min(1.0, 2 / (resamples + 1))
+
+
+def paired_on_common(values: Mapping[str, float], base: Mapping[str, float], *,
+                     resamples: int = DEFAULT_RESAMPLES) -> tuple[float, float, int]:
+    """``values`` − ``base`` on the topics both are scored on: the mean difference, the paired
+    randomization test's two-sided p (nan below two topics) and the number of topics."""
+    common = sorted(set(values) & set(base))
+    if not common:
+        return math.nan, math.nan, 0
+    a, b = [values[t] for t in common], [base[t] for t in common]
+    return (sum(x - y for x, y in zip(a, b)) / len(common), paired_randomization_test(a, b, resamples=resamples),
+            len(common))
+
+
+def wins_losses_ties(values: Mapping[str, float], base: Mapping[str, float]) -> tuple[int, int, int]:
+    """The topics both are scored on where ``values`` is better than, worse than or tied with ``base``."""
+    diffs = [values[t] - base[t] for t in set(values) & set(base)]
+    return (sum(d > TIE_TOLERANCE for d in diffs), sum(d < -TIE_TOLERANCE for d in diffs),
+            sum(abs(d) <= TIE_TOLERANCE for d in diffs))
 
 
 def check_resamples(resamples) -> int:

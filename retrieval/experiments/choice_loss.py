@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from touche.errors import ToucheError
-from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, paired_randomization_test, per_topic_scores,
+from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, paired_on_common, per_topic_scores,
                                                       split_measure)
 from touche.retrieval.experiments.report import format_number
 
@@ -80,13 +80,8 @@ class LossToBest:
         mine, theirs = self.values(record), self.values(best)
         if mine is None or theirs is None:
             return Loss(math.nan, None, 0)
-        common = sorted(set(mine) & set(theirs))
-        if not common:
-            return Loss(math.nan, None, 0)
-        a, b = [mine[t] for t in common], [theirs[t] for t in common]
-        delta = sum(x - y for x, y in zip(a, b)) / len(common)
-        p = paired_randomization_test(a, b, resamples=self.resamples) if len(common) > 1 else None
-        return Loss(delta, None if p is None or math.isnan(p) else p, len(common))
+        delta, p, topics = paired_on_common(mine, theirs, resamples=self.resamples)
+        return Loss(delta, None if math.isnan(p) else p, topics)
 
 
 def allowed(loss: Loss, max_loss: float | None) -> bool:

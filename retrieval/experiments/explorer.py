@@ -38,7 +38,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from touche.indexing.corpora import document_texts, open_corpus
-from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE
+from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
 from touche.retrieval.evaluation.measures import named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
@@ -242,7 +242,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
         + [("topics", topics), ("corpus", corpus)],
         writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
     if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
-        raise ToucheError(f"{len(run_paths):,} runs are {len(run_paths) * (len(run_paths) - 1) // 2:,} pairs: the page "
+        raise ToucheError(f"{len(run_paths):,} runs are {pair_count(len(run_paths)):,} pairs: the page "
                           f"compares every pair (any run the baseline, the agreement heat map) and takes at most "
                           f"{MAX_RUNS} runs. Give a subset: one team's or one approach's runs, or a shortlist with the "
                           "run to compare them with first (--baseline)")

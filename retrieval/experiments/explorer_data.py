@@ -39,7 +39,7 @@ from touche.retrieval.evaluation.measures import pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      TIE_TOLERANCE, bootstrap_interval, p_floor, pairwise)
+                                                      bootstrap_interval, p_floor, pairwise, wins_losses_ties)
 from touche.retrieval.experiments.contact_sheet import highlight, snippet
 from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
@@ -125,8 +125,8 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
             found = pairwise([per_topic[n][measure] for n in names], pairs, test, resamples=resamples, seed=seed)
             tested[measure] = [[_number(t.delta if t.topics else math.nan), _p_value(t.p), t.wins, t.losses, t.ties,
                                 # sampled sign flips: p cannot go below the floor (enumerated: p is exact)
-                                _p_value(p_floor(resamples, False, t.topics) if test == "randomization"
-                                        and t.topics > 1 and not t.exact else math.nan)] for t in found]
+                                _p_value(p_floor(resamples) if test == "randomization"
+                                         and t.topics > 1 and not t.exact else math.nan)] for t in found]
             continue
         parts = {n: pooled_parts(tables[n], dict(qrels), measure) for n in names}
         if all(p is not None for p in parts.values()):  # stance F1: one value over all judged rows
@@ -136,7 +136,7 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
             rows = []
             for i, j in pairs:
                 delta, p = pooled_measures.paired_test(parts[names[j]], parts[names[i]], resamples=resamples, seed=seed)
-                wins = _wins(parts[names[j]].per_topic(), parts[names[i]].per_topic())
+                wins = wins_losses_ties(parts[names[j]].per_topic(), parts[names[i]].per_topic())
                 rows.append([_number(delta), _p_value(p), *wins, None])
             tested[measure] = rows
             pooled_notes.append(measure)
@@ -155,12 +155,6 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
 
 def _cell(mean, low, high, topics) -> dict:
     return {"mean": _number(mean), "ci": [_number(low), _number(high)], "topics": topics}
-
-
-def _wins(values: Mapping[str, float], base: Mapping[str, float]) -> list[int]:
-    diffs = [values[t] - base[t] for t in set(values) & set(base)]
-    wins, losses = sum(d > TIE_TOLERANCE for d in diffs), sum(d < -TIE_TOLERANCE for d in diffs)
-    return [wins, losses, len(diffs) - wins - losses]
 
 
 # --------------------------------------------------------------------------- agreement

@@ -12,6 +12,7 @@ read as markup (``script_json``).
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -100,12 +101,11 @@ def heat_map(data: dict, view: View) -> dict:
     """Runs × runs mean RBO in the similarity order (runs whose rankings agree sit together)."""
     runs = data["runs"]
     order = [runs[i] for i in data["similarity"] if runs[i] in view.shown]
-    column = data["agreement_measures"].index("RBO")
     rows = []
     for a in order:
         cells = []
         for b in order:
-            value = 1.0 if a == b else data["agreement"][pair_index(runs.index(a), runs.index(b), len(runs))][column]
+            value = 1.0 if a == b else agreement_of(data, a, b, "RBO")
             cells.append({"value": number(value, 2), "shade": _shade(value), "title": f"{a} · {b}: RBO {number(value)}"})
         rows.append({"run": a, "number": runs.index(a) + 1, "cells": cells})
     return {"order": [{"run": r, "number": runs.index(r) + 1} for r in order], "rows": rows,
@@ -126,18 +126,25 @@ def confusion_tables(data: dict, view: View) -> list[dict]:
             for run in view.shown if (found := data["stance"].get(run)) and found["confusion"] is not None]
 
 
-def _topic_agreement(data: dict, topic: dict, run: str, baseline: str, measure: str) -> float | None:
-    if run == baseline or topic["agreement"] is None:
-        return None
-    runs = data["runs"]
-    values = decode_agreement(topic["agreement"], len(data["agreement_measures"]))
-    value = values[pair_index(runs.index(run), runs.index(baseline), len(runs)), data["agreement_measures"].index(measure)]
-    return None if value != value else float(value)
+def with_baseline(data: dict, baseline: str, measure: str) -> dict[str, dict[str, float | None]]:
+    """Topic → run → its agreement with the baseline on ``measure`` (None: undefined, or the
+    baseline itself), each topic's pairs decoded once."""
+    runs, column = data["runs"], data["agreement_measures"].index(measure)
+    out = {}
+    for topic in data["topics"]:
+        if topic["agreement"] is None:
+            out[topic["id"]] = dict.fromkeys(runs)
+            continue
+        values = decode_agreement(topic["agreement"], len(data["agreement_measures"]))[:, column]
+        base = runs.index(baseline)
+        out[topic["id"]] = {run: None if run == baseline or math.isnan(v := values[pair_index(r, base, len(runs))])
+                            else float(v) for r, run in enumerate(runs)}
+    return out
 
 
-def delta_chart(data: dict, name: str, baseline: str) -> dict:
+def delta_chart(data: dict, name: str, baseline: str, agreed: dict | None = None) -> dict:
     """Bars of run − baseline per topic on the main measure (without qrels: the agreement with
-    the baseline, lowest first), sorted; each opens its topic."""
+    the baseline, lowest first, from ``agreed``: ``with_baseline``'s), sorted; each opens its topic."""
     main = data["main"]
     values = []
     for topic in data["topics"]:
@@ -146,7 +153,7 @@ def delta_chart(data: dict, name: str, baseline: str) -> dict:
             if a is not None and b is not None:
                 values.append((b - a, topic["id"]))
         else:
-            value = _topic_agreement(data, topic, name, baseline, main)
+            value = agreed[topic["id"]][name]
             if value is not None:
                 values.append((value, topic["id"]))
     values.sort(key=lambda d: (d[0], natural_key(d[1])))
@@ -173,13 +180,13 @@ def delta_chart(data: dict, name: str, baseline: str) -> dict:
     return {**chart, "wins": wins, "losses": losses, "ties": len(values) - wins - losses}
 
 
-def topic_rows(data: dict, view: View) -> list[dict]:
-    """Every topic's main value per shown run: the no-JavaScript view of the topics."""
+def topic_rows(data: dict, view: View, agreed: dict | None = None) -> list[dict]:
+    """Every topic's main value per shown run (without qrels: the agreement with the baseline,
+    from ``agreed``): the no-JavaScript view of the topics."""
     if data["measures"]:
         return [{"id": t["id"], "title": t["title"],
                  "cells": [number(t["values"][n].get(data["main"])) for n in view.shown]} for t in data["topics"]]
-    return [{"id": t["id"], "title": t["title"],
-             "cells": [number(_topic_agreement(data, t, n, view.baseline, data["main"])) for n in view.shown]}
+    return [{"id": t["id"], "title": t["title"], "cells": [number(agreed[t["id"]][n]) for n in view.shown]}
             for t in data["topics"]]
 
 
@@ -202,11 +209,12 @@ def page_script() -> str:
 def render_explorer(data: dict) -> str:
     """The page: static overview, heat map, charts and topic table; the controls and the topic view by the script."""
     view = View.default(data)
+    agreed = None if data["measures"] else with_baseline(data, view.baseline, data["main"])
     template = _environment().get_template("explorer.html")
     return template.render(
-        data=data, view=view, overview=overview(data, view), topic_rows=topic_rows(data, view),
+        data=data, view=view, overview=overview(data, view), topic_rows=topic_rows(data, view, agreed),
         confusions=confusion_tables(data, view), heat=heat_map(data, view), one_line=one_line,
-        charts=[delta_chart(data, n, view.baseline) for n in view.shown if n != view.baseline],
+        charts=[delta_chart(data, n, view.baseline, agreed) for n in view.shown if n != view.baseline],
         test_name=TEST_NAMES[data["test"]], correction_name=CORRECTION_NAMES[data["correction"]],
         style=Markup((TEMPLATES / "explorer.css").read_text(encoding="utf-8")),
         script=Markup(page_script()),

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from touche.retrieval.evaluation.significance import paired_randomization_test
+from touche.retrieval.evaluation.significance import paired_on_common
 from touche.retrieval.experiments.robust import (SetScores, Transfer, Effect, Choice, agreement, choose_robustly,
                                                  criterion_named, effective_weights, effects, leave_one_set_out,
                                                  usable_weights)
@@ -91,10 +91,8 @@ def p_values_against_best(records: list[Record], measure: str) -> dict[str, floa
     out = {}
     for record in ordered[1:]:
         other = record.per_topic.get(measure)
-        if other is None:
-            continue
-        common = sorted(set(best) & set(other))
-        out[record.key] = paired_randomization_test([best[t] for t in common], [other[t] for t in common])
+        if other is not None:
+            out[record.key] = paired_on_common(other, best)[1]
     return out
 
 
