@@ -129,6 +129,16 @@ def test_the_differential_test_reaches_both_paths() -> None:
     assert accepted and refused
 
 
+def test_a_tab_separated_run_is_read_on_the_fast_path_as_the_validator_reads_it() -> None:
+    """Many official runs separate fields by tabs (Task 1 2021's Elrond runs): the validator splits
+    at any whitespace, so they are read as columns too (50,000 rows: 0.6 s instead of 1.9 s)."""
+    raw = b"51\tQ0\tS1-A1\t0\t16.5\tElrond\n51\tQ0\tS1-A2\t1\t16.5\tElrond\n52\tQ0\tS1-A1\t0\t3\tElrond\n"
+    fast = fast_table(raw, RunFormat.Q0)
+    assert fast is not None and fast.records() == _validator(raw, RunFormat.Q0)[1]
+    assert [(r.qid, r.docid, r.rank, r.score) for r in fast.records()][:2] == [("51", "S1-A1", 0, 16.5), ("51", "S1-A2", 1, 16.5)]
+    assert fast_table(raw.replace(b"\tElrond\n", b'\t"Elrond run"\n'), RunFormat.Q0) is None  # quoted: the validator's
+
+
 # ------------------------------------------------------------------------------ the cases that were wrong
 @pytest.mark.parametrize("text, why", [
     ("1 Q0 d1 1 True t\n1 Q0 d2 2 False t\n", "pandas read True/False as 1.0/0.0"),

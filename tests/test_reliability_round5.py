@@ -451,8 +451,11 @@ def test_an_output_that_links_to_an_input_is_refused(tmp_path):
 
 
 def test_every_command_declares_what_it_reads_and_writes():
-    from touche.cli import COMMANDS, build_parser
+    from touche.cli import COMMANDS, build_parser, command_module
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == set(COMMANDS)
     assert {name: p.get_default("files") for name, p in commands.items()} == {
-        name: next(m.files for m in COMMANDS if p.get_default("func") is m.run) for name, p in commands.items()}
+        name: command_module(name).files for name in commands}
+    assert {name: p.get_default("func") for name, p in commands.items()} == {
+        name: command_module(name).run for name in commands}

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
 from touche.retrieval.evaluation.registry import parse_measure
@@ -50,6 +49,7 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
 # ------------------------------------------------------------------ significance
 def paired_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """(t, two-sided p) of scipy's paired t-test; nan where undefined (n < 2, no variance)."""
+    from scipy import stats  # here, not at import: scipy.stats takes 0.7 s to load
     if len(a) < 2:
         return math.nan, math.nan
     diffs = np.asarray(a, float) - np.asarray(b, float)
@@ -96,6 +96,7 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
 def paired_wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided p of scipy's Wilcoxon signed-rank test (zero differences dropped, as
     ``zero_method="wilcox"``); nan where undefined (fewer than two non-zero differences)."""
+    from scipy import stats
     diffs = np.asarray(a, float) - np.asarray(b, float)
     diffs = diffs[np.abs(diffs) > TIE_TOLERANCE]
     if len(diffs) < 2:
@@ -198,6 +199,7 @@ def _randomization(diffs: np.ndarray, resamples: int, seed: int) -> tuple[np.nda
 
 def _t_many(diffs: np.ndarray) -> np.ndarray:
     """scipy's paired t-test of each row against 0, nan where the differences are constant."""
+    from scipy import stats
     constant = np.all(np.abs(diffs - diffs[:, :1]) <= TIE_TOLERANCE, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = stats.ttest_1samp(diffs, 0.0, axis=1).pvalue
@@ -250,6 +252,7 @@ def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, res
     """The percentile interval of the mean over topics, topics drawn with replacement (scipy's
     ``bootstrap``; fixed seed: the same interval on every rerun). How far the mean of these
     topics could move with other topics of the same kind; nan with fewer than two topics."""
+    from scipy import stats
     x = np.asarray(values, float)
     if len(x) < 2:
         return math.nan, math.nan

@@ -1,7 +1,10 @@
 """The ``touche`` command: argument retrieval as run at Touché (``touche COMMAND --help``: options, example).
 
-The command-line wing on top of the library: one module per command (``add_parser`` and
-``run``), listed in ``COMMANDS`` in the order ``touche --help`` shows them.
+The command-line wing on top of the library: one module per command (``add_parser``, ``run`` and
+``files``), listed with its one-line summary in ``COMMANDS`` in the order ``touche --help`` shows
+them. A command's module, and what it imports, is loaded only when that command runs (or its
+help is asked for): ``touche --help`` and ``touche validate`` do not pay for the statistics,
+the stance model or the JVM other commands need.
 
 Exit codes: 0 success; 1 a run file failed validation; 2 bad input or config;
 3 environment problem (Java, jar); 130 interrupted. Errors print one clear message naming the
@@ -11,36 +14,56 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
 import os
 import sys
 import traceback
+from collections.abc import Iterable
+from types import ModuleType
 
-from touche.cli import (analyze, chatnoir, choose, compare, contact_sheet, datasets, evaluate, explore, index, regressions,
-                        run, run_all, sweep, train_quality, train_stance, validate)
 from touche import guard, settings
+from touche.cli.commands import COMMANDS
+from touche.cli.common import apply_to_args
 from touche.errors import ToucheError
 
-COMMANDS = (analyze, index, run, run_all, evaluate, explore, datasets, contact_sheet, validate, sweep, compare, choose,
-            chatnoir, regressions, train_quality, train_stance)
+
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name`` (imported now, not before)."""
+    return importlib.import_module(f"touche.cli.{name.replace('-', '_')}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (``load`` None), or of the commands in ``load`` only: the others
+    are listed with their summary and no options, and their modules are not imported."""
+    loaded = set(COMMANDS) if load is None else set(load) & set(COMMANDS)
     parser = argparse.ArgumentParser(prog="touche", description=__doc__.split("\n")[0],
                                      epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        before = set(sub.choices)
-        command.add_parser(sub)
-        for name in set(sub.choices) - before:  # every command declares what it reads and writes
-            sub.choices[name].set_defaults(files=command.files)
-    # Options several commands share get their help text here, once.
-    for command_parser in sub.choices.values():
-        for action in command_parser._actions:
+    for name, summary in COMMANDS.items():
+        if name not in loaded:
+            sub.add_parser(name, help=summary)
+            continue
+        module = command_module(name)
+        module.add_parser(sub)
+        # every command declares what it reads and writes
+        sub.choices[name].set_defaults(files=module.files)
+        # Options several commands share get their help text here, once.
+        for action in sub.choices[name]._actions:
             if action.help is None and action.dest in SHARED_HELP:
                 action.help = SHARED_HELP[action.dest]
     return parser
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` asks for: its first word that is not an option of ``touche`` itself."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -82,12 +105,14 @@ SHARED_HELP = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    named = command_named(argv)
+    parser = build_parser(load=[named] if named else [])
     args = parser.parse_args(argv)
     configure_logging(args.debug)
     try:
         settings.check_all()  # a bad environment variable is named now, not as a traceback later
-        datasets.apply_to_args(args)  # --dataset and irds:<id> inputs become paths
+        apply_to_args(args)  # --dataset and irds:<id> inputs become paths
         guard.check(args.files(args))  # no output replaces an input, before any work
         return args.func(args)
     except ToucheError as exc:

@@ -8,7 +8,7 @@ from touche.config import load_variant
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "analyze", run, "show the tokens a variant's analyzer produces",
+    p = add_command(sub, "analyze", run,
                     'touche analyze -c configs/task1/examples/2-krovetz-bm25.yaml "Should teachers get tenure?"')
     variant_options(p)
     p.add_argument("text")

@@ -13,8 +13,7 @@ from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "chatnoir", run, "fetch each topic's ChatNoir hits (all of ClueWeb12) as a small ClueWeb12 "
-                    "corpus to index and re-rank", "touche chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/")
+    p = add_command(sub, "chatnoir", run, "touche chatnoir -c configs/task2/3-rerank.yaml -t topics.xml -o fetched/")
     p.add_argument("-c", "--config", required=True, help="Task 2 variant (its task2.chatnoir section, or defaults)")
     p.add_argument("-t", "--topics", required=True, help="topics XML")
     p.add_argument("-o", "--output", required=True, help="new directory for the fetched corpus")

@@ -9,7 +9,7 @@ from touche.guard import Files
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "choose", run, "propose five diverse submissions from a sweep's results and write their YAML files",
+    p = add_command(sub, "choose", run,
                     "touche choose out/sweeps/task1-demo --out configs/chosen")
     p.add_argument("results", help="a sweep's output directory (results.jsonl + sweep.json)")
     p.add_argument("--out", required=True, help="directory for the variant files, suite.yaml and choice.md")

@@ -1,15 +1,22 @@
-"""What several commands share: the suite a command runs, --set overrides, common options."""
+"""What several commands share: their parsers' summary and options, --set overrides, and how --dataset
+and irds:<id> arguments become the paths commands take (`apply_to_args`)."""
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
-from touche.config import load_variant
+from touche.cli.commands import COMMANDS
+from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
 from touche.errors import ToucheError
-from touche.paths import CONFIGS
+from touche.inputs import detect_task, expand_qrels
+
+log = logging.getLogger(__name__)
 
 
-def add_command(sub, name: str, run, help_text: str, example: str) -> argparse.ArgumentParser:
+def add_command(sub, name: str, run, example: str) -> argparse.ArgumentParser:
+    """Command ``name``'s parser, with its summary from ``COMMANDS`` and ``example``."""
+    help_text = COMMANDS[name]
     p = sub.add_parser(name, help=help_text, description=f"{help_text}\n\nexample:\n  {example}",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
@@ -26,26 +33,6 @@ def variant_options(p: argparse.ArgumentParser, config_required: bool = True) ->
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
     p.add_argument("--skip-bad-records", action="store_true",
                    help="skip malformed corpus records (counted and listed) instead of stopping")
-
-
-def suite_for(args) -> Path:
-    """--suite wins; then the task of a single variant (-c: its own task's demo data and qrels);
-    otherwise the default suite of --task (configs/<task>/suite.yaml)."""
-    if args.suite:
-        return Path(args.suite)
-    task = config_task(getattr(args, "config", None)) or getattr(args, "task", None) or "task1"
-    path = CONFIGS / task / "suite.yaml"
-    if not path.is_file():
-        known = sorted(p.parent.name for p in CONFIGS.glob("*/suite.yaml"))
-        raise ToucheError(f"no suite for task '{task}' (tasks with suites: {', '.join(known)})", path=path)
-    return path
-
-
-def config_task(config: str | None) -> str | None:
-    """The task a single variant (-c) declares: its suite supplies the demo data and qrels."""
-    if not config:
-        return None
-    return load_variant(config).variant.task
 
 
 def overrides(pairs: list[str] | None, skip_bad_records: bool = False) -> dict[str, str]:
@@ -67,3 +54,46 @@ def model_output(output: str, shipped: Path, replace_shipped: bool) -> Path:
     if path.is_dir():
         raise ToucheError(f"the output is a folder; give a file name (e.g. {shipped.name})", path=path)
     return path
+
+
+def apply_to_args(args) -> None:
+    """Turn ``--dataset`` and ``irds:`` values of parsed arguments into what commands take.
+
+    ``--dataset ID`` fills unset ``-i``/``-t``/``--qrels`` with ``irds:ID``; ``run-all`` keeps its
+    ``-i irds:ID`` (its suite resolves corpus and topics together) and runs the dataset's task
+    when no ``--task``/``--suite`` is given; other commands get plain paths here.
+    """
+    dataset_id = getattr(args, "dataset", None)
+    qrels_from_dataset = False
+    if dataset_id:
+        dataset(dataset_id)  # an unknown id fails now, listing the known ones
+        ref = PREFIX + dataset_id
+        if hasattr(args, "input") and not args.input:
+            args.input = ref
+        if hasattr(args, "topics") and not args.topics:
+            args.topics = ref
+        if hasattr(args, "qrels") and not args.qrels:
+            args.qrels, qrels_from_dataset = [ref], True
+    command = getattr(args, "command", None)
+    if hasattr(args, "task") and getattr(args, "task", None) is None:
+        ref = parse_ref(getattr(args, "input", None))
+        local = getattr(args, "input", None)
+        if ref and not getattr(args, "suite", None):
+            args.task = dataset(ref).task
+        elif local and not getattr(args, "suite", None) and Path(local).is_dir():
+            args.task = detect_task(Path(local))  # a TIRA input directory says what it is for
+            log.info("task: %s (detected from what %s holds; --task chooses another)", args.task, local)
+        else:
+            args.task = "task1"
+    if command != "run-all" and parse_ref(getattr(args, "input", None)):
+        args.input = str(corpus_path(parse_ref(args.input)))
+    if parse_ref(getattr(args, "topics", None)):
+        args.topics = str(topics_path(parse_ref(args.topics)))
+    qrels = getattr(args, "qrels", None)
+    if isinstance(qrels, list):
+        notes: list[str] = []
+        args.qrels = expand_qrels(qrels, required=not qrels_from_dataset, notes=notes) or None
+        for note in notes:
+            log.info("note: %s", note)
+    elif isinstance(qrels, str) and parse_ref(qrels):  # a single qrels file: the relevance judgements
+        args.qrels = str(qrels_paths(parse_ref(qrels))["relevance"])

@@ -10,7 +10,7 @@ from touche.guard import Files
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "compare", run, "compare two runs topic by topic: wins/losses, paired t-test, randomization test",
+    p = add_command(sub, "compare", run,
                     "touche compare out/4-smart-lmd4000.txt out/1-krovetz-smart-lmd2000-quality.txt demo/qrels-relevance.txt "
                     "--plot cmp.png")
     p.add_argument("run_a", help="run A (the baseline)")

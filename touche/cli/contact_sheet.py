@@ -8,8 +8,7 @@ from touche.config import load_variant
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "contact-sheet", run, "an HTML page of an image run: per topic and stance the 10 images, "
-                    "their scores and the text that earned them",
+    p = add_command(sub, "contact-sheet", run,
                     "touche contact-sheet out/run.txt demo/images out/run.html --topics demo/images/topics.xml")
     p.add_argument("run", help="image run file (topic PRO|CON imageid rank score tag)")
     p.add_argument("collection", help="the image collection (a directory holding images/ or I??/ folders)")

@@ -9,7 +9,7 @@ from touche.inputs import distinct_labels, parse_named_qrels
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "evaluate", run, "score a run as Touché does (nDCG@5, unjudged dropped) and trec_eval-style",
+    p = add_command(sub, "evaluate", run,
                     "touche evaluate out/run.txt relevance=demo/qrels-relevance.txt quality=demo/qrels-quality.txt")
     p.add_argument("run", help="run file")
     p.add_argument("qrels", nargs="+", metavar="[NAME=]QRELS", help="qrels files (relevance, quality, stance, image)")

@@ -16,10 +16,7 @@ from touche.inputs import distinct_labels, parse_named_qrels, resolve_input
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "explore", run, "compare runs side by side, topic by topic, as one HTML file (no server, "
-                    "no network): before judgements exist by how their rankings differ (RBO, Jaccard, Kendall τ, "
-                    "τ_AP), with qrels (--qrels relevance=demo/qrels-relevance.txt …) also by their measures, "
-                    "intervals and significance",
+    p = add_command(sub, "explore", run,
                     "touche explore out/[1-5]-*.txt -i demo/args.me -t demo/topics.xml -o out/explore.html")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files of one task (the first is the baseline)")
     p.add_argument("--qrels", action="append", metavar="[NAME=]QRELS",

@@ -15,7 +15,7 @@ from touche.paths import default_index_root
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "index", run, "build (or reuse) the index a variant needs",
+    p = add_command(sub, "index", run,
                     "touche index -c configs/task1/examples/1-bm25.yaml -i demo/args.me")
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")

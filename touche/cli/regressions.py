@@ -11,8 +11,7 @@ from touche.guard import Files
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "regressions", run, "check (or, with --write, rewrite) every suite's pinned demo figures: "
-                    "index statistics and scores", "touche regressions --write configs/task1/suite.yaml")
+    p = add_command(sub, "regressions", run, "touche regressions --write configs/task1/suite.yaml")
     p.add_argument("suites", nargs="*", help="suite files (default: every configs/*/suite.yaml)")
     p.add_argument("--write", action="store_true", help="pin the figures the code gives now")
     p.add_argument("--index-root", help="where the demo indexes are kept (default: a temporary directory)")

@@ -17,7 +17,7 @@ from touche.paths import default_index_root
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "run", run, "run one variant and write its run file",
+    p = add_command(sub, "run", run,
                     "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")

@@ -4,7 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.retrieval.suite import run_suite
-from touche.cli.common import add_command, dataset_option, overrides, suite_for, variant_options
+from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.config import load_variant
+from touche.errors import ToucheError
+from touche.paths import CONFIGS
 from touche.paths import default_index_root
 from touche.inputs import split_named
 from touche.guard import Files
@@ -12,7 +15,7 @@ from touche.inputs import parse_named_qrels
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "run-all", run, "run a task's five variants (TIRA entry point), evaluate when qrels are known",
+    p = add_command(sub, "run-all", run,
                     "touche run-all -i $inputDataset -o $outputDir")
     p.add_argument("-i", "--input", help="TIRA input directory (corpus files + topics.xml), or irds:<ir_datasets id>; "
                                          "default: demo data")
@@ -35,6 +38,26 @@ def run(args) -> int:
     if outcome.table:
         print(outcome.table)
     return 0
+
+
+def suite_for(args) -> Path:
+    """--suite wins; then the task of a single variant (-c: its own task's demo data and qrels);
+    otherwise the default suite of --task (configs/<task>/suite.yaml)."""
+    if args.suite:
+        return Path(args.suite)
+    task = config_task(getattr(args, "config", None)) or getattr(args, "task", None) or "task1"
+    path = CONFIGS / task / "suite.yaml"
+    if not path.is_file():
+        known = sorted(p.parent.name for p in CONFIGS.glob("*/suite.yaml"))
+        raise ToucheError(f"no suite for task '{task}' (tasks with suites: {', '.join(known)})", path=path)
+    return path
+
+
+def config_task(config: str | None) -> str | None:
+    """The task a single variant (-c) declares: its suite supplies the demo data and qrels."""
+    if not config:
+        return None
+    return load_variant(config).variant.task
 
 
 def files(args) -> Files:

@@ -14,8 +14,7 @@ from touche.inputs import parse_named_qrels
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "sweep", run, "run a parameter sweep (grid over config keys), resumable; writes results.csv, "
-                    "results.md and sweep.png", "touche sweep configs/sweeps/task1-demo.yaml")
+    p = add_command(sub, "sweep", run, "touche sweep configs/sweeps/task1-demo.yaml")
     p.add_argument("sweep", help="sweep YAML (base variant, grid, qrels, measure)")
     p.add_argument("-o", "--output", help="output directory (default: the sweep's output:)")
     p.add_argument("-i", "--input", help="corpus file or directory (default: the sweep's corpus:)")

@@ -11,7 +11,7 @@ from touche.paths import shared_touche_dir
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "train-quality", run, "fit the quality_model stage's ridge regression on Webis-ArgQuality-20",
+    p = add_command(sub, "train-quality", run,
                     "touche train-quality ../shared/touche/corpora/webis-argquality20-full.csv")
     p.add_argument("csv", nargs="?", help="the Webis-ArgQuality-20 CSV (default: the shared data's copy)")
     p.add_argument("-o", "--output", default="quality_model.json",

@@ -13,8 +13,7 @@ from touche.retrieval.tasks.task2.stance_training import read_compsent, save, sc
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "train-stance", run, "fit the learned comparative stance model (Task 2 2022) on CompSent-19 "
-                    "and the Touché 2022 passage sample", "touche train-stance -o stance_model.json.gz")
+    p = add_command(sub, "train-stance", run, "touche train-stance -o stance_model.json.gz")
     p.add_argument("--compsent", help="CompSent-19 folder with train.csv and test.csv (default: the shared data's)")
     p.add_argument("--passages", help="Task 2 2022 passage JSONL (default: the shared sample)")
     p.add_argument("--qrels", help="stance qrels of those passages (default: the shared 2022 stance qrels)")

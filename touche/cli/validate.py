@@ -14,7 +14,7 @@ SHOWN_ERRORS = 3
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "validate", run, "check run files against a Touché run format, line by line",
+    p = add_command(sub, "validate", run,
                     "touche validate runs/bm25.txt --format q0")
     p.add_argument("runs", nargs="+")
     p.add_argument("--format", help="q0 | pairs | stance | image (default: detected)")
