@@ -144,40 +144,58 @@ def many_runs(folder: Path, n_runs: int, n_topics: int, n_rows: int, n_docs: int
     return runs, qrels
 
 
-def realistic_runs(folder: Path, n_runs: int = 100, n_topics: int = 50, n_rows: int = 100, pool: int = 3000,
-                   judged: int = 200, n_docs: int = 20_000, seed: int = 4) -> tuple[list[Path], Path]:
+def realistic_runs(folder: Path, n_topics: int = 50, n_rows: int = 100, pool: int = 3000, judged: int = 200,
+                   teams: int = 20, runs_per_team: int = 5, n_docs: int = 20_000,
+                   seed: int = 4) -> tuple[list[Path], Path]:
     """A year's submissions as they overlap in fact: per topic ``pool`` candidate arguments in a
-    common order of merit, each run's top ``n_rows`` that order blurred by its own noise (so runs
-    agree near the top and part ways below it: thousands of distinct arguments per topic over
-    100 runs, as the 16 official Task 2 2022 runs already hold a median of 368 in their top 100),
-    and graded qrels for the ``judged`` arguments the runs retrieve most often (a pool)."""
+    common order of merit; ``teams`` teams blur that order each by its own noise (harder topics:
+    more), and each team's ``runs_per_team`` runs blur their team's order a little more; a run is
+    its ``n_rows`` best. So runs agree near the top and part ways below it (about 2,000 distinct
+    arguments a topic over 100 runs; the 16 official Task 2 2022 runs already hold a median of
+    368 in their top 100). Qrels: ``judged`` arguments a topic drawn as a pool is judged, the
+    often retrieved more likely (so the top 5 of a run is partly judged, and runs are scored on
+    different topics), labels better near the top of the common order."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     ids = [f"S{doc // 8:08x}-A{doc:08x}" for doc in range(n_docs)]
-    blur = rng.uniform(0.5, 4.0, n_runs)  # how far each run strays from the common order
-    tops = np.empty((n_runs, n_topics, n_rows), dtype=np.int64)
+    team_noise = rng.uniform(1.5, 6.0, teams)
+    run_noise = rng.uniform(0.3, 2.5, (teams, runs_per_team))
+    difficulty = rng.uniform(0.6, 1.5, n_topics)
+    merit = np.log1p(np.arange(pool))  # the common order: steep at the top, flat below
+    tops = np.empty((teams, runs_per_team, n_topics, n_rows), dtype=np.int64)
     qrels_lines = []
     for t in range(n_topics):
         candidates = rng.choice(n_docs, size=pool, replace=False)
-        merit = -np.log1p(np.arange(pool))  # the common order: steep at the top, flat below
-        for r in range(n_runs):
-            tops[r, t] = candidates[np.argsort(-(merit + rng.normal(0, blur[r], pool)))[:n_rows]]
-        retrieved, counts = np.unique(tops[:, t, :10], return_counts=True)
-        pooled = retrieved[np.argsort(-counts, kind="stable")][:judged]
-        if len(pooled) < judged:  # fewer distinct top-10 arguments than judgements: deeper
-            deeper = np.setdiff1d(np.unique(tops[:, t]), pooled)[:judged - len(pooled)]
-            pooled = np.r_[pooled, deeper]
-        labels = rng.choice([-2, 0, 1, 2], size=len(pooled), p=[0.05, 0.45, 0.3, 0.2])
-        qrels_lines += [f"{t + 1} 0 {ids[d]} {label}\n" for d, label in zip(pooled, labels)]
+        for team in range(teams):
+            team_key = merit + rng.normal(0, team_noise[team] * difficulty[t], pool)
+            for run in range(runs_per_team):
+                key = team_key + rng.normal(0, run_noise[team, run] * difficulty[t], pool)
+                tops[team, run, t] = np.argsort(key, kind="stable")[:n_rows]
+        places = tops[:, :, t].reshape(-1, n_rows)
+        weight = 5.0 * np.bincount(places[:, :10].ravel(), minlength=pool) + np.bincount(places.ravel(), minlength=pool)
+        weight += 0.05
+        chosen = rng.choice(pool, size=judged, replace=False, p=weight / weight.sum())
+        good = np.exp(-chosen / 300.0)  # near the top of the common order: better labels
+        for place, g in zip(chosen, good):
+            label = rng.choice([-2, 0, 1, 2], p=_label_odds(g))
+            qrels_lines.append(f"{t + 1} 0 {ids[candidates[place]]} {label}\n")
+        tops[:, :, t] = candidates[tops[:, :, t]]
     qrels = folder / "qrels.txt"
     qrels.write_text("".join(qrels_lines))
     runs = []
-    for r in range(n_runs):
-        rows = {str(t + 1): [(ids[d], float(n_rows - i)) for i, d in enumerate(tops[r, t])] for t in range(n_topics)}
-        path = folder / f"run-{r + 1:04d}.txt"
-        write_run(path, rows, RunFormat.Q0, f"realistic-{r + 1}")
-        runs.append(path)
+    for team in range(teams):
+        for run in range(runs_per_team):
+            rows = {str(t + 1): [(ids[d], float(n_rows - i)) for i, d in enumerate(tops[team, run, t])]
+                    for t in range(n_topics)}
+            path = folder / f"team{team + 1:02d}-run{run + 1}.txt"
+            write_run(path, rows, RunFormat.Q0, f"team{team + 1:02d}-run{run + 1}")
+            runs.append(path)
     return runs, qrels
+
+
+def _label_odds(goodness: float) -> list[float]:
+    """P(−2), P(0), P(1), P(2) of an argument ``goodness`` (1 at the top of the common order, → 0 below)."""
+    return [0.05, 0.95 - 0.7 * goodness, 0.45 * goodness, 0.25 * goodness]
 
 
 def distinct_documents(runs: list[Path], top: int = 100) -> tuple[float, int]:
