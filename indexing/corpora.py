@@ -170,6 +170,8 @@ def check_corpus_files(files: Mapping[str, Path], fmt: str) -> None:
     into a folder under the names given): each file is of the family (its first record) and is read
     when the folder is (``args.JSON`` was linked and never read: the reader of a folder takes
     ``*.json``), before anything runs. The folder is tried as the family reads it, in a scratch one."""
+    if not files:
+        raise InputError("the corpus list is empty: name at least one corpus file")
     for file in files.values():
         first_document(open_corpus(fmt, file))
     with tempfile.TemporaryDirectory(prefix="touche-corpus-list-") as scratch:

@@ -8,12 +8,15 @@ it makes enter the gate the same way, for runs and for qrels.
 from __future__ import annotations
 
 import io
+import math
 
+import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from touche.bounds import SCORE_LIMIT, is_number
 from touche.errors import InputError
 from touche.retrieval.formats.gate import load_qrels, load_run, load_topics
 from touche.retrieval.formats.runfile import RunFormat, validated_lines
@@ -150,6 +153,56 @@ def test_a_run_the_validator_refuses_is_refused_by_the_gate(tmp_path, text: str,
     assert fast_table(path.read_bytes(), RunFormat.Q0) is None, why
     with pytest.raises(InputError, match="not a valid Q0 run"):
         load_run(path)
+
+
+# ------------------------------------------------------------------------------ frames of every dtype, values at the bounds
+FRAME_DTYPES = ["float64", "float32", "float16", "int64", "uint64", "Int64", "Float64", "category", "bool",
+                "boolean", "object", "string", "complex128", "timedelta64[ns]", "datetime64[ns]"]
+BOUND_VALUES = [SCORE_LIMIT, -SCORE_LIMIT, 3.4028235e38, 3.5e38, -1e39, 1e300, 0.0, -0.0, 1.5, 2.0 ** 63,
+                2.0 ** 64 - 1, float("inf"), float("nan"), 7.0]
+
+
+def _score_column(dtype: str, values: list[float]):
+    """The values in a column of ``dtype`` (None where they cannot be: NaN in an integer column)."""
+    try:
+        with np.errstate(all="ignore"):
+            if dtype == "object":
+                return pd.Series(values, dtype=object).map(lambda v: bool(v) if v in (0.0, 1.0) else str(v))
+            if dtype == "string":
+                return pd.Series([str(v) for v in values], dtype="string")
+            if dtype in ("bool", "boolean"):
+                return pd.Series([v != 0 for v in values], dtype=dtype)
+            if dtype in ("int64", "uint64", "Int64") and not all(np.isfinite(values)):
+                return None
+            return pd.Series(values).astype(dtype)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FRAME_DTYPES),
+       st.lists(st.sampled_from(BOUND_VALUES) | st.floats(width=64), min_size=1, max_size=5))
+def test_a_frame_of_any_score_dtype_is_refused_or_read_as_the_file_of_its_numbers(tmp_path_factory, dtype, values):
+    """A frame's scores are taken only when every one is a real number (no bool, no text, no
+    time) that is finite and within ±3.4e38 (``touche/bounds.py``); then the frame reads as the
+    file holding those numbers does, and that file is accepted too."""
+    column = _score_column(dtype, values)
+    assume(column is not None)
+    frame = pd.DataFrame({"query_id": ["1"] * len(column), "doc_id": [f"d{i}" for i in range(len(column))],
+                          "score": column})
+    scores = column.tolist()
+    acceptable = all(is_number(v) and math.isfinite(float(v)) and abs(float(v)) <= SCORE_LIMIT for v in scores)
+    try:
+        table = load_run(frame)
+    except InputError:
+        assert not acceptable, f"refused a frame of {dtype} scores {scores}"
+        return
+    assert acceptable, f"took a frame of {dtype} scores {scores}"
+    path = tmp_path_factory.mktemp("frame") / "run.txt"
+    ranked = sorted(zip(frame["doc_id"], map(float, scores)), key=lambda r: (-r[1], r[0]))
+    path.write_text("".join(f"1 Q0 {doc} {rank} {score!r} t\n" for rank, (doc, score) in enumerate(ranked, 1)))
+    ours = [(r.qid, r.docid, r.rank, r.score) for r in table.records()]
+    assert ours == [(r.qid, r.docid, r.rank, r.score) for r in load_run(path).records()]
 
 
 def test_a_frame_and_the_file_it_writes_are_one_run(tmp_path) -> None:

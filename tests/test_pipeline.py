@@ -76,7 +76,7 @@ def test_single_variant_becomes_run_txt(jvm_started, fixture_corpus, tmp_path, i
     from touche.retrieval.suite import run_suite
     config = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
     run_suite(SUITE, fixture_corpus, tmp_path, only_config=config, index_root=index_root, progress=False)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["2-krovetz-bm25.txt", "run.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".touche-made", "2-krovetz-bm25.txt", "run.txt"]
     assert read_run(tmp_path / "run.txt")[0].tag == "touche-krovetz-bm25"
 
 

@@ -239,11 +239,14 @@ def test_choose_never_replaces_its_sources_or_writes_through_a_link_it_did_not_m
     (folder / "user-link.json").symlink_to(mine)
     target = tmp_path / "data.json"
     target.write_text("{}")
+    with pytest.raises(ToucheError, match=r"did not make \(user-link.json\)"):  # round 6: it would be indexed
+        LinkFolder(folder).sync({"data.json": target})
+    assert (folder / "user-link.json").is_symlink() and not (folder / "data.json").exists()  # refused, not deleted
+    (folder / "user-link.json").unlink()
     LinkFolder(folder).sync({"data.json": target})
-    assert (folder / "user-link.json").is_symlink()  # a link it did not make stays
     assert (folder / LINKS_RECORD).read_text() == "data.json\n"
     LinkFolder(folder).sync({})
-    assert not (folder / "data.json").exists() and (folder / "user-link.json").is_symlink()
+    assert not (folder / "data.json").exists() and (folder / LINKS_RECORD).read_text() == ""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     linked = tmp_path / "DIR2"

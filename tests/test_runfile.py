@@ -401,9 +401,11 @@ def test_official_zero_based_run_gets_a_warning_per_topic() -> None:
 
 # ------------------------------------------------------------------------------ property
 
+from touche.bounds import SCORE_LIMIT  # noqa: E402
+
 _IDS = st.text(alphabet=string.ascii_letters + string.digits + "-_.:", min_size=1, max_size=12)
 _SCORES = st.one_of(
-    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.floats(min_value=-SCORE_LIMIT, max_value=SCORE_LIMIT, width=64),  # what trec_eval's 32-bit floats hold
     st.sampled_from([0.0, 1.0, -1.0, 0.5]),  # frequent ties
 )
 

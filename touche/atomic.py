@@ -1,7 +1,11 @@
 """The one way this toolkit writes an output file or folder: write beside it, then rename.
 
 A reader (TIRA, a sweep resuming, a second process) sees the old file or the new one, never
-half of one. Temporary names share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run
+half of one. Only a regular file (or nothing) is renamed over: ``-`` is standard output, and an
+existing named pipe, character device or terminal (or a link to one: ``/dev/stdout``,
+``/dev/null``) is written into, the whole text at once once it is complete; anything else (a
+folder, a socket, a block device) is refused before any work (``check_output``). Renaming over
+``/dev/null`` as root once replaced the machine's /dev/null with a regular file. Temporary names share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run
 removes the leftovers of a killed one (``remove_stale_temporaries``, before every write). Files get the
 permissions ``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run
 written inside a Docker container must stay readable to the host's user.
@@ -12,6 +16,9 @@ import contextlib
 import glob
 import os
 import shutil
+import stat
+import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import IO, Callable, Iterator
@@ -19,6 +26,43 @@ from typing import IO, Callable, Iterator
 from touche.errors import ToucheError
 
 TEMP_SUFFIX = ".tmp"
+STDOUT = "-"  # an output path that means standard output
+
+
+def is_stdout(path: str | os.PathLike | None) -> bool:
+    return path is not None and os.fspath(path) == STDOUT
+
+
+def output_kind(path: str | os.PathLike) -> str:
+    """How ``path`` is written: ``"stdout"`` (``-``), ``"stream"`` (an existing named pipe,
+    character device or terminal, or a link to one: written into), ``"file"`` (a regular file,
+    a link to one, or nothing yet: written beside, then renamed), or what else is there
+    (``"folder"``, ``"socket"``, ``"block device"``), which no command writes."""
+    if is_stdout(path):
+        return "stdout"
+    try:
+        mode = os.stat(path).st_mode  # links followed, /dev/stdout's /proc link too
+    except (FileNotFoundError, NotADirectoryError):
+        return "file"  # nothing there yet (or a link to nothing: the link is replaced); its folder is made or refused
+    except OSError as exc:
+        raise ToucheError(f"cannot write here: {exc.strerror}", path=path) from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return "stream"
+    return "folder" if stat.S_ISDIR(mode) else "socket" if stat.S_ISSOCK(mode) else \
+        "block device" if stat.S_ISBLK(mode) else "special file"
+
+
+def check_output(path: str | os.PathLike, what: str = "output") -> str:
+    """``output_kind(path)``, or a located error when the ``what`` cannot be written there."""
+    kind = output_kind(path)
+    if kind == "folder":
+        raise ToucheError(f"is a directory; give the {what}'s name", path=path)
+    if kind not in ("stdout", "stream", "file"):
+        raise ToucheError(f"is a {kind}, not a file: the {what} is written to a file, a named pipe, a character "
+                          "device or standard output (-)", path=path)
+    return kind
 
 
 def prepare_output_directory(directory: Path) -> None:
@@ -32,13 +76,13 @@ def prepare_output_directory(directory: Path) -> None:
         raise ToucheError("the output directory is not writable", path=directory)
 
 
-def check_writable(path: Path, what: str = "run file") -> None:
+def check_writable(path: Path, what: str = "run file") -> str:
     """A located error now, not after the work, when the file ``path`` (a ``what``) could not be
-    written."""
-    path = Path(path)
-    if path.is_dir():
-        raise ToucheError(f"is a directory; give the {what}'s name", path=path)
-    prepare_output_directory(path.parent)
+    written; else how it is written (``output_kind``)."""
+    kind = check_output(path, what)
+    if kind == "file":
+        prepare_output_directory(Path(path).parent)
+    return kind
 
 
 def temporary_name(path: Path) -> Path:
@@ -90,6 +134,10 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
     validated as written); it raises to refuse it."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes files: mode 'w' or 'wb', not {mode!r}")
+    if check_output(path) != "file":
+        with _into_stream(path, mode, encoding=encoding, newline=newline, check=check) as handle:
+            yield handle
+        return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
@@ -120,6 +168,32 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         raise
 
 
+@contextlib.contextmanager
+def _into_stream(path: str | os.PathLike, mode: str, *, encoding: str | None, newline: str | None,
+                 check: Callable[[Path], None] | None) -> Iterator[IO]:
+    """Standard output, a pipe or a device gets the text only once it is whole (and checked):
+    it is written to a private temporary file first, then copied in; the stream itself is
+    opened for writing, never replaced."""
+    with tempfile.TemporaryDirectory(prefix="touche-output-") as folder:
+        temporary = Path(folder) / "output"
+        if mode == "wb":
+            handle = open(temporary, "wb")
+        else:
+            handle = open(temporary, "w", encoding=encoding, newline=newline)
+        with handle:
+            yield handle
+        if check is not None:
+            check(temporary)
+        with open(temporary, "rb") as source:
+            if is_stdout(path):
+                sys.stdout.flush()
+                shutil.copyfileobj(source, sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            else:
+                with open(path, "wb") as stream:  # O_WRONLY|O_TRUNC on a pipe or device: no rename, no unlink
+                    shutil.copyfileobj(source, stream)
+
+
 def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8", newline: str | None = "") -> Path:
     """``text`` as it is (newlines not translated)."""
     with atomic_open(path, "w", encoding=encoding, newline=newline) as handle:
@@ -146,6 +220,9 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     (an index, an extracted corpus). An existing ``target`` is replaced; on failure the partial
     folder is removed."""
     target = Path(target)
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise ToucheError("exists and is not a folder of its own (a link or a file): it would be deleted to make "
+                          "room; remove it or give another folder", path=target)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(target)
     temporary = temporary_name(target)

@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import re
+import reprlib
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -249,6 +250,14 @@ def _merge(base: dict, override: dict) -> dict:
 
 
 MAX_ALIASES = 100  # a config needs a few; billion-laughs documents need thousands
+# The budget of one YAML document (a variant, suite or sweep file, a --set value): configs are a
+# few hundred nodes. Nodes count after aliases are expanded (72 aliases nesting nine lists nine
+# deep ran 90 s and 2.4 GB under the alias cap alone); nesting deeper than MAX_YAML_DEPTH was a
+# RecursionError; a 3 MB list ran 120 s before anything was checked.
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_NODES = 20_000
+MAX_YAML_DEPTH = 64
+MAX_INT_DIGITS = 100  # int() of thousands of digits is a ValueError (and slow)
 
 # YAML 1.2's core schema for plain scalars, instead of PyYAML's YAML 1.1: there ``010`` is octal 8,
 # ``12:30`` the sexagesimal 750 and ``yes``/``off`` booleans, so ``topics_except: [010, 020]`` held
@@ -272,42 +281,76 @@ def _core_resolvers() -> dict:
     return resolvers
 
 
+_CORE_INT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:int"][0])
+
+
 def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = loader.construct_scalar(node)
+    if not _CORE_INT.match(text):  # an explicit !!int tag skips the resolver's pattern
+        raise yaml.constructor.ConstructorError(None, None, f"{text[:40]!r} is not an integer", node.start_mark)
+    if len(text) > MAX_INT_DIGITS:
+        raise yaml.constructor.ConstructorError(None, None, f"an integer of {len(text):,} digits: at most "
+                                                f"{MAX_INT_DIGITS} are read", node.start_mark)
     if text.startswith(("0o", "0x")):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return int(text, 10)  # 010 is ten: YAML 1.2 has no leading-zero octal
 
 
+def _refuse(message: str, mark) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, message, mark)
+
+
 class _StrictLoader(yaml.SafeLoader):
     """yaml.safe_load, stricter: plain scalars resolved by YAML 1.2's core schema (``_CORE_SCHEMA``),
-    a key given twice in one mapping is an error (PyYAML keeps the last silently), and a document
-    with more than MAX_ALIASES aliases is refused before it is built (an alias bomb under a
-    validated key grew to gigabytes in error-message building)."""
+    a key given twice in one mapping is an error (PyYAML keeps the last silently), merge keys
+    (``<<``, YAML 1.1 only) are refused, and a document is refused before it is built when it
+    holds more than MAX_ALIASES aliases, more than MAX_YAML_NODES nodes once its aliases are
+    expanded, or nests deeper than MAX_YAML_DEPTH."""
 
     yaml_implicit_resolvers = _core_resolvers()
 
     def __init__(self, stream):
         super().__init__(stream)
         self._aliases = 0
+        self._nodes = 0  # nodes composed so far, an alias counted as the size of what it names
+        self._depth = 0
+        self._sizes: dict[str, int] = {}  # anchor → nodes of its subtree (its aliases' cost)
 
     def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                mark = self.peek_event().start_mark
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"more than {MAX_ALIASES} aliases (*name): refused as an alias bomb", mark)
-        return super().compose_node(parent, index)
+                raise _refuse(f"more than {MAX_ALIASES} aliases (*name): refused as an alias bomb", event.start_mark)
+            self._count(self._sizes.get(event.anchor, 1), event.start_mark)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise _refuse(f"nested more than {MAX_YAML_DEPTH} levels deep", event.start_mark)
+        before = self._nodes
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._count(1, event.start_mark)
+        if getattr(event, "anchor", None):
+            self._sizes[event.anchor] = self._nodes - before
+        return node
+
+    def _count(self, nodes: int, mark) -> None:
+        self._nodes += nodes
+        if self._nodes > MAX_YAML_NODES:
+            raise _refuse(f"more than {MAX_YAML_NODES:,} values (aliases expanded): no configuration is this "
+                          "large; refused before it is built", mark)
 
     def construct_mapping(self, node, deep=False):
         seen = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise _refuse("a merge key (<<) is YAML 1.1, not 1.2, and is not read: put the shared settings in "
+                              "a file of their own and name it with extends:", key_node.start_mark)
             key = self.construct_object(key_node, deep=True)
             if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key '{key}' is given twice in one mapping (first on line {seen[key] + 1})",
-                    key_node.start_mark)
+                raise _refuse(f"the key '{key}' is given twice in one mapping (first on line {seen[key] + 1})",
+                              key_node.start_mark)
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
 
@@ -316,8 +359,15 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_core_int)
 
 
 def load_yaml(text: str):
-    """Parse YAML text the strict way (see _StrictLoader)."""
-    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    """Parse YAML text the strict way (see _StrictLoader); every failure is a yaml.YAMLError."""
+    if len(text) > MAX_YAML_BYTES:
+        raise _refuse(f"{len(text):,} characters: a configuration has at most {MAX_YAML_BYTES:,}", None)
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError:
+        raise
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a constructor's own failure
+        raise _refuse(f"a value cannot be read: {str(exc)[:200]}", None) from None
 
 
 def read_yaml(path: Path) -> dict:
@@ -379,8 +429,9 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
             try:
                 value = load_yaml(value)
             except yaml.YAMLError as exc:
+                shown = value if len(value) <= 60 else value[:60] + "…"
                 raise ConfigError(f"the value of {dotted} is not valid YAML: {getattr(exc, 'problem', exc)}",
-                                  where=f"--set {dotted}={value}") from None
+                                  where=f"--set {dotted}={shown}") from None
         node = out
         parts = dotted.split(".")
         for part in parts[:-1]:
@@ -414,11 +465,17 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None
             lines.append(f"{loc}: unknown name {err['ctx']['tag']!r}; expected {err['ctx']['expected_tags']}")
         elif kind == "missing":
             lines.append(f"missing required key '{loc}'")
-        elif "input" in err and not isinstance(err["input"], dict):
-            lines.append(f"{loc or 'config'}: {_message(err)} (got {err['input']!r})")
+        elif "input" in err and not isinstance(err["input"], dict) and repr(err["input"]) not in _message(err):
+            lines.append(f"{loc or 'config'}: {_message(err)} (got {_shown(err['input'])})")
         else:
             lines.append(f"{loc or 'config'}: {_message(err)}")
     return "; ".join(lines)
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value as a message quotes it: its repr, cut (an expanded alias once made a 39 MB message)."""
+    text = reprlib.repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _message(err: dict) -> str:

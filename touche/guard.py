@@ -8,7 +8,11 @@ folder (a corpus folder, an image collection), or is another of its outputs. Lib
 that decide their outputs later (a suite's run files, the files ``choose`` writes) call ``check``
 with the full list before they write the first one; the Python API goes through the same calls.
 Folders a command creates are made by ``made_folder``, which never follows a symlink it did not
-make: ``choose --out DIR`` once wrote and deleted inside the folder ``DIR/corpus`` linked to.
+make: ``choose --out DIR`` once wrote and deleted inside the folder ``DIR/corpus`` linked to. A
+folder a command fills is its own (``own_folder``, ``LinkFolder``): what it did not make there is
+refused before it writes, since it would be submitted (run-all), indexed (a corpus link folder)
+or read as the command's own: a link left in ``choose``'s corpus folder once put another corpus
+file into the chosen suite's index.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from touche.atomic import write_text
+from touche.atomic import TEMP_SUFFIX, check_output, is_stdout, write_text
 from touche.errors import ToucheError
 
 PathLike = str | os.PathLike[str]
@@ -53,12 +57,20 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def check(files: Files) -> None:
     """Refuse (ToucheError naming both) an output that is, or resolves to, an input or another
-    output, an output inside an input folder, and an output folder that is an input or holds one
-    the command would replace."""
+    output, an output inside an input folder, an output folder that is an input or holds one
+    the command would replace, an output file that is one of the command's folders (or would
+    hold one), and an output that is no file (a folder, a socket; ``-``, a pipe or a device is
+    written into)."""
     reads = [(what, given, _resolved(given)) for what, given in files.reads]
     read_folders = [(what, given, real) for what, given, real in reads if real.is_dir()]
-    outputs = [(what, given, _resolved(given)) for what, given in files.writes]
+    streams = [(what, given) for what, given in files.writes if is_stdout(given)]
+    if len(streams) > 1:
+        raise ToucheError(f"the {streams[0][0]} and the {streams[1][0]} both go to standard output (-), where they "
+                          "would run into each other; give one of them a file name")
+    outputs = [(what, given, _resolved(given)) for what, given in files.writes if not is_stdout(given)]
+    folders = [(what, given, _resolved(given)) for what, given in files.folders]
     for i, (what, given, real) in enumerate(outputs):
+        check_output(given, what)
         for in_what, in_given, in_real in reads:
             if real == in_real:
                 raise ToucheError(f"the {what} would replace the {in_what} it reads ({in_given}); "
@@ -71,8 +83,11 @@ def check(files: Files) -> None:
             if real == other_real:
                 raise ToucheError(f"the {what} and the {other_what} are one file ({other_given}): the second "
                                   "would replace the first; give each its own name", path=given)
-    for what, given in files.folders:
-        real = _resolved(given)
+        for folder_what, folder_given, folder_real in folders:
+            if real == folder_real or _inside(folder_real, real):
+                raise ToucheError(f"the {what} is the {folder_what} ({folder_given}), or a folder the command "
+                                  "fills lies inside it: one path cannot be both; give each its own", path=given)
+    for what, given, real in folders:
         for in_what, in_given, in_real in reads:
             if real == in_real or _inside(real, in_real):
                 raise ToucheError(f"the {what} is the {in_what} it reads, or lies inside it ({in_given}); "
@@ -83,6 +98,53 @@ def check(files: Files) -> None:
 # The links a command made in a folder, one name a line: the only ones it deletes. No suffix a corpus
 # reader looks for (".json" would be read as args.me), hidden.
 LINKS_RECORD = ".touche-links"
+# The entries a command made in a folder it fills (run-all's output, choose's, a sweep's), one a line.
+MADE_RECORD = ".touche-made"
+# What the commands keep beside their outputs: the records and the lock files.
+BOOKKEEPING = frozenset({LINKS_RECORD, MADE_RECORD, ".touche.lock", ".sweep.lock"})
+
+
+def _ours(name: str, allowed: set[str]) -> bool:
+    """Whether a folder entry is one the command accounts for: a name it allows, its bookkeeping,
+    or a temporary of the atomic writer's (``.<name>.<pid>.<hex>.tmp``)."""
+    return name in allowed or name in BOOKKEEPING or (name.startswith(".") and name.endswith(TEMP_SUFFIX))
+
+
+def _listed(names: list[str], shown: int = 8) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def recorded(folder: Path, record: str) -> set[str]:
+    """The names a command recorded making in ``folder`` (plain names only)."""
+    try:
+        names = (folder / record).read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError):
+        return set()
+    return {n for n in names if n and "/" not in n and n not in (".", "..")}
+
+
+def own_folder(folder: PathLike, names: Iterable[str], what: str = "output folder", *, record: bool = True) -> Path:
+    """Claim the existing ``folder`` for the entries ``names`` a command writes there now: refuse,
+    before anything is written, entries it did not make (neither these names nor ones it recorded
+    making before), then record the names (``record``; else the caller records them with
+    ``record_made`` once its work is done). The command's earlier outputs may stay (a rerun with
+    one variant keeps the others); a user's file may not, unseen."""
+    folder, names = Path(folder), set(names)
+    made = recorded(folder, MADE_RECORD)
+    foreign = sorted(entry.name for entry in folder.iterdir() if not _ours(entry.name, names | made))
+    if foreign:
+        raise ToucheError(f"the {what} holds {len(foreign)} file(s) this command did not make ({_listed(foreign)}); "
+                          "they would pass for its own: remove them or give another folder", path=folder)
+    if record:
+        record_made(folder, names)
+    return folder
+
+
+def record_made(folder: PathLike, names: Iterable[str]) -> None:
+    """Add ``names`` to the entries a command recorded making in ``folder``."""
+    folder, made = Path(folder), recorded(Path(folder), MADE_RECORD)
+    if not set(names) <= made:
+        write_text(folder / MADE_RECORD, "".join(f"{name}\n" for name in sorted(made | set(names))))
 
 
 def made_folder(path: PathLike, what: str = "output folder") -> Path:
@@ -105,17 +167,14 @@ def made_folder(path: PathLike, what: str = "output folder") -> Path:
 
 def own_links(folder: Path) -> set[str]:
     """The names of the links a command recorded making in ``folder``."""
-    try:
-        names = (folder / LINKS_RECORD).read_text(encoding="utf-8").splitlines()
-    except (OSError, ValueError):
-        return set()
-    return {n for n in names if n and "/" not in n and n not in (".", "..")}
+    return recorded(folder, LINKS_RECORD)
 
 
 @dataclass
 class LinkFolder:
-    """A folder of symlinks a command keeps (a corpus given as a list of files): links it did not
-    make are left alone, and a name it needs that holds something else is refused."""
+    """A folder of symlinks a command keeps (a corpus given as a list of files), read whole as a
+    corpus: anything in it the command did not make is refused (it would be indexed beside the
+    listed files), never replaced or deleted."""
     folder: Path
     what: str = "corpus folder"
     made: set[str] = field(default_factory=set)
@@ -124,6 +183,13 @@ class LinkFolder:
         """Make ``folder`` hold exactly these links (name → target) among the ones it made."""
         made_folder(self.folder, self.what)
         self.made = own_links(self.folder)
+        foreign = sorted(entry.name for entry in self.folder.iterdir()  # a recorded name counts while a link
+                         if not _ours(entry.name, {n for n in self.made if (self.folder / n).is_symlink()})
+                         and not self._links_to(entry, wanted))
+        if foreign:
+            raise ToucheError(f"the {self.what} holds {len(foreign)} file(s) this command did not make "
+                              f"({_listed(foreign)}); it is read whole as the corpus, so they would be indexed beside "
+                              "the listed files: remove them or give another folder", path=self.folder)
         for name in sorted(self.made - wanted.keys()):
             stale = self.folder / name
             if stale.is_symlink():
@@ -139,3 +205,8 @@ class LinkFolder:
                                   "replaced: remove it or give another folder", path=link)
             link.symlink_to(_resolved(target))
         write_text(self.folder / LINKS_RECORD, "".join(f"{name}\n" for name in sorted(wanted)))
+
+    @staticmethod
+    def _links_to(entry: Path, wanted: dict[str, Path]) -> bool:
+        """A link at a wanted name that already points where it should (made before its record)."""
+        return entry.name in wanted and entry.is_symlink() and _resolved(entry) == _resolved(wanted[entry.name])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -75,6 +76,20 @@ def split_named(item: str) -> tuple[str, str]:
     return "", str(item)
 
 
+# Characters that change how text around them reads or show as nothing: controls and format
+# characters (the bidirectional overrides U+202E and kin, zero-width ones). Whitespace is left to
+# the tables, which write any run of it as one space.
+_INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs"})
+
+
+def printable_label(text: str) -> str:
+    """A name as tables, pages and exports show it: each invisible or text-reversing character
+    written as ``[U+202E]`` (a U+202E in a run's file name once reversed the text of the Markdown,
+    LaTeX and CSV exports where they were pasted)."""
+    return "".join(f"[U+{ord(c):04X}]" if unicodedata.category(c) in _INVISIBLE and not c.isspace() else c
+                   for c in text)
+
+
 def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: str = "file") -> list[str]:
     """A label per path (``label(path)``, e.g. the file name) that tells distinct files apart: where
     two labels clash, the folders above them are prepended until they differ (``c1/run.txt``,
@@ -98,7 +113,7 @@ def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: s
         labels = ["/".join((*parent, label(p))) if x in clashing else x
                   for x, p, parent in zip(labels, paths, parents)]
         depth += 1
-    return labels
+    return [printable_label(x) for x in labels]
 
 
 def parse_named_qrels(items: Iterable[str]) -> dict[str, Path]:
@@ -115,7 +130,7 @@ def parse_named_qrels(items: Iterable[str]) -> dict[str, Path]:
     stems = iter(distinct_labels(unnamed, label=lambda p: p.stem, what="qrels file"))
     named: dict[str, Path] = {}
     for name, path in given:
-        key = name or next(stems)
+        key = printable_label(name) if name else next(stems)
         if key in named:
             raise InputError(f"the qrels name '{key}' names two files ({named[key]} and {path}): "
                              f"write NAME=PATH for one of them")

@@ -24,6 +24,7 @@ from touche.retrieval.evaluation.pooled import confusion
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
+from touche.bounds import label_problem
 from touche.errors import ToucheError
 
 _CUTOFF = re.compile(r"@(\d+)$")
@@ -290,9 +291,18 @@ for _family in (ToucheNdcg, TrecEval, Stance, ImageRetrieval):
 
 
 def check_trec_name(measure: Measure) -> None:
-    """An ir_measures name that ir_measures cannot parse is refused before any scoring."""
+    """An ir_measures name that ir_measures cannot parse, or whose labels (``rel=``, ``gains=``)
+    lie outside what qrels may hold, is refused before any scoring (``rel=10**20`` was a
+    TypeError inside trec_eval)."""
     if isinstance(measure.family, TrecEval):
-        parse_trec(measure.groups[0])
+        parsed = parse_trec(measure.groups[0])
+        rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
+        labels = ([rel] if rel is not None else []) + (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
+        for label in labels:
+            problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
+                else label_problem(label)
+            if problem:
+                raise ToucheError(f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}")
 
 
 def per_family(measures: Sequence[Measure]) -> list[tuple[MeasureFamily, list[Measure]]]:

@@ -426,8 +426,10 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                         f". But {caveat}" if caveat else
                         f": submitting `touche run-all --task {shipped.variant.parent.name}` would score higher")
     base = Path(manifest.base)
-    guard.check(_files(results, picks, base, out))  # before the first file is written
+    files = _files(results, picks, base, out)
+    guard.check(files)  # before the first file is written
     guard.made_folder(out)
+    guard.own_folder(out, [path.name for _, path in files.writes + files.folders if path.parent == out])
     base_tag = load_variant(base).variant.tag
     used: set[str] = set()
     written: list[Pick] = []

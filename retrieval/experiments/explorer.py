@@ -53,7 +53,7 @@ from touche.retrieval.tasks import corpus_format_of
 from touche import guard
 from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
-from touche.inputs import distinct_labels
+from touche.inputs import distinct_labels, printable_label
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,8 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
     if any(is_frame(p) for p in paths):
         return _load_frames(paths, names)
     paths = [Path(p) for p in paths]
-    labels = list(names) if names else distinct_labels(paths, label=lambda p: p.stem, what="run file")
+    labels = [printable_label(n) for n in names] if names else \
+        distinct_labels(paths, label=lambda p: p.stem, what="run file")
     formats: dict[Path, RunFormat] = {}
     runs: dict[str, RunTable] = {}
     digests: dict[str, str] = {}  # content → the first run that has it
@@ -168,7 +169,7 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
 def _load_frames(sources, names) -> LoadedRuns:
     if not names or len(names) != len(sources) or len(set(names)) != len(names):
         raise ToucheError("runs given as frames need distinct names, one per run")
-    runs = {str(name): load_run(source, name=str(name)) for name, source in zip(names, sources)}
+    runs = {printable_label(str(name)): load_run(source, name=str(name)) for name, source in zip(names, sources)}
     formats = {table.format for table in runs.values()}
     if len(formats) > 1:
         raise InputError(f"the runs are of {len(formats)} tasks ({', '.join(sorted(f.name for f in formats))}): "

@@ -48,6 +48,7 @@ from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.tasks.image import topic_terms
 from touche.errors import ToucheError
+from touche.inputs import printable_label
 
 SNIPPET_CHARS = 320
 NO_QRELS_MAIN = "RBO"  # what orders the topics when nothing is judged: the least agreeing first
@@ -84,7 +85,8 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
             "test": test, "correction": correction, "alpha": ALPHA, "resamples": resamples,
             "judgement_measures": [m for m in labelled if parse_measure(m.rpartition(":")[2]).family
                                    .describes_judgements(parse_measure(m.rpartition(":")[2]))],
-            "files": {n: p.name for n, p in loaded.paths.items()},  # file names only: a page is shared
+            # file names only (a page is shared), shown as names are (an U+202E reversed the text after it)
+            "files": {n: printable_label(p.name) for n, p in loaded.paths.items()},
             "corpus": Path(documents.corpus).name if documents is not None and documents.corpus else None,
             "folded": dict(loaded.folded), "top": top, "notes": effectiveness["notes"],
             "cells": effectiveness["cells"], "pairs": effectiveness["pairs"],

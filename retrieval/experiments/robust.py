@@ -368,7 +368,10 @@ def leave_one_set_out(sets: Sequence[SetScores], points: Sequence[str],
         best = _best(column)
         naive = {sets[i].name: (points[_best(means[:, i])], float(column[_best(means[:, i])])) for i in others}
         # a pick without a score on the left-out set (not run there yet) has no rank there
-        rank = math.nan if math.isnan(column[pick]) else float(_ranks(column)[pick])
+        # its place among the set's points: 1 + the points strictly better (tied with the best, it is 1,
+        # as the set's own best beside it is: a mean rank said "2 of 3" beside "(point 1)" when all tied)
+        rank = math.nan if math.isnan(column[pick]) else float(1 + np.sum(np.nan_to_num(column, nan=-np.inf)
+                                                                             > column[pick]))
         out.append(Transfer(held.name, points[pick], float(column[pick]), rank, points[best], float(column[best]),
                             naive))
     return out

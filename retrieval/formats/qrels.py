@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Union
 
 from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
+from touche.bounds import label_problem
 from touche.errors import InputError
 
 __all__ = [
@@ -212,6 +213,8 @@ def read_graded_qrels(path: str | os.PathLike[str] | Lines, *, pair_ids: bool = 
                 or float(label_text) != int(float(label_text)):
             raise InputError(f"relevance label {label_text!r} is not an integer (e.g. -2, 0, 1, 2)", path=where,
                              where=here)
+        if problem := label_problem(int(float(label_text))):
+            raise InputError(problem, path=where, where=here)
         if pair_ids and not _SENTENCE_PAIR.fullmatch(docid):
             raise InputError(f"docid {docid!r} is not a sentence pair `S…-A…__PREMISE__n,S…-A…__CONC__1`",
                              path=where, where=here)

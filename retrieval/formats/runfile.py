@@ -41,6 +41,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from touche.bounds import score_problem
 from touche.errors import InputError
 
 __all__ = [
@@ -241,6 +242,8 @@ def _parse_line(
                                       f"{MAX_RANK_DIGITS} digits; no run holds so many rows"))
     if not SCORE.fullmatch(score_text):
         problems.append(Problem(line, f"score {score_text!r} is not a finite number"))
+    elif problem := score_problem(float(score_text)):
+        problems.append(Problem(line, problem))
     if fmt is not None and column2 not in fmt.column2_values:
         problems.append(
             Problem(

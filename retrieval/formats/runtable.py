@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from touche.retrieval.formats.runfile import CONTROL, MAX_RANK_DIGITS, SCORE, RunFormat, RunRow, canonical_topic
+from touche.bounds import SCORE_LIMIT
 
 FAST_FORMATS = (RunFormat.Q0, RunFormat.STANCE)
 COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
@@ -264,7 +265,7 @@ def _checked(frame: pd.DataFrame, fmt: RunFormat) -> tuple[pd.DataFrame, dict] |
     except (ValueError, OverflowError):  # digits of another script: the validator reads them
         return None
     scores = frame["score"].to_numpy()
-    if (ranks < 0).any() or not np.isfinite(scores).all():
+    if (ranks < 0).any() or not np.isfinite(scores).all() or (np.abs(scores) > SCORE_LIMIT).any():
         return None
     if not frame["column2"].isin(fmt.column2_values).all() or frame["tag"].nunique() != 1:
         return None

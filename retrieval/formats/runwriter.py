@@ -12,6 +12,7 @@ from typing import Any
 from touche.retrieval.formats.runfile import (WHITESPACE, Problem, RowsInput, RunFormat, RunRow, natural_key,
                                               numbered_lines, raise_on_errors, validate_lines)
 from touche.atomic import atomic_open, check_writable
+from touche.bounds import is_number, score_problem
 from touche.errors import InputError
 
 def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
@@ -55,14 +56,15 @@ def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[s
                 path=str(path),
                 where=where,
             )
-        try:
-            value = float(score)
-        except (TypeError, ValueError):
+        if not is_number(score):  # a bool or a text is no score: the file of them would be refused
             raise InputError(f"docid {docid}: score {score!r} is not a number",
-                             path=str(path), where=where) from None
+                             path=str(path), where=where)
+        value = float(score)
         if not math.isfinite(value):
             raise InputError(f"docid {docid}: score {value!r} is not finite",
                              path=str(path), where=where)
+        if problem := score_problem(value):
+            raise InputError(f"docid {docid}: {problem}", path=str(path), where=where)
         checked.append((qid, column2, docid, value))
     return checked
 

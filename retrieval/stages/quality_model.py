@@ -29,6 +29,7 @@ from touche.retrieval.stages.base import Stage, StageContext, add_to_head
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
 from touche.atomic import write_text
+from touche.bounds import checked_array, checked_count
 from touche.errors import InputError
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
@@ -149,7 +150,30 @@ def _load(path: Path, mtime_ns: int, size: int) -> dict:
     if missing:
         raise InputError(f"not a quality model written by `touche train-quality` (no {', '.join(sorted(missing))})",
                          path=path)
+    try:
+        check_model_values(model)
+    except ValueError as exc:
+        raise InputError(f"not a usable quality model: {exc}", path=path) from None
     return model
+
+
+def check_model_values(model: dict) -> None:
+    """ValueError naming the first value a quality model holds wrong: features this version does
+    not compute, or coefficients, means and deviations that are no finite numbers of the features'
+    count (a NaN, a zero deviation, a short list once passed and scored every argument NaN, or
+    failed in the middle of a re-ranking)."""
+    features = model["features"]
+    if not isinstance(features, list) or not set(features) <= set(FEATURES) or len(set(features)) != len(features):
+        raise ValueError(f"features {features!r}: each must be one of {', '.join(FEATURES)}, once")
+    n = (len(features),)
+    checked_array(model["coef"], "coef", n)
+    checked_array(model["mean"], "mean", n)
+    checked_array(model["std"], "std", n, above=0)
+    checked_array(model["intercept"], "intercept", ())
+    if model.get("target_std") is not None:
+        checked_array(model["target_std"], "target_std", (), above=0)
+    if model.get("examples") is not None:
+        checked_count(model["examples"], "examples")
 
 
 def predict(model: dict, conclusion: str, premises: str) -> float:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 
+from touche.atomic import is_stdout
 from touche.cli.commands import COMMANDS
 from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
 from touche.errors import ToucheError
@@ -21,6 +23,13 @@ def add_command(sub, name: str, run, example: str) -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
     return p
+
+
+def note(args, text: str) -> None:
+    """A status line ("wrote …"): on standard output, unless one of the command's outputs is
+    standard output (``-o -``), which it would run into; then on standard error."""
+    taken = any(is_stdout(path) for _, path in args.files(args).writes)
+    print(text, file=sys.stderr if taken else sys.stdout)
 
 
 def dataset_option(p: argparse.ArgumentParser) -> None:

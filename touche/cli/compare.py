@@ -1,11 +1,9 @@
 """``touche compare``: two runs topic by topic, with a paired t-test and a randomization test."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
-from touche.atomic import write_text
-from touche.cli.common import add_command
+from touche.atomic import is_stdout, write_text
+from touche.cli.common import add_command, note
 from touche.guard import Files
 
 
@@ -17,8 +15,8 @@ def add_parser(sub) -> None:
     p.add_argument("run_b", help="run B (compared with A: differences are B - A)")
     p.add_argument("qrels", help="graded qrels file (relevance or quality)")
     p.add_argument("--measure", default="touche.nDCG@5", help="touche.nDCG@k, touche2021.nDCG@k or trec.<measure>")
-    p.add_argument("-o", "--output", help="also write the Markdown report here")
-    p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences")
+    p.add_argument("-o", "--output", help="also write the Markdown report here (- : only there, on standard output)")
+    p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences (- : standard output)")
     p.add_argument("--resamples", type=int, default=10000, help="randomization test resamples (default 10000)")
     p.add_argument("--seed", type=int, default=20220401, help="randomization test seed (fixed: same p every time)")
 
@@ -26,12 +24,14 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed)
     text = format_comparison(cmp)
-    print(text)
+    if not is_stdout(args.output):  # -o - is the report on standard output, once
+        note(args, text)
     if args.output:
-        write_text(Path(args.output), text + "\n")
-        print(f"\nwrote {args.output}")
+        write_text(args.output, text + "\n")
+        if not is_stdout(args.output):
+            note(args, f"\nwrote {args.output}")
     if args.plot:
-        print(f"wrote {plot_comparison(cmp, args.plot)}")
+        note(args, f"wrote {plot_comparison(cmp, args.plot)}")
     return 0
 
 

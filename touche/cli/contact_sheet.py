@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from touche.retrieval.experiments.contact_sheet import write_contact_sheet
-from touche.cli.common import add_command
+from touche.cli.common import add_command, note
 from touche.guard import Files
 from touche.config import load_variant
 
@@ -22,7 +22,7 @@ def run(args) -> int:
     spec = load_variant(args.config).variant.image if args.config else None
     path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,
                                topics=args.topic, progress=True)
-    print(f"wrote {path}")
+    note(args, f"wrote {path}")
     return 0
 
 

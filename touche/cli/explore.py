@@ -8,7 +8,8 @@ from touche.retrieval.evaluation.registry import leaderboard_measures
 from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
-from touche.cli.common import add_command, dataset_option
+from touche.cli.common import add_command, dataset_option, note
+from touche.atomic import is_stdout
 from touche.inputs import split_named
 from touche.guard import Files
 from touche.errors import ToucheError
@@ -43,10 +44,13 @@ def add_parser(sub) -> None:
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
     p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
                    help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
-    p.add_argument("--markdown", metavar="FILE", help="also write the overview as a Markdown table")
-    p.add_argument("--latex", metavar="FILE", help="also write the overview as a LaTeX table (booktabs)")
-    p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value)")
-    p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE})")
+    p.add_argument("--markdown", metavar="FILE", help="also write the overview as a Markdown table (- : standard output)")
+    p.add_argument("--latex", metavar="FILE", help="also write the overview as a LaTeX table (booktabs; - : standard "
+                                                   "output)")
+    p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "
+                                                 "- : standard output)")
+    p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE}; - : "
+                                                                 "standard output)")
     dataset_option(p)
 
 
@@ -67,8 +71,12 @@ def run(args) -> int:
                           test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
                           resamples=args.resamples)
     for kind, written in exports.items():
-        print(f"wrote {written} ({kind})")
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB){'' if qrels else ', no qrels: runs compared by how their rankings agree'}: open it in a browser")
+        if not is_stdout(written):
+            note(args, f"wrote {written} ({kind})")
+    if not is_stdout(path):
+        size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""
+        note(args, f"wrote {path}{size}{'' if qrels else ', no qrels: runs compared by how their rankings agree'}: "
+                   "open it in a browser")
     return 0
 
 

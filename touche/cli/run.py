@@ -6,7 +6,7 @@ from pathlib import Path
 from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
-from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.cli.common import add_command, dataset_option, note, overrides, variant_options
 from touche.inputs import split_named
 from touche.guard import Files
 from touche.config import load_variant
@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     p.add_argument("-t", "--topics", help="topics XML file, or irds:<ir_datasets id>")
-    p.add_argument("-o", "--output", required=True, help="run file to write")
+    p.add_argument("-o", "--output", required=True, help="run file to write (- : standard output)")
     dataset_option(p)
     p.add_argument("--qrels", action="append", metavar="[NAME=]PATH", help="evaluate against these qrels")
     p.add_argument("--index-root")
@@ -32,7 +32,9 @@ def run(args) -> int:
     loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
     if not (args.input and args.topics):
         raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
-    check_writable(Path(args.output))  # before minutes of indexing and search, not after
+    if check_writable(Path(args.output)) != "file" and args.qrels:  # before minutes of indexing and search
+        raise ToucheError("--qrels scores the run file as written, and standard output or a pipe cannot be read "
+                          "back: write a file (-o run.txt) or score it after with touche evaluate", path=args.output)
     check_variant_files(loaded)
     session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
     try:
@@ -40,10 +42,10 @@ def run(args) -> int:
         session.write(result, Path(args.output))
     finally:
         session.close()
-    print(f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
-          f"in {result.seconds:.1f} s")
+    note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
+               f"in {result.seconds:.1f} s")
     if args.qrels:
-        print(format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
+        note(args, format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
     return 0
 
 

@@ -29,7 +29,7 @@ def run(args) -> int:
             fmt = RunFormat.parse(args.format) if args.format else detect_format(path)
             problems = validate_run(path, fmt)
         except ToucheError as exc:
-            print(f"{path}:{exc.where.removeprefix('line ') if exc.where else ''}: error: {exc.message}")
+            print(f"{path}:{exc.where.removeprefix('line ') + ':' if exc.where else ''} error: {exc.message}")
             print(f"{path}: not checked: it cannot be read as a run")
             status = 2 if not Path(path).is_file() else max(status, 1)
             continue
@@ -37,7 +37,7 @@ def run(args) -> int:
         warnings = [p for p in problems if not p.is_error]
         shown = problems if args.verbose else errors[:SHOWN_ERRORS]
         for p in shown:  # compiler-style "file:line: severity: message", one per line
-            print(f"{path}:{p.line if p.line is not None else ''}: {p.severity.value}: {p.message}")
+            print(f"{path}:{f'{p.line}:' if p.line is not None else ''} {p.severity.value}: {p.message}")
         verdict = "valid" if not errors else f"{len(errors)} error(s)"
         summary = f"{path}: {verdict} as {fmt.name} run"
         if warnings:

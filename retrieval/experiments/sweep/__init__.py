@@ -100,6 +100,10 @@ class SweepOutcome:
         return next((r for r in self.records if r.key == key), None)
 
 
+# what a sweep writes in its output folder (runs/ and sets/ hold only what it names by key)
+SWEEP_ENTRIES = ("runs", "sets", RESULTS_FILE, "results.csv", "results.md", "sweep.png", MANIFEST_FILE)
+
+
 def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | None = None,
               qrels: dict[str, Path] | None = None, output: Path | None = None, index_root: Path | None = None,
               progress: bool = True, limit: int | None = None, ray: str | bool | None = None) -> SweepOutcome:
@@ -118,6 +122,7 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
         + [(f"qrels of set {dev.label}", q) for dev in sweep.sets for q in dev.qrels.values()],
         folders=[("sweep output folder", sweep.output)]))
     guard.made_folder(sweep.output / "runs", "sweep output folder")
+    guard.own_folder(sweep.output, SWEEP_ENTRIES, "sweep output folder")
     lock = FileLock(str(sweep.output / ".sweep.lock"))
     try:
         lock.acquire(timeout=0)

@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
@@ -33,8 +33,8 @@ RESERVED_COLUMNS = {"rank", "point", "pick_share", "p_vs_best", "index", "second
 class DevSetSpec(Strict):
     """One development set: a corpus, topics and qrels the points are scored on."""
 
-    corpus: str | list[str] = Field(..., description="corpus file or folder, or a list of files read as one corpus "
-                                                     "(relative to the sweep file)")
+    corpus: str | Annotated[list[str], Field(min_length=1)] = Field(
+        ..., description="corpus file or folder, or a list of files read as one corpus (relative to the sweep file)")
     topics: str = Field(..., description="topics file (relative to the sweep file)")
     qrels: dict[str, str] = Field(..., min_length=1, description="name → qrels file")
     topics_only: list[int] | None = Field(None, min_length=1, description="run only these topic numbers")

@@ -56,6 +56,7 @@ from touche.retrieval.tasks.task2.stance import (NEGATIONS, evidence, pattern_vo
                                                 takes_stance)
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
+from touche.bounds import checked_array, checked_count
 from touche.errors import InputError
 from touche.specs.task2 import RerankSpec, StanceSpec
 
@@ -403,32 +404,35 @@ def check_model_data(data) -> None:
     vocabulary = len(sentences["tfidf"]["vocabulary"])
     if tuple(sentences["cues"]["names"]) != CUE_NAMES:
         raise ValueError("its sentence cues are not the ones this version computes (retrain it)")
-    classes = len(sentences["classes"])
-    _shape(sentences["tfidf"]["idf"], (vocabulary,), "sentences.tfidf.idf")
-    _shape(sentences["cues"]["mean"], (len(CUE_NAMES),), "sentences.cues.mean")
-    _shape(sentences["cues"]["scale"], (len(CUE_NAMES),), "sentences.cues.scale")
-    _shape(sentences["coef"], (classes, vocabulary + len(CUE_NAMES)), "sentences.coef")
-    _shape(sentences["intercept"], (classes,), "sentences.intercept")
     if sorted(sentences["classes"]) != sorted(SENTENCE_CLASSES):
         raise ValueError(f"sentence classes {sentences['classes']}, expected {list(SENTENCE_CLASSES)}")
+    classes = len(sentences["classes"])
+    # shapes and values: every number finite and in range (NaN idf values labelled every passage alike)
+    lowest, highest = checked_array(sentences["tfidf"]["ngram_range"], "sentences.tfidf.ngram_range", (2,), low=1,
+                                    high=10)
+    if lowest > highest or not float(lowest).is_integer() or not float(highest).is_integer():
+        raise ValueError(f"sentences.tfidf.ngram_range {sentences['tfidf']['ngram_range']}: two whole numbers, "
+                         "the first no larger")
+    checked_array(sentences["tfidf"]["idf"], "sentences.tfidf.idf", (vocabulary,), low=0)
+    checked_array(sentences["cues"]["mean"], "sentences.cues.mean", (len(CUE_NAMES),))
+    checked_array(sentences["cues"]["scale"], "sentences.cues.scale", (len(CUE_NAMES),), above=0)
+    checked_array(sentences["cues"].get("weight", 1.0), "sentences.cues.weight", (), low=0)
+    checked_array(sentences["coef"], "sentences.coef", (classes, vocabulary + len(CUE_NAMES)))
+    checked_array(sentences["intercept"], "sentences.intercept", (classes,))
+    checked_count(sentences.get("examples", 1), "sentences.examples")
     passages = data["passages"]
     for where, model in [("passages.all", passages["all"])] + [(f"passages.folds[{i}]", f["model"])
                                                               for i, f in enumerate(passages["folds"])]:
         if tuple(model["features"]) != PASSAGE_FEATURES:
             raise ValueError(f"{where}: its passage features are not the ones this version computes (retrain it)")
-        labels = len(model["classes"])
-        _shape(model["mean"], (len(PASSAGE_FEATURES),), f"{where}.mean")
-        _shape(model["scale"], (len(PASSAGE_FEATURES),), f"{where}.scale")
-        _shape(model["coef"], (labels, len(PASSAGE_FEATURES)), f"{where}.coef")
-        _shape(model["intercept"], (labels,), f"{where}.intercept")
         if not set(model["classes"]) <= set(PASSAGE_LABELS):
             raise ValueError(f"{where}: labels {model['classes']} beyond {list(PASSAGE_LABELS)}")
-
-
-def _shape(values, expected: tuple[int, ...], where: str) -> None:
-    found = np.shape(np.asarray(values, dtype=float))
-    if found != expected:
-        raise ValueError(f"{where} has shape {found}, expected {expected}")
+        labels = len(model["classes"])
+        checked_array(model["mean"], f"{where}.mean", (len(PASSAGE_FEATURES),))
+        checked_array(model["scale"], f"{where}.scale", (len(PASSAGE_FEATURES),), above=0)
+        checked_array(model["coef"], f"{where}.coef", (labels, len(PASSAGE_FEATURES)))
+        checked_array(model["intercept"], f"{where}.intercept", (labels,))
+        checked_count(model.get("examples", 1), f"{where}.examples")
 
 
 def gated_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:
