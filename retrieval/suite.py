@@ -60,22 +60,20 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
         + [("evaluation table", output_dir / EVALUATION_FILE), ("explorer page", output_dir / EXPLORER_FILE)],
         folders=[("output folder", output_dir)]))
     prepare_output_directory(output_dir)
-    # TIRA uploads the whole folder: a file run-all did not make there would pass for a run of ours
-    owned = [f"{name}.txt" for name in names] + ["run.txt", EVALUATION_FILE, EXPLORER_FILE]
-    root = Path(index_root or default_index_root()).resolve()
-    if root.parent == Path(output_dir).resolve():
-        owned.append(root.name)  # indexes kept inside the output folder are its own too
-    guard.own_folder(output_dir, owned, record=False)  # recorded once the runs are written
+    # TIRA uploads the whole folder: a run file run-all did not make there would pass for one of ours
+    claim = guard.own_folder(output_dir, [f"{name}.txt" for name in names] + ["run.txt", EVALUATION_FILE, EXPLORER_FILE],
+                             considered=lambda entry: entry.suffix == ".txt" and entry.is_file())
     # the reports written after the runs: a folder in their place is said now, not after
     for name, what in ((EVALUATION_FILE, "evaluation table"), (EXPLORER_FILE, "explorer page")):
         if (name == EXPLORER_FILE or qrels) and (output_dir / name).is_dir():
             raise ToucheError(f"is a directory, where run-all writes its {what} ({name}) after the runs; "
                               "remove or rename it", path=output_dir / name)
     with _output_lock(output_dir):
-        outcome = _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
-                                overrides, progress)
-        guard.record_made(output_dir, [entry for entry in owned if (output_dir / entry).exists()])
-        return outcome
+        try:
+            return _run_variants(suite_file, variant_paths, primary, corpus, topics, output_dir, index_root, qrels,
+                                 overrides, progress)
+        finally:
+            claim.record()  # also what an interrupted call wrote: a rerun finishes it
 
 
 def check_variants(paths: list[Path], overrides: dict | None) -> list[str]:

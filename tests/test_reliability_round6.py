@@ -133,33 +133,39 @@ def test_a_corpus_link_folder_refuses_what_it_did_not_make(tmp_path):
     assert not (folder / "args.json").exists()
 
 
-def test_run_all_refuses_an_output_folder_holding_files_it_did_not_make(jvm_started, fixture_corpus, tmp_path,
-                                                                        index_root):
+def test_run_all_refuses_an_output_folder_holding_runs_it_did_not_make(jvm_started, fixture_corpus, tmp_path,
+                                                                       index_root):
+    """TIRA uploads the whole folder: a run file left there passed for one of the submission's."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "foreign.txt").write_text("1 Q0 x 1 1 someone-else\n")
+    (out / "overview.md").write_text("a table of the user's")  # no run: left alone
+    (out / "sweeps").mkdir()
     config = str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml")
-    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", str(index_root), "-c", config)
+    inside = str(out / "cache" / "indexes")  # an index root inside the output folder is the command's own
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", inside, "-c", config)
     assert code == 2 and "did not make (foreign.txt)" in text
-    assert sorted(p.name for p in out.iterdir()) == ["foreign.txt"]  # refused before anything was written
+    assert sorted(p.name for p in out.iterdir()) == ["foreign.txt", "overview.md", "sweeps"]  # nothing written
     (out / "foreign.txt").unlink()
-    assert cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", str(index_root), "-c", config)[0] == 0
+    assert cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", inside, "-c", config)[0] == 0
     other = str(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")  # its earlier runs are its own
-    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", str(index_root), "-c", other)
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", inside, "-c", other)
     assert code == 0, text
-    assert {"1-bm25.txt", "2-krovetz-bm25.txt", "run.txt"} <= {p.name for p in out.iterdir()}
+    assert {"1-bm25.txt", "2-krovetz-bm25.txt", "run.txt", "cache"} <= {p.name for p in out.iterdir()}
 
 
 def test_own_folder_accepts_its_records_names_and_temporaries_only(tmp_path):
     from touche.guard import MADE_RECORD, own_folder
-    own_folder(tmp_path, ["a.txt"], "sweep output folder")
+    claim = own_folder(tmp_path, ["a.txt", "b.txt"], "sweep output folder")
     (tmp_path / "a.txt").write_text("")
+    (tmp_path / "indexes").mkdir()  # appeared while it ran: its own
+    claim.record()
+    assert (tmp_path / MADE_RECORD).read_text() == "a.txt\nindexes\n"  # b.txt was not written
     (tmp_path / ".a.txt.123.abcd1234.tmp").write_text("")  # a killed writer's temporary
-    own_folder(tmp_path, ["b.txt"], "sweep output folder")  # a.txt is recorded: its own
-    assert (tmp_path / MADE_RECORD).read_text() == "a.txt\nb.txt\n"
-    (tmp_path / "c.txt").write_text("")
-    with pytest.raises(ToucheError, match=r"sweep output folder holds 1 file\(s\) this command did not make \(c.txt\)"):
-        own_folder(tmp_path, ["b.txt"], "sweep output folder")
+    own_folder(tmp_path, ["c.txt"], "sweep output folder")  # a.txt and indexes are recorded: its own
+    (tmp_path / "d.txt").write_text("")
+    with pytest.raises(ToucheError, match=r"sweep output folder holds 1 file\(s\) this command did not make \(d.txt\)"):
+        own_folder(tmp_path, ["c.txt"], "sweep output folder")
 
 
 # --------------------------------------------------------------------------- 3. model files by value
@@ -333,6 +339,22 @@ def test_a_right_to_left_override_in_a_run_name_is_shown_not_obeyed(tmp_path):
         assert "\u202e" not in text and "evil[U+202E]txt.exe" in text, path.name
     code, text = cli("evaluate", str(evil), str(RELEVANCE))
     assert code == 0 and "\u202e" not in text and "[U+202E]" in text
+
+
+def test_a_baseline_named_with_an_invisible_character_is_still_its_run(tmp_path):
+    from touche.retrieval.experiments.explorer import write_explorer
+    runs = [demo_run(tmp_path / "a.txt", tag="a"), demo_run(tmp_path / "b.txt", tag="b")]
+    write_explorer(runs, {"relevance": RELEVANCE}, tmp_path / "p.html", names=["v\u200b1", "v2"], baseline="v\u200b1")
+    assert '"baseline":"v[U+200B]1"' in (tmp_path / "p.html").read_text(encoding="utf-8").replace(": ", ":")
+
+
+def test_standard_output_without_a_binary_buffer_takes_text(capsys):
+    import contextlib
+    import io
+    from touche.atomic import write_text
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        write_text("-", "a table\n")
+    assert out.getvalue() == "a table\n"
 
 
 # --------------------------------------------------------------------------- 9. messages

@@ -185,10 +185,14 @@ def _into_stream(path: str | os.PathLike, mode: str, *, encoding: str | None, ne
         if check is not None:
             check(temporary)
         with open(temporary, "rb") as source:
-            if is_stdout(path):
+            if is_stdout(path) and hasattr(sys.stdout, "buffer"):
                 sys.stdout.flush()
                 shutil.copyfileobj(source, sys.stdout.buffer)
                 sys.stdout.buffer.flush()
+            elif is_stdout(path):  # a text stream only (redirect_stdout, a notebook): text goes as text
+                if mode == "wb":
+                    raise ToucheError("standard output here takes text only: give a file name for this output")
+                sys.stdout.write(source.read().decode(encoding or "utf-8"))
             else:
                 with open(path, "wb") as stream:  # O_WRONLY|O_TRUNC on a pipe or device: no rename, no unlink
                     shutil.copyfileobj(source, stream)

@@ -11,6 +11,7 @@ alike without an error).
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from numbers import Integral, Real
 
 LABEL_MIN, LABEL_MAX = -1000, 1000  # a relevance or quality label
@@ -35,9 +36,10 @@ def score_problem(value: float) -> str | None:
 
 
 def is_number(value) -> bool:
-    """A real number that is no bool and no string: what a score or a model value may be."""
+    """A real number that is no bool and no string (a Decimal is one): what a score or a model
+    value may be."""
     import numpy as np  # only where a frame or a model file is read
-    return isinstance(value, (Real, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (Real, Decimal, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
 def checked_array(values, where: str, shape: tuple[int, ...] | None = None, *, low: float = -MODEL_LIMIT,

@@ -17,7 +17,7 @@ file into the chosen suite's index.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,25 +123,38 @@ def recorded(folder: Path, record: str) -> set[str]:
     return {n for n in names if n and "/" not in n and n not in (".", "..")}
 
 
-def own_folder(folder: PathLike, names: Iterable[str], what: str = "output folder", *, record: bool = True) -> Path:
-    """Claim the existing ``folder`` for the entries ``names`` a command writes there now: refuse,
-    before anything is written, entries it did not make (neither these names nor ones it recorded
-    making before), then record the names (``record``; else the caller records them with
-    ``record_made`` once its work is done). The command's earlier outputs may stay (a rerun with
-    one variant keeps the others); a user's file may not, unseen."""
+@dataclass
+class Claim:
+    """A folder a command fills, checked (``own_folder``): ``record`` notes what it made there."""
+    folder: Path
+    names: set[str]
+    before: set[str]
+
+    def record(self) -> None:
+        """Record the names it writes that exist now and every entry that appeared since the
+        claim (an index root inside the folder, a sweep's sets): a later call knows them as its own."""
+        now = {entry.name for entry in self.folder.iterdir()} if self.folder.is_dir() else set()
+        record_made(self.folder, (self.names & now) | (now - self.before - BOOKKEEPING))
+
+
+def own_folder(folder: PathLike, names: Iterable[str], what: str = "output folder", *,
+               considered: Callable[[Path], bool] = lambda entry: True) -> Claim:
+    """Claim the existing ``folder`` for the entries ``names`` a command writes there now:
+    refuse, before anything is written, the entries (of those ``considered``) it did not make,
+    neither these names nor ones it recorded making before. The command's earlier outputs may
+    stay (a rerun with one variant keeps the others); a user's file may not, unseen."""
     folder, names = Path(folder), set(names)
     made = recorded(folder, MADE_RECORD)
-    foreign = sorted(entry.name for entry in folder.iterdir() if not _ours(entry.name, names | made))
+    entries = list(folder.iterdir())
+    foreign = sorted(e.name for e in entries if not _ours(e.name, names | made) and considered(e))
     if foreign:
         raise ToucheError(f"the {what} holds {len(foreign)} file(s) this command did not make ({_listed(foreign)}); "
                           "they would pass for its own: remove them or give another folder", path=folder)
-    if record:
-        record_made(folder, names)
-    return folder
+    return Claim(folder, names, {e.name for e in entries})
 
 
 def record_made(folder: PathLike, names: Iterable[str]) -> None:
-    """Add ``names`` to the entries a command recorded making in ``folder``."""
+    """Add ``names`` to the entries a command recorded making in ``folder`` (nothing to add: no write)."""
     folder, made = Path(folder), recorded(Path(folder), MADE_RECORD)
     if not set(names) <= made:
         write_text(folder / MADE_RECORD, "".join(f"{name}\n" for name in sorted(made | set(names))))

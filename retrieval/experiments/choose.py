@@ -429,7 +429,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     files = _files(results, picks, base, out)
     guard.check(files)  # before the first file is written
     guard.made_folder(out)
-    guard.own_folder(out, [path.name for _, path in files.writes + files.folders if path.parent == out])
+    claim = guard.own_folder(out, [path.name for _, path in files.writes + files.folders if path.parent == out])
     base_tag = load_variant(base).variant.tag
     used: set[str] = set()
     written: list[Pick] = []
@@ -449,6 +449,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
         written.append(Pick(choice.record, choice.reason, path, tag, choice.loss))
     _write_suite(results, written, out)
     write_text(out / "choice.md", format_choices(results, written, shown, shipped, picks.skipped, max_loss))
+    claim.record()
     return written
 
 

@@ -66,7 +66,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
     if top < 1:
         raise ToucheError(f"--top must be at least 1, got {top}")
     names = list(loaded.runs)
-    base = baseline if baseline is not None else names[0]
+    base = printable_label(baseline) if baseline is not None else names[0]  # as the runs are named
     if base not in loaded.runs:
         raise ToucheError(f"baseline {base!r} is not one of the runs ({', '.join(names)})")
     tables: dict[str, RunTable] = loaded.runs

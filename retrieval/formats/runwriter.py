@@ -59,7 +59,11 @@ def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[s
         if not is_number(score):  # a bool or a text is no score: the file of them would be refused
             raise InputError(f"docid {docid}: score {score!r} is not a number",
                              path=str(path), where=where)
-        value = float(score)
+        try:
+            value = float(score)
+        except OverflowError:  # an integer of hundreds of digits
+            raise InputError(f"docid {docid}: score {str(score)[:20]}… ({len(str(score))} digits) lies beyond ±3.4e38, "
+                             "the largest 32-bit float", path=str(path), where=where) from None
         if not math.isfinite(value):
             raise InputError(f"docid {docid}: score {value!r} is not finite",
                              path=str(path), where=where)

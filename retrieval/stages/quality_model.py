@@ -96,7 +96,7 @@ def _labelled(csv_path: Path) -> tuple[np.ndarray, np.ndarray]:
 def _fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ridge regression on standardised features: (mean, std, coefficients with the intercept last)."""
     mean, std = x.mean(axis=0), x.std(axis=0)
-    std[std == 0] = 1.0
+    std[std < 1e-6] = 1.0  # a feature that (almost) never varies: saved as 0 it would make a model its loader refuses
     z1 = np.hstack([(x - mean) / std, np.ones((len(x), 1))])
     penalty = l2 * np.eye(z1.shape[1])
     penalty[-1, -1] = 0.0  # the intercept is not shrunk
@@ -110,6 +110,8 @@ def _apply(x: np.ndarray, mean: np.ndarray, std: np.ndarray, coef: np.ndarray) -
 def train(csv_path: Path, l2: float = 1.0) -> dict:
     """Ridge regression on standardised features; returns the model (JSON-ready)."""
     x, y = _labelled(csv_path)
+    if len(y) < 2 or float(y.std()) == 0.0:
+        raise InputError(f"'{TARGET}' takes one value only: there is nothing to learn", path=csv_path)
     mean, std, coef = _fit(x, y, l2)
     predicted = _apply(x, mean, std, coef)
     return {"source": Path(csv_path).name, "target": TARGET, "examples": len(y), "l2": l2,

@@ -32,9 +32,7 @@ def run(args) -> int:
     loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
     if not (args.input and args.topics):
         raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
-    if check_writable(Path(args.output)) != "file" and args.qrels:  # before minutes of indexing and search
-        raise ToucheError("--qrels scores the run file as written, and standard output or a pipe cannot be read "
-                          "back: write a file (-o run.txt) or score it after with touche evaluate", path=args.output)
+    scored = check_writable(Path(args.output)) == "file"  # before minutes of indexing and search
     check_variant_files(loaded)
     session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
     try:
@@ -44,8 +42,10 @@ def run(args) -> int:
         session.close()
     note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
                f"in {result.seconds:.1f} s")
-    if args.qrels:
+    if args.qrels and scored:
         note(args, format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
+    elif args.qrels:  # standard output or a pipe cannot be read back
+        note(args, "not scored: the run went to a stream; write a file (-o run.txt) or score it with touche evaluate")
     return 0
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
-from touche.cli.common import add_command, model_output
+from touche.atomic import is_stdout
+from touche.cli.common import add_command, model_output, note
 from touche.guard import Files
 from touche.paths import shared_touche_dir
 
@@ -26,10 +27,10 @@ def run(args) -> int:
     csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
     output = model_output(args.output, MODEL_FILE, args.replace_shipped)
     model = train(csv, args.l2)
-    print(f"wrote {save(model, output)}: {model['examples']} arguments, training Pearson r "
+    note(args, f"wrote {save(model, output)}: {model['examples']} arguments, training Pearson r "
           f"{model['train_pearson']}, 5-fold r {cross_validated_pearson(csv, l2=args.l2):.3f}")
-    if output.resolve() != MODEL_FILE.resolve():
-        print(f"use it in a variant: rerank: [{{name: quality_model, model: {output.resolve()}}}]")
+    if output.resolve() != MODEL_FILE.resolve() and not is_stdout(output):  # a file a variant can name
+        note(args, f"use it in a variant: rerank: [{{name: quality_model, model: {output.resolve()}}}]")
     return 0
 
 

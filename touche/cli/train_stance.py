@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.cli.common import add_command, model_output
+from touche.atomic import is_stdout
+from touche.cli.common import add_command, model_output, note
 from touche.guard import Files
 from touche.paths import shared_touche_dir
 from touche.retrieval.evaluation.measures import stance_macro_f1
@@ -35,20 +36,20 @@ def run(args) -> int:
     trained = train(compsent / "train.csv", passages, qrels, topics)
     model = trained.model
     save(model, output)
-    print(f"wrote {output}: sentence classifier on {model['sentences']['examples']:,} CompSent-19 sentences, "
+    note(args, f"wrote {output}: sentence classifier on {model['sentences']['examples']:,} CompSent-19 sentences, "
           f"passage model on {model['passages']['all']['examples']} judged passages "
           f"({len(model['passages']['folds'])} topic folds)")
     if (compsent / "test.csv").is_file():
         sentences, labels = read_compsent(compsent / "test.csv")
         s = score_sentences(model["sentences"], sentences, labels)
-        print(f"CompSent-19 held-out test ({s.n:,} sentences): micro-F1 {s.micro:.3f}, macro-F1 {s.macro:.3f} "
+        note(args, f"CompSent-19 held-out test ({s.n:,} sentences): micro-F1 {s.micro:.3f}, macro-F1 {s.macro:.3f} "
               "(" + ", ".join(f"{c} {v:.3f}" for c, v in s.per_class.items()) + ")")
     data = trained.passages
-    print(f"on the {len(data.labels)} judged passages: learned (CompSent-19 only) macro-F1 "
+    note(args, f"on the {len(data.labels)} judged passages: learned (CompSent-19 only) macro-F1 "
           f"{stance_macro_f1(data.labels, data.learned):.3f}; combined, out of fold (topic-grouped "
           f"{len(model['passages']['folds'])}-fold) {stance_macro_f1(data.labels, trained.out_of_fold):.3f}")
-    if output.resolve() != MODEL_FILE.resolve():
-        print(f"use it in a variant: task2: {{stance: {{model: combined, model_file: {output.resolve()}}}}}")
+    if output.resolve() != MODEL_FILE.resolve() and not is_stdout(output):  # a file a variant can name
+        note(args, f"use it in a variant: task2: {{stance: {{model: combined, model_file: {output.resolve()}}}}}")
     return 0
 
 

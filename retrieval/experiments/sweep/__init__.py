@@ -121,15 +121,17 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
         + [(f"topics of set {dev.label}", dev.source_topics or dev.topics) for dev in sweep.sets]
         + [(f"qrels of set {dev.label}", q) for dev in sweep.sets for q in dev.qrels.values()],
         folders=[("sweep output folder", sweep.output)]))
-    guard.made_folder(sweep.output / "runs", "sweep output folder")
-    guard.own_folder(sweep.output, SWEEP_ENTRIES, "sweep output folder")
+    guard.made_folder(sweep.output, "sweep output folder")
     lock = FileLock(str(sweep.output / ".sweep.lock"))
     try:
         lock.acquire(timeout=0)
     except Timeout:
         raise ToucheError("another sweep is writing to this output directory (lock .sweep.lock held)",
                           path=sweep.output) from None
+    claim = None
     try:
+        claim = guard.own_folder(sweep.output, SWEEP_ENTRIES, "sweep output folder")  # before anything is written
+        guard.made_folder(sweep.output / "runs", "sweep output folder")
         for dev in sweep.sets:
             dev.prepare()
         write_manifest(sweep.output / MANIFEST_FILE, manifest_of(sweep, None))
@@ -147,6 +149,8 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
             raise
         return write_reports(sweep, computed)
     finally:
+        if claim is not None:
+            claim.record()  # what it made, an index root inside the folder too: a rerun resumes
         lock.release()
 
 
