@@ -200,3 +200,59 @@ def test_the_worst_case_criterion_ignores_sets_of_zero_weight():
     means = np.array([[0.8, 0.1], [0.6, 0.6]])  # point 0 is bad on set 1, which weighs nothing
     assert list(criterion_values(means, [1.0, 0.0], "worst_case")) == pytest.approx([1.0, 0.75])
     assert list(criterion_values(means, [1.0, 1.0], "worst_case")) == pytest.approx([1 / 6, 0.75])
+
+
+# --------------------------------------------------------------------------- every setting's valid values
+@pytest.mark.parametrize("name, text, value", [
+    ("TOUCHE_JVM_GC", "parallel", ("-XX:+UseParallelGC",)), ("TOUCHE_JVM_GC", "-XX:+UseZGC", ("-XX:+UseZGC",)),
+    ("TOUCHE_JVM_GC", "G1", ("-XX:+UseG1GC",)), ("TOUCHE_WORKERS", "1", 1), ("TOUCHE_WORKERS", " 3 ", 3),
+    ("TOUCHE_INDEX_LOCK_TIMEOUT", "0", 0.0), ("TOUCHE_INDEX_LOCK_TIMEOUT", "2.5", 2.5),
+    ("TOUCHE_OCR", "off", False), ("TOUCHE_OCR", " Yes ", True), ("TOUCHE_INDEX_HANDOVER", " strings", "strings"),
+    ("TOUCHE_INDEX_ROOT", "/tmp/x y", __import__("pathlib").Path("/tmp/x y")),
+])
+def test_every_setting_parses_its_valid_values(monkeypatch, name, text, value):
+    from touche.settings import setting
+    monkeypatch.setenv(name, text)
+    assert setting(name) == value
+
+
+@pytest.mark.parametrize("name, text", [("TOUCHE_JVM_GC", "epsilon"), ("TOUCHE_JVM_GC", "serial g1"),
+                                        ("TOUCHE_WORKERS", "0"), ("TOUCHE_INDEX_LOCK_TIMEOUT", "-1"),
+                                        ("TOUCHE_INDEX_LOCK_TIMEOUT", "inf"), ("TOUCHE_OCR", "maybe"),
+                                        ("TOUCHE_INDEX_HANDOVER", "zip")])
+def test_every_setting_refuses_what_it_does_not_take(monkeypatch, name, text):
+    from touche.settings import setting
+    monkeypatch.setenv(name, text)
+    with pytest.raises(EnvironmentProblem, match=name):
+        setting(name)
+
+
+def test_a_path_setting_refuses_a_nul_byte():  # the environment itself cannot hold one
+    from touche.settings import parse_path
+    with pytest.raises(ValueError, match="NUL"):
+        parse_path("a\0b")
+
+
+# --------------------------------------------------------------------------- significance, the edges
+def test_one_topic_is_no_test_and_no_common_topic_no_difference():
+    from touche.retrieval.evaluation.significance import paired_on_common, split_measure
+    assert math.isnan(paired_randomization_test([0.5], [0.4]))
+    delta, p, n = paired_on_common({"1": 0.5}, {"2": 0.4})
+    assert math.isnan(delta) and math.isnan(p) and n == 0
+    delta, p, n = paired_on_common({"1": 0.5, "2": 0.7, "3": 0.1}, {"1": 0.4, "2": 0.2})
+    assert (round(delta, 9), n) == (0.3, 2) and 0 < p <= 1
+    assert split_measure("relevance:touche.nDCG@5") == ("relevance", "touche.nDCG@5")
+    assert split_measure("touche.nDCG@5") == (None, "touche.nDCG@5")
+    assert check_test("t") == "t"
+
+
+def test_differences_within_the_tie_tolerance_are_ties_in_every_test():
+    a, b = [1e-9] * 6, [0.0] * 6  # exactly the tolerance: a tie, not six wins
+    assert paired_randomization_test(a, b) == 1.0
+    [result] = pairwise([{str(t): v for t, v in enumerate(b)}, {str(t): v for t, v in enumerate(a)}], [(0, 1)])
+    assert result.p == 1.0 and (result.wins, result.losses, result.ties) == (0, 0, 6)
+
+
+def test_a_bootstrap_of_close_but_unequal_values_is_an_interval():
+    low, high = bootstrap_interval([0.5, 0.6, 0.55, 0.52])
+    assert 0.5 <= low < high <= 0.6
