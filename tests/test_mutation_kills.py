@@ -4,6 +4,7 @@ Where a library defines the value (scipy's tests, ir_measures), the value is com
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -256,3 +257,59 @@ def test_differences_within_the_tie_tolerance_are_ties_in_every_test():
 def test_a_bootstrap_of_close_but_unequal_values_is_an_interval():
     low, high = bootstrap_interval([0.5, 0.6, 0.55, 0.52])
     assert 0.5 <= low < high <= 0.6
+
+
+# --------------------------------------------------------------------------- choose's losses, in full
+def _record(point: int, per_topic: dict | None = None, run: str = "run.txt"):
+    from types import SimpleNamespace
+    return SimpleNamespace(point=point, per_topic=per_topic or {}, run=run)
+
+
+def test_significance_of_a_loss_is_strict_at_alpha_and_at_no_difference():
+    from touche.retrieval.experiments.choice_loss import ALPHA, Loss
+    assert not Loss(-0.1, ALPHA, 20).significantly_worse  # p = α is not below α
+    assert Loss(-0.1, ALPHA * 0.999, 20).significantly_worse
+    assert not Loss(0.0, 0.001, 20).significantly_worse  # no loss at all
+    assert Loss(-0.1, 0.001, 20).text() == "Δ -0.100, p = 0.001"  # 0.001 itself is printed, not "< 0.001"
+
+
+def test_why_a_pick_is_allowed_says_what_was_compared():
+    from touche.retrieval.experiments.choice_loss import Loss, why_allowed
+    assert why_allowed(Loss(-0.05, None, 1), None) == "against pick 1: Δ -0.050, no test"
+    assert why_allowed(Loss(-0.05, 0.3, 9), None) == "not significantly worse than pick 1 (Δ -0.050, p = 0.300)"
+    assert why_allowed(Loss(-0.05, 0.01, 9), 0.1).startswith("significantly worse than pick 1 (Δ -0.050, p = 0.010)")
+
+
+def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
+    from types import SimpleNamespace
+    from touche.retrieval.experiments.choice_loss import LossToBest
+    measure = "relevance:touche.nDCG@5"
+    best = {"a": _record(1, {measure: {"1": 0.9, "2": 0.8}}), "b": _record(1, {measure: {"1": 0.7}})}
+    other = {"a": _record(2, {measure: {"1": 0.5, "2": 0.4}})}  # never ran on set b
+    results = SimpleNamespace(several=True, by_set={"a": {1: best["a"], 2: other["a"]}, "b": {1: best["b"]}})
+    losses = LossToBest(results, measure)
+    assert losses.values(best["a"]) == {"a/1": 0.9, "a/2": 0.8, "b/1": 0.7}
+    assert losses.values(other["a"]) == {"a/1": 0.5, "a/2": 0.4}
+    loss = losses.of(other["a"], best["a"])
+    assert (round(loss.delta, 9), loss.topics) == (-0.4, 2) and loss.p is not None
+    no_qrels = SimpleNamespace(sets=[SimpleNamespace(name="a", qrels={}), SimpleNamespace(name="b", qrels={})])
+    nothing = SimpleNamespace(several=True, by_set={"a": {3: _record(3)}, "b": {}}, manifest=no_qrels)
+    assert LossToBest(nothing, measure).values(_record(3)) is None  # no values on any set: None, not {}
+    empty = LossToBest(nothing, measure).of(_record(3), best["a"])
+    assert math.isnan(empty.delta) and empty.p is None and empty.topics == 0
+
+
+def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
+    from types import SimpleNamespace
+    from test_reliability_round5 import RELEVANCE, demo_run
+    from touche.retrieval.evaluation.significance import per_topic_scores
+    from touche.retrieval.experiments.choice_loss import LossToBest
+    demo_run(tmp_path / "run.txt")
+    entry = SimpleNamespace(name="dev", qrels={"quality": "missing.txt", "relevance": str(RELEVANCE)})
+    results = SimpleNamespace(several=False, main_set=entry, manifest=SimpleNamespace(sets=[entry]),
+                              directory=tmp_path, path=lambda p: Path(p))
+    expected = per_topic_scores(tmp_path / "run.txt", RELEVANCE, "touche.nDCG@5")
+    assert LossToBest(results, "relevance:touche.nDCG@5").values(_record(1)) == expected  # by its qrels name
+    first = SimpleNamespace(name="dev", qrels={"relevance": str(RELEVANCE)})
+    results.manifest.sets, results.main_set = [first], first
+    assert LossToBest(results, "touche.nDCG@5").values(_record(1)) == expected  # no name: the set's first qrels
