@@ -100,7 +100,8 @@ def check_variants(paths: list[Path], overrides: dict | None) -> list[str]:
 def _output_lock(output_dir: Path):
     """One writer per output directory: a second process fails at once with a clear message
     instead of interleaving its run files with the first one's. The lock file is removed after,
-    so a finished output directory holds only runs (TIRA uploads the whole directory)."""
+    so a finished output directory holds its runs, the reports and ``.touche-made`` (the names it
+    wrote, by which a later call tells its own runs from a user's) only (TIRA uploads it whole)."""
     path = output_dir / ".touche.lock"
     lock = FileLock(str(path))
     try:

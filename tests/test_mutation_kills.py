@@ -313,3 +313,21 @@ def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
     first = SimpleNamespace(name="dev", qrels={"relevance": str(RELEVANCE)})
     results.manifest.sets, results.main_set = [first], first
     assert LossToBest(results, "touche.nDCG@5").values(_record(1)) == expected  # no name: the set's first qrels
+
+
+# --------------------------------------------------------------------------- bounds, at the bounds
+def test_model_values_and_labels_are_accepted_at_their_bounds_and_refused_past_them():
+    from touche.bounds import LABEL_MAX, LABEL_MIN, MODEL_LIMIT, checked_array, checked_count, label_problem
+    assert list(checked_array([MODEL_LIMIT, -MODEL_LIMIT], "x", (2,))) == [MODEL_LIMIT, -MODEL_LIMIT]
+    for bad in (MODEL_LIMIT * 1.000001, -MODEL_LIMIT * 1.000001):
+        with pytest.raises(ValueError, match=r"x\[0\]"):
+            checked_array([bad], "x")
+    assert list(checked_array([0.5, 2.0], "s", above=0.5 - 1e-12)) == [0.5, 2.0]
+    with pytest.raises(ValueError, match="above 0.5"):
+        checked_array([0.5], "s", above=0.5)
+    assert label_problem(LABEL_MIN) is None and label_problem(LABEL_MAX) is None
+    assert label_problem(LABEL_MAX + 1) and label_problem(LABEL_MIN - 1)
+    assert checked_count(1, "n") == 1
+    for bad in (0, True, 1.0, "3"):
+        with pytest.raises(ValueError, match="whole number"):
+            checked_count(bad, "n")
