@@ -5,10 +5,11 @@ half of one. Only a regular file (or nothing) is renamed over: ``-`` is standard
 existing named pipe, character device or terminal (or a link to one: ``/dev/stdout``,
 ``/dev/null``) is written into, the whole text at once once it is complete; anything else (a
 folder, a socket, a block device) is refused before any work (``check_output``). Renaming over
-``/dev/null`` as root once replaced the machine's /dev/null with a regular file. Temporary names share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run
-removes the leftovers of a killed one (``remove_stale_temporaries``, before every write). Files get the
-permissions ``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run
-written inside a Docker container must stay readable to the host's user.
+``/dev/null`` as root once replaced the machine's /dev/null with a regular file. Temporary names
+share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run removes the leftovers of a
+killed one (``remove_stale_temporaries``, before every write). Files get the permissions
+``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run written inside
+a Docker container must stay readable to the host's user.
 """
 from __future__ import annotations
 

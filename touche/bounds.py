@@ -27,11 +27,12 @@ def label_problem(value: int) -> str | None:
     return None
 
 
-def score_problem(value: float) -> str | None:
-    """Why a run score is refused, or None (the caller has checked it is a finite number)."""
+def score_problem(value: float, shown: str | None = None) -> str | None:
+    """Why a run score is refused, or None (the caller has checked it is a number); ``shown``: how
+    to write it when ``value`` stands for it (an integer too long for a float, as ``inf``)."""
     if abs(value) > SCORE_LIMIT:
-        return (f"score {value:g} lies beyond ±3.4e38, the largest 32-bit float: trec_eval reads it as infinite and "
-                "ties it with every other such score")
+        return (f"score {shown or f'{value:g}'} lies beyond ±3.4e38, the largest 32-bit float: trec_eval reads it as "
+                "infinite and ties it with every other such score")
     return None
 
 

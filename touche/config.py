@@ -284,20 +284,19 @@ def _core_resolvers() -> dict:
 _CORE_INT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:int"][0])
 
 
+def _refuse(message: str, mark) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, message, mark)
+
+
 def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = loader.construct_scalar(node)
     if not _CORE_INT.match(text):  # an explicit !!int tag skips the resolver's pattern
-        raise yaml.constructor.ConstructorError(None, None, f"{text[:40]!r} is not an integer", node.start_mark)
+        raise _refuse(f"{text[:40]!r} is not an integer", node.start_mark)
     if len(text) > MAX_INT_DIGITS:
-        raise yaml.constructor.ConstructorError(None, None, f"an integer of {len(text):,} digits: at most "
-                                                f"{MAX_INT_DIGITS} are read", node.start_mark)
+        raise _refuse(f"an integer of {len(text):,} digits: at most {MAX_INT_DIGITS} are read", node.start_mark)
     if text.startswith(("0o", "0x")):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return int(text, 10)  # 010 is ten: YAML 1.2 has no leading-zero octal
-
-
-def _refuse(message: str, mark) -> yaml.constructor.ConstructorError:
-    return yaml.constructor.ConstructorError(None, None, message, mark)
 
 
 class _StrictLoader(yaml.SafeLoader):

@@ -110,8 +110,15 @@ def _ours(name: str, allowed: set[str]) -> bool:
     return name in allowed or name in BOOKKEEPING or (name.startswith(".") and name.endswith(TEMP_SUFFIX))
 
 
-def _listed(names: list[str], shown: int = 8) -> str:
-    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+def _refuse_foreign(folder: Path, entries: Iterable[Path], allowed: set[str], what: str, because: str,
+                    considered: Callable[[Path], bool] = lambda entry: True, shown: int = 8) -> None:
+    """A located error listing the ``entries`` (of those ``considered``) a command did not make:
+    neither ``allowed`` nor its bookkeeping."""
+    foreign = sorted(e.name for e in entries if not _ours(e.name, allowed) and considered(e))
+    if foreign:
+        listed = ", ".join(foreign[:shown]) + (f" and {len(foreign) - shown} more" if len(foreign) > shown else "")
+        raise ToucheError(f"the {what} holds {len(foreign)} file(s) this command did not make ({listed}); {because}: "
+                          "remove them or give another folder", path=folder)
 
 
 def recorded(folder: Path, record: str) -> set[str]:
@@ -144,12 +151,9 @@ def own_folder(folder: PathLike, names: Iterable[str], what: str = "output folde
     neither these names nor ones it recorded making before. The command's earlier outputs may
     stay (a rerun with one variant keeps the others); a user's file may not, unseen."""
     folder, names = Path(folder), set(names)
-    made = recorded(folder, MADE_RECORD)
     entries = list(folder.iterdir())
-    foreign = sorted(e.name for e in entries if not _ours(e.name, names | made) and considered(e))
-    if foreign:
-        raise ToucheError(f"the {what} holds {len(foreign)} file(s) this command did not make ({_listed(foreign)}); "
-                          "they would pass for its own: remove them or give another folder", path=folder)
+    _refuse_foreign(folder, entries, names | recorded(folder, MADE_RECORD), what, "they would pass for its own",
+                    considered)
     return Claim(folder, names, {e.name for e in entries})
 
 
@@ -196,13 +200,10 @@ class LinkFolder:
         """Make ``folder`` hold exactly these links (name → target) among the ones it made."""
         made_folder(self.folder, self.what)
         self.made = own_links(self.folder)
-        foreign = sorted(entry.name for entry in self.folder.iterdir()  # a recorded name counts while a link
-                         if not _ours(entry.name, {n for n in self.made if (self.folder / n).is_symlink()})
-                         and not self._links_to(entry, wanted))
-        if foreign:
-            raise ToucheError(f"the {self.what} holds {len(foreign)} file(s) this command did not make "
-                              f"({_listed(foreign)}); it is read whole as the corpus, so they would be indexed beside "
-                              "the listed files: remove them or give another folder", path=self.folder)
+        _refuse_foreign(self.folder, self.folder.iterdir(),
+                        {n for n in self.made if (self.folder / n).is_symlink()},  # a recorded name counts while a link
+                        self.what, "it is read whole as the corpus, so they would be indexed beside the listed files",
+                        lambda entry: not self._links_to(entry, wanted))
         for name in sorted(self.made - wanted.keys()):
             stale = self.folder / name
             if stale.is_symlink():

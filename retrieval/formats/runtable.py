@@ -6,21 +6,20 @@ and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 
 
 * ``fast_table`` is the input gate's fast path (``formats/gate.py`` is the only caller): it reads
   with pandas' C parser and checks the rules vectorised. It only decides whether the file is
-  certainly free of errors (a tab separates as a space does); when it is not sure (a quote, a double space, a line pandas
-  cannot split, any rule broken) the validator reads the file, so its located messages stay the
-  only ones. It accepts nothing the validator refuses and reads what it accepts as the validator
-  does (tests/test_gate.py: a Hypothesis differential test on generated and mutated files). Q0 and
-  STANCE runs only: pair and image runs have id rules of their own and are small (at most 1,000
-  pairs or 20 images a topic).
+  certainly free of errors (a tab separates as a space does); when it is not sure (a quote, a
+  double space, a line pandas cannot split, any rule broken) the validator reads the file, so its
+  located messages stay the only ones. It accepts nothing the validator refuses and reads what
+  it accepts as the validator does (tests/test_gate.py: a Hypothesis differential test on
+  generated and mutated files). Q0 and STANCE runs only: pair and image runs have id rules of their
+  own and are small (at most 1,000 pairs or 20 images a topic).
 * ``RunTable.select(need, judged)`` builds the rows a set of measures needs (``RowNeed``: each
   measure family declares it, ``registry.MeasureFamily.rows_needed``): the first k by rank, the
   k best by score, the judged ones, or all.
 """
 from __future__ import annotations
 
-import itertools
-
 import io
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass

@@ -62,8 +62,8 @@ def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[s
         try:
             value = float(score)
         except OverflowError:  # an integer of hundreds of digits
-            raise InputError(f"docid {docid}: score {str(score)[:20]}… ({len(str(score))} digits) lies beyond ±3.4e38, "
-                             "the largest 32-bit float", path=str(path), where=where) from None
+            shown = f"{str(score)[:20]}… ({len(str(score))} digits)"
+            raise InputError(f"docid {docid}: {score_problem(math.inf, shown)}", path=str(path), where=where) from None
         if not math.isfinite(value):
             raise InputError(f"docid {docid}: score {value!r} is not finite",
                              path=str(path), where=where)

@@ -25,9 +25,12 @@ def add_command(sub, name: str, run, example: str) -> argparse.ArgumentParser:
     return p
 
 
-def note(args, text: str) -> None:
+def note(args, text: str, *, about=None) -> None:
     """A status line ("wrote …"): on standard output, unless one of the command's outputs is
-    standard output (``-o -``), which it would run into; then on standard error."""
+    standard output (``-o -``), which it would run into; then on standard error. A line
+    ``about`` an output that went to standard output is not said (it was the output)."""
+    if is_stdout(about):
+        return
     taken = any(is_stdout(path) for _, path in args.files(args).writes)
     print(text, file=sys.stderr if taken else sys.stdout)
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
-from touche.atomic import is_stdout, write_text
+from touche.atomic import write_text
 from touche.cli.common import add_command, note
 from touche.guard import Files
 
@@ -24,12 +24,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed)
     text = format_comparison(cmp)
-    if not is_stdout(args.output):  # -o - is the report on standard output, once
-        note(args, text)
+    note(args, text, about=args.output)  # -o - is the report on standard output, once
     if args.output:
         write_text(args.output, text + "\n")
-        if not is_stdout(args.output):
-            note(args, f"\nwrote {args.output}")
+        note(args, f"\nwrote {args.output}", about=args.output)
     if args.plot:
         note(args, f"wrote {plot_comparison(cmp, args.plot)}")
     return 0

@@ -9,7 +9,6 @@ from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMP
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.cli.common import add_command, dataset_option, note
-from touche.atomic import is_stdout
 from touche.inputs import split_named
 from touche.guard import Files
 from touche.errors import ToucheError
@@ -71,12 +70,10 @@ def run(args) -> int:
                           test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
                           resamples=args.resamples)
     for kind, written in exports.items():
-        if not is_stdout(written):
-            note(args, f"wrote {written} ({kind})")
-    if not is_stdout(path):
-        size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""
-        note(args, f"wrote {path}{size}{'' if qrels else ', no qrels: runs compared by how their rankings agree'}: "
-                   "open it in a browser")
+        note(args, f"wrote {written} ({kind})", about=written)
+    size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""
+    note(args, f"wrote {path}{size}{'' if qrels else ', no qrels: runs compared by how their rankings agree'}: "
+               "open it in a browser", about=path)
     return 0
 
 
