@@ -59,6 +59,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "touche.bounds": ("tests/test_reliability_round6.py", "tests/test_gate.py"),
     "touche.retrieval.experiments.choice_loss": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
     "touche.retrieval.experiments.robust": ("tests/test_sweep_reliability.py", "tests/test_mutation_kills.py"),
+    "touche.retrieval.experiments.choose": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
+    "touche.retrieval.experiments.sweep.analysis": ("tests/test_sweep.py", "tests/test_sweep_reliability.py",
+                                                    "tests/test_sweep_sets.py", "tests/test_mutation_kills.py"),
 }
 
 
@@ -213,12 +216,15 @@ def make_copy(into: Path) -> Path:
         shutil.copytree(ROOT / "build", into / "build", dirs_exist_ok=True)
     site = into / ".mutation-site"
     site.mkdir()
+    # The editable install may point at another checkout (a worktree run from the main venv):
+    # its root is read from the mapping, not assumed to be ours.
     (site / "sitecustomize.py").write_text(
-        "import sys\n"
+        "import os, sys\n"
         "for name, module in list(sys.modules.items()):\n"
         "    if name.startswith('__editable___touche') and hasattr(module, 'MAPPING'):\n"
-        f"        module.MAPPING.update({{k: v.replace({str(ROOT)!r}, {str(into)!r}) for k, v in module.MAPPING.items()}})\n"
-        f"        module.NAMESPACES.update({{k: [p.replace({str(ROOT)!r}, {str(into)!r}) for p in v] "
+        "        old = os.path.dirname(module.MAPPING['touche'])\n"
+        f"        module.MAPPING.update({{k: v.replace(old, {str(into)!r}) for k, v in module.MAPPING.items()}})\n"
+        f"        module.NAMESPACES.update({{k: [p.replace(old, {str(into)!r}) for p in v] "
         "for k, v in module.NAMESPACES.items()})\n")
     return into
 
