@@ -269,7 +269,12 @@ def fetch_with_ir_datasets(f: CacheFile) -> None:
     if what == "docs":
         ds.docs_handler().docs_path()
     elif what == "queries":
-        ds.queries_handler().queries_path()
+        handler = ds.queries_handler()
+        if hasattr(handler, "queries_path"):
+            handler.queries_path()
+        else:  # BEIR's queries (ir_datasets 0.6.3) have no path method: reading them caches the file
+            for _ in ds.queries_iter():
+                pass
     else:
         for _ in ds.qrels_iter():  # reading the qrels fetches every qrels file of the dataset
             pass

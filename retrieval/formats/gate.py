@@ -14,7 +14,7 @@ PyTerrier's queries frame
 =======================================  ===============  =====================================
 
 A frame is first turned into the text its file would hold (a run ranked by score as the run-file
-writer ranks it, ties by document id; qrels and topics as written) and then read by the same
+writer ranks it, ties by its rank column, else by document id; qrels and topics as written) and then read by the same
 parser as a file, so a frame cannot be scored where its file would be refused. A run file is read
 by pandas when that is certainly safe (``runtable.fast_table``) and by the line validator
 otherwise; the validator's messages are the only ones a user sees.
@@ -32,9 +32,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
+import numpy as np
 import pandas as pd
 
 from touche.errors import InputError
+from touche.inputs import printable_label
 from touche.retrieval.formats.qrels import Qrels, QrelsKind, detect_qrels_kind, parse_kind, READERS
 from touche.retrieval.formats.runfile import (COMPARATIVE_STANCES, RunFormat, RunRow, canonical_topic,
                                               detect_format, validated_lines)
@@ -64,8 +66,9 @@ def load_run(source: PathLike | pd.DataFrame, fmt: RunFormat | str | None = None
     would hold); InputError naming the first errors otherwise: an invalid run is never scored.
 
     ``source``: a run file, or a frame in our layout (``query_id, doc_id, score`` and optionally
-    ``stance``) or PyTerrier's (``qid, docno, score``; ``rank`` and ``query`` are ignored: a frame
-    is ranked by score, ties by document id, as its file would be). ``fmt`` is detected unless
+    ``stance``) or PyTerrier's (``qid, docno, score``; ``query`` is ignored). A frame is ranked by
+    score as its file would be; equal scores keep the order of its ``rank`` column (a run file
+    read into a frame keeps its ranks), or else go by document id. ``fmt`` is detected unless
     given (a frame's ``attrs["run_format"]`` counts as given)."""
     if is_frame(source):
         raw, fmt, label = _frame_run_text(source, fmt, name)
@@ -140,9 +143,17 @@ def frame_format(frame: pd.DataFrame, stances: Sequence[Any]) -> RunFormat:
 def frame_rows(frame: pd.DataFrame, fmt: RunFormat | str | None = None, *, name: str | None = None,
                tag: str = "run") -> tuple[list[RunRow], RunFormat]:
     """A run frame's rows as its run file would hold them (canonical topic ids, ranked by score,
-    ties by document id, cut to the format's depth): the run-file writer's ranking."""
+    ties by the frame's ``rank`` column if it has one, else by document id, cut to the format's
+    depth): the run-file writer's ranking."""
     label = f"run frame {name!r}" if name else "run frame"
     topic, doc = run_layout(frame, label)
+    ties = "docid"
+    if "rank" in frame.columns and len(frame):
+        ranks = frame["rank"]
+        if not pd.api.types.is_numeric_dtype(ranks) or pd.api.types.is_bool_dtype(ranks) or ranks.isna().any():
+            raise InputError(f"the rank column must hold numbers (got {ranks.dtype} values such as "
+                             f"{printable_label(str(ranks.iloc[0]))!r})", path=label)
+        frame, ties = frame.iloc[np.argsort(ranks.to_numpy(), kind="stable")], "given"
     stances = frame["stance"].tolist() if "stance" in frame.columns else [None] * len(frame)
     fmt = RunFormat.parse(fmt) if fmt is not None else frame_format(frame, stances)
     grouped: dict[str, list[tuple]] = {}
@@ -152,7 +163,7 @@ def frame_rows(frame: pd.DataFrame, fmt: RunFormat | str | None = None, *, name:
             raise InputError(f"row {number}: the {'topic' if _missing(qid) else 'document'} id is missing", path=label)
         entry = (str(docid), score) if _missing(stance) else (str(docid), score, str(stance))
         grouped.setdefault(canonical_topic(topic_id(qid)), []).append(entry)
-    return ranked_rows(grouped, fmt, tag, where=label), fmt
+    return ranked_rows(grouped, fmt, tag, where=label, ties=ties), fmt
 
 
 def _missing(value: Any) -> bool:

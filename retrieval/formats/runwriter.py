@@ -15,6 +15,8 @@ from touche.atomic import atomic_open, check_writable
 from touche.bounds import is_number, score_problem
 from touche.errors import InputError
 
+TIE_ORDERS = ("docid", "given")  # how equal scores are ordered in a written run
+
 def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
     """(qid, column2, docid, score) for either accepted input shape."""
     default = fmt.default_column2
@@ -74,9 +76,12 @@ def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[s
 
 
 def _ranked(
-    rows: list[tuple[str, str, str, float]], fmt: RunFormat, limit: int, path: Path
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, limit: int, path: Path, ties: str = "docid"
 ) -> Iterator[tuple[str, str, str, int, float]]:
-    """(qid, column2, docid, rank, score) in file order: what a written run holds."""
+    """(qid, column2, docid, rank, score) in file order: what a written run holds. Equal scores
+    are ordered by document id, or (``ties="given"``) kept in the order they were given."""
+    if ties not in TIE_ORDERS:
+        raise ValueError(f"ties must be one of {', '.join(TIE_ORDERS)}, not {ties!r}")
     groups: dict[tuple[str, ...], list[tuple[str, str, str, float]]] = defaultdict(list)
     seen: dict[tuple[str, str], str] = {}
     for row in rows:
@@ -97,28 +102,33 @@ def _ranked(
         return (natural_key(key[0]), *(order[k] for k in key[1:]))
 
     for key in sorted(groups, key=group_order):
-        ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
+        if ties == "given":  # a stable sort keeps the given order among equal scores
+            ranked = sorted(groups[key], key=lambda r: -r[3])[:limit]
+        else:
+            ranked = sorted(groups[key], key=lambda r: (-r[3], r[2]))[:limit]
         for rank, (qid, column2, docid, score) in enumerate(ranked, start=1):
             yield qid, column2, docid, rank, score
 
 
 def _format_lines(
-    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path
+    rows: list[tuple[str, str, str, float]], fmt: RunFormat, tag: str, limit: int, path: Path, ties: str
 ) -> list[str]:
     # repr() is the shortest text that reads back as the same float: order is kept.
     return [f"{qid} {column2} {docid} {rank} {score!r} {tag}\n"
-            for qid, column2, docid, rank, score in _ranked(rows, fmt, limit, path)]
+            for qid, column2, docid, rank, score in _ranked(rows, fmt, limit, path, ties)]
 
 
 def ranked_rows(rows: RowsInput, fmt: RunFormat | str, tag: str = "run",
-                max_per_topic: int | None = None, where: str = "in-memory run") -> list[RunRow]:
+                max_per_topic: int | None = None, where: str = "in-memory run", ties: str = "docid"
+                ) -> list[RunRow]:
     """The rows ``write_run`` would write (same order, ranks, cut and checks), without a file:
     in-memory runs are scored exactly as their submitted file would be."""
     fmt = RunFormat.parse(fmt)
     limit = fmt.max_per_group if max_per_topic is None else max_per_topic
     path = Path(where)
     return [RunRow(qid, column2, docid, rank, score, tag)
-            for qid, column2, docid, rank, score in _ranked(_normalise_rows(rows, fmt, path), fmt, limit, path)]
+            for qid, column2, docid, rank, score in _ranked(_normalise_rows(rows, fmt, path), fmt, limit, path,
+                                                                             ties)]
 
 
 def write_run(
@@ -128,6 +138,7 @@ def write_run(
     tag: str,
     max_per_topic: int | None = None,
     topics: Collection[str] | None = None,
+    ties: str = "docid",
 ) -> list[Problem]:
     """Write a valid run file atomically; returns the validator's warnings.
 
@@ -139,6 +150,8 @@ def write_run(
     Each topic (each topic and stance for IMAGE) is sorted by score, descending, ties broken
     by docid ascending, cut to ``max_per_topic`` (default: the format's maximum, 1000 or 10),
     and ranked 1..n; topics come in natural numeric order. Scores are written unchanged.
+    ``ties="given"`` keeps equal scores in the order given instead (a frame ordered by its rank
+    column, as an official run file with tied scores is ranked).
 
     The file is written to a temporary file beside ``path``, validated (with ``topics`` as
     the expected topics, if given) and only then renamed over ``path``: on any error,
@@ -153,7 +166,7 @@ def write_run(
     limit = fmt.max_per_group if max_per_topic is None else max_per_topic
     if limit < 1:
         raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
-    lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path)
+    lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path, ties)
 
     problems: list[Problem] = []
 

@@ -170,7 +170,9 @@ def read_beir_queries(path: Path) -> list[Topic]:
 def topics_from_records(records: Iterable[dict], label: str = "queries frame") -> list[Topic]:
     """Topics from records (a PyTerrier queries frame's rows: ``qid`` and ``query``, or Touché's
     ``title``; optionally ``description``, ``narrative``, ``objects`` as "a, b" or a list), under
-    the rules of a topics file: whole topic numbers, distinct as numbers, a non-empty title."""
+    the rules of a topics file: whole topic numbers, distinct as numbers, a non-empty title.
+    Where both are given, ``query`` is the title: it is what PyTerrier searches, so a rewrite
+    upstream (``pt.apply.query``, which keeps the old text in ``query_0``) is what is searched."""
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     for row, record in enumerate(records, start=1):
@@ -184,8 +186,8 @@ def topics_from_records(records: Iterable[dict], label: str = "queries frame") -
         if str(int(qid)) in seen:
             raise InputError(f"topic {qid} again (first in row {seen[str(int(qid))]})", path=label, where=where)
         seen[str(int(qid))] = row
-        title = record.get("title") if isinstance(record.get("title"), str) and record["title"].strip() \
-            else record.get("query")
+        title = record.get("query") if isinstance(record.get("query"), str) and record["query"].strip() \
+            else record.get("title")
         if not isinstance(title, str) or not title.strip():
             raise InputError("the topic has no query (a non-empty 'query' or 'title' column)", path=label,
                              where=where)

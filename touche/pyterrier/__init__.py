@@ -1,0 +1,33 @@
+"""Touché inside PyTerrier's pipelines: run variants as transformers, Touché's measures as
+ir_measures measures (so ``pt.Experiment`` reports them), topics, qrels and run files as
+PyTerrier frames. docs/pyterrier.md shows a whole experiment. This package is part of the
+command-line wing (docs/architecture.md): it may import every layer, and no layer imports it.
+
+* ``Variant(name_or_yaml, corpus=...)`` (``variant.py``) is a ``pt.Transformer``: a queries frame
+  (``qid``, ``query``; optionally Touché's ``title``, ``description``, ``narrative``, ``objects``)
+  in, the rows of the variant's run file out (``qid``, ``query``, ``docno``, ``score``, ``rank``
+  from 0 as PyTerrier counts, and ``stance`` where the task has one). ``v.first_stage >>
+  v.stages`` is the variant; its YAML keys are its parameters (``pt.GridScan``).
+* ``measure("touche.nDCG@5")`` (``measures.py``; any name of the measure registry,
+  ``quality:touche.nDCG@5`` for another qrels column) is an ir_measures measure with ``touche
+  evaluate``'s values; ``measures(...)`` turns names into ``eval_metrics``.
+* ``topics``, ``qrels``, ``read_run`` and ``write_run`` (``frames.py``) read and write PyTerrier's
+  frames, run files with their stance and tie order kept; ``explore`` (``experiment.py``) writes
+  the run explorer for the systems of an experiment.
+"""
+from __future__ import annotations
+
+try:
+    import pyterrier  # noqa: F401  (the optional dependency: said here, once)
+except ImportError as exc:
+    raise ImportError("touche.pyterrier needs PyTerrier: install the toolkit with its pyterrier extra "
+                      "(pip install 'touche_toolkit-….whl[pyterrier]', docs/pyterrier.md) or "
+                      "pip install pyterrier==1.1.2") from exc
+
+from touche.pyterrier.experiment import explore
+from touche.pyterrier.frames import qrels, read_run, topics, write_run
+from touche.pyterrier.measures import measure, measures
+from touche.pyterrier.variant import Variant, register_jars
+
+__all__ = ["Variant", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
+           "register_jars"]

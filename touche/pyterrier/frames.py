@@ -1,0 +1,182 @@
+"""PyTerrier's frames in and out: topics and qrels read into them, run files read into results
+frames and written from them with what PyTerrier's own I/O drops (the stance column, the order
+of tied scores), and the conversions between results frames and the toolkit's rankings."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from touche.datasets import parse_ref, qrels_paths, topics_path
+from touche.errors import InputError
+from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
+from touche.retrieval.formats.runfile import RunFormat, canonical_topic
+from touche.retrieval.formats.runwriter import write_run as write_run_file
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.search import Ranking
+
+log = logging.getLogger(__name__)
+PathLike = str | os.PathLike[str]
+TOPIC_COLUMNS = ("title", "description", "narrative", "objects")
+
+
+# --------------------------------------------------------------------------- topics and qrels
+def topics(source: PathLike | pd.DataFrame | Any) -> pd.DataFrame:
+    """A topics file, BEIR queries, ``irds:<id>``, a queries frame or a PyTerrier dataset
+    (``pt.get_dataset("irds:…")``) as PyTerrier's queries frame: ``qid``, ``query`` (the title)
+    and Touché's ``title``, ``description``, ``narrative``, ``objects`` (comma-joined)."""
+    if hasattr(source, "get_topics") and not isinstance(source, (str, os.PathLike, pd.DataFrame)):
+        source = _dataset_topics(source)
+    ref = parse_ref(source) if not isinstance(source, pd.DataFrame) else None
+    read = load_topics(topics_path(ref) if ref else source)
+    return pd.DataFrame({"qid": [t.number for t in read], "query": [t.title for t in read],
+                         "title": [t.title for t in read], "description": [t.description for t in read],
+                         "narrative": [t.narrative for t in read], "objects": [", ".join(t.objects) for t in read]})
+
+
+def _dataset_topics(dataset: Any) -> pd.DataFrame:
+    """A PyTerrier dataset's topics: Touché's fields where ir_datasets keeps them (its queries'
+    namedtuples: ``title``, ``description``, ``narrative``; BEIR's ``text``), else its topics
+    frame (``qid``, ``query``: already PyTerrier's text, which lowercases and strips)."""
+    irds = getattr(dataset, "irds_ref", None)
+    if callable(irds):
+        records = []
+        for query in irds().queries_iter():
+            fields = query._asdict()
+            text = fields.get("title") or fields.get("text") or ""
+            records.append({"qid": query.query_id, "title": text, "description": fields.get("description", ""),
+                            "narrative": fields.get("narrative", ""), "objects": fields.get("objects", "")})
+        return pd.DataFrame(records)
+    return dataset.get_topics()
+
+
+def qrels(source: PathLike | Mapping[str, PathLike]) -> pd.DataFrame:
+    """Qrels as PyTerrier's frame (``qid``, ``docno``, ``label``): a file, ``irds:<id>`` (every qrels
+    file of the dataset), or {name: file}. The relevance qrels (else the first) give ``label``;
+    each other one a column of its name (``quality``, ``stance``), which ``measure("quality:…")``
+    reads. Topic ids as the gate makes them (``01`` is topic 1)."""
+    if isinstance(source, Mapping):
+        named = {str(n): p for n, p in source.items()}
+    elif parse_ref(source):
+        named = dict(qrels_paths(parse_ref(source)))
+    else:
+        named = {"relevance": source}
+    if not named:
+        raise InputError("no qrels given")
+    main = "relevance" if "relevance" in named else next(iter(named))
+    frames = {}
+    for name, path in named.items():
+        judged = load_qrels(path)
+        if judged.kind.value == "image":
+            raise InputError("image qrels (three aspects per image) have no PyTerrier layout; score image runs "
+                             "with touche evaluate", path=path)
+        frames[name] = pd.DataFrame([(q, d, v) for q, docs in judged.judgments.items() for d, v in docs.items()],
+                                    columns=["qid", "docno", "label" if name == main else name])
+    out = frames[main]
+    for name, frame in frames.items():
+        if name == main:
+            continue
+        lost = len(frame.merge(out[["qid", "docno"]], on=["qid", "docno"], how="left", indicator=True)
+                   .query("_merge == 'left_only'"))
+        if lost:
+            log.warning("warning: %d %s judgement(s) are of documents the %s qrels do not judge: left out of the "
+                        "frame (PyTerrier's qrels have one row per judged document)", lost, name, main)
+        out = out.merge(frame, on=["qid", "docno"], how="left")
+    return out.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- run files
+def read_run(path: PathLike, fmt: RunFormat | str | None = None) -> pd.DataFrame:
+    """A run file (validated; format detected unless given) as a results frame that keeps what
+    ``pt.io.read_results`` drops: ``qid``, ``docno``, ``score``, ``rank`` (from 0, in the file's
+    rank order, so tied scores keep the order Touché's evaluator reads) and, for a run with a
+    stance column (Task 1 2022 pairs, Task 2 2022, images), ``stance``."""
+    table = load_run(path, fmt)
+    fmt = table.format
+    rows = table.head(np.iinfo(np.int64).max)  # every row, each ranked group in rank order
+    groups = ["qid", "column2"] if fmt is RunFormat.IMAGE else ["qid"]
+    frame = pd.DataFrame({"qid": rows["qid"].to_numpy(), "docno": rows["docid"].to_numpy(),
+                          "score": rows["score"].to_numpy(dtype=float),
+                          "rank": rows.groupby(groups, sort=False).cumcount().to_numpy(dtype=np.int64)})
+    if fmt is not RunFormat.Q0:
+        frame["stance"] = rows["column2"].to_numpy()
+    frame.attrs["run_format"] = fmt.value
+    return frame
+
+
+def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
+              fmt: RunFormat | str | None = None) -> list:
+    """A results frame as a valid run file, written atomically (``touche run``'s writer): its
+    ``stance`` column becomes the run's stance column (``pt.io.write_results`` writes ``Q0``), equal
+    scores keep the order of its ``rank`` column, and the format is detected from the frame unless
+    given. Returns the validator's warnings."""
+    rows, fmt = frame_rows(frame, fmt, name=str(path), tag=tag)
+    return write_run_file(path, rows, fmt, tag, ties="given")
+
+
+# --------------------------------------------------------------------------- frames and rankings
+_TOPIC_NUMBER = re.compile(r"\d+(\.0+)?")
+
+
+def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, Callable[[pd.DataFrame], pd.DataFrame]]:
+    """PyTerrier allows any qid (``x1``); Touché numbers its topics. A frame with other ids goes
+    through a variant numbered 1, 2, … in order of appearance, and the returned function gives
+    its results their own ids back. Numbered frames pass unchanged."""
+    qids = frame["qid"].astype(str) if "qid" in frame.columns else None
+    if qids is None or qids.map(lambda q: bool(_TOPIC_NUMBER.fullmatch(q))).all():
+        return frame, lambda results: results
+    numbers = {qid: str(number) for number, qid in enumerate(dict.fromkeys(qids), start=1)}
+    back = {number: qid for qid, number in numbers.items()}
+    return frame.assign(qid=qids.map(numbers)), lambda results: results.assign(qid=results["qid"].map(back))
+
+
+def topics_of(frame: pd.DataFrame) -> list[Topic]:
+    """The topics of a queries (or results) frame, one per qid, through the input gate; ``query``
+    is what is searched (a rewrite upstream wins over the topic's title)."""
+    if "qid" not in frame.columns or not ({"query", "title"} & set(frame.columns)):
+        raise InputError(f"a queries frame needs the columns qid and query (or title); it has "
+                         f"{', '.join(map(str, frame.columns)) or 'none'}")
+    columns = [c for c in ("qid", "query", *TOPIC_COLUMNS) if c in frame.columns]
+    return load_topics(frame[columns].drop_duplicates("qid"))
+
+
+def queries_part(frame: pd.DataFrame) -> pd.DataFrame:
+    """What a results frame carries of its queries (one row per qid): PyTerrier keeps them along."""
+    columns = [c for c in frame.columns if c not in ("docno", "score", "rank", "stance")]
+    return frame[columns].drop_duplicates("qid").reset_index(drop=True)
+
+
+def as_frame(ranking: Ranking, queries: pd.DataFrame) -> pd.DataFrame:
+    """A ranking as a results frame: the queries' columns, docno, score and rank from 0."""
+    canonical = {canonical_topic(str(q)): str(q) for q in queries["qid"]}
+    rows = [(canonical.get(qid, qid), docno, float(score), rank)
+            for qid, hits in ranking.items() for rank, (docno, score) in enumerate(hits)]
+    frame = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"])
+    frame["rank"] = frame["rank"].astype(np.int64)
+    return queries_part(queries).astype({"qid": str}).merge(frame, on="qid", how="inner")
+
+
+def as_ranking(frame: pd.DataFrame) -> Ranking:
+    """A results frame as a ranking: per topic (in the frame's order) best score first; a
+    transformer between two stages may have re-scored it (pt.apply), so scores decide, and
+    equal scores keep their order (the rank column, else the frame's)."""
+    if frame.empty:
+        return {}
+    missing = [c for c in ("qid", "docno", "score") if c not in frame.columns]
+    if missing:
+        raise InputError(f"a results frame needs the columns qid, docno, score; missing: {', '.join(missing)}")
+    qids = frame["qid"].astype(str).map(canonical_topic).to_numpy()
+    order_of_topic = {q: i for i, q in enumerate(dict.fromkeys(qids))}
+    tie = frame["rank"].to_numpy() if "rank" in frame.columns else np.arange(len(frame))
+    scores = frame["score"].to_numpy(dtype=float)
+    order = np.lexsort((np.arange(len(frame)), tie, -scores, [order_of_topic[q] for q in qids]))
+    ranking: Ranking = {}
+    docnos = frame["docno"].astype(str).to_numpy()
+    for i in order:
+        ranking.setdefault(qids[i], []).append((docnos[i], float(scores[i])))
+    return ranking

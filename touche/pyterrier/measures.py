@@ -1,0 +1,136 @@
+"""Touché's measures as ir_measures measures, so ``pt.Experiment`` reports ``touche evaluate``'s
+values: the leaderboard's, where PyTerrier's own conventions would change them (the rank column
+of tied scores, stance counted over every row, topics some judgements leave out)."""
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import ir_measures
+import pandas as pd
+
+from touche.errors import ToucheError
+from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
+from touche.retrieval.evaluation.registry import parse_measure
+from touche.retrieval.formats.gate import load_run, topic_id
+from touche.retrieval.formats.qrels import QrelsKind
+from touche.retrieval.formats.runfile import canonical_topic, natural_key
+
+_DEPTH = re.compile(r"@(\d+)$")
+_WHOLE_FLOAT = re.compile(r"\d+\.0+")
+
+
+def qrels_column(name: str) -> str:
+    """The qrels frame column a measure reads: ``quality:…`` names it; stance measures read
+    ``stance`` (``tpt.qrels`` puts the stance judgements there); every other one ``relevance``
+    (PyTerrier's ``label``)."""
+    parsed = parse_measure(name)
+    if parsed.qrels:
+        return parsed.qrels
+    return "stance" if parsed.family.qrels_kind is QrelsKind.STANCE else "relevance"
+
+
+@functools.lru_cache(maxsize=None)
+def measure(name: str):
+    """A measure of the registry (``touche.nDCG@5``, ``touche2021.nDCG@5``, ``stance.F1_macro``,
+    ``stance.N``, ``trec.nDCG@5`` …; ``quality:touche.nDCG@5`` reads the qrels frame's ``quality``
+    column, see ``tpt.qrels``) as an ir_measures measure for ``pt.Experiment``,
+    ``ir_measures.calc_aggregate`` and ``iter_calc``. ``measure("touche.nDCG@5") @ 10`` is
+    ``measure("touche.nDCG@10")``.
+
+    The run is read through the input gate as its file would be: ranked by score, equal scores in
+    the order of the frame's ``rank`` column (Touché 2022's evaluator cuts by rank). Topic ids
+    come back as the qrels frame writes them. PyTerrier averages over every topic of the qrels
+    frame, so: a measure pooled over all judged rows (stance macro-F1) gives every judged topic
+    the pooled value, and a count (``stance.N``) the total, so that the mean is the leaderboard's
+    figure; a topic Touché's nDCG leaves out (no judged document in its cut) counts 0; and a topic
+    the measure's qrels column does not judge counts 0 too, with a warning (give
+    ``qrels[qrels.quality.notna()]`` for such a measure)."""
+    parsed = parse_measure(name)
+    column = qrels_column(name)
+    bare = parsed.name
+    pooled = not parsed.has_per_topic or parsed.family.is_count(parsed)
+
+    def impl(qrels: pd.DataFrame, run: pd.DataFrame) -> Iterable[tuple[Any, float]]:
+        if column not in qrels.columns:
+            raise ToucheError(f"{name} reads the qrels column '{column}', which this qrels frame lacks (it has "
+                              f"{', '.join(map(str, qrels.columns))}); give it with touche.pyterrier.qrels("
+                              f"{{'relevance': …, '{column}': …}})")
+        judged = qrels[["query_id", "doc_id", column]].dropna().rename(columns={column: "relevance"})
+        _warn_unjudged(name, column, qrels, judged)
+        if judged.empty:
+            return
+        if run.empty:
+            yield from ((qid, 0.0) for qid in judged["query_id"].unique())
+            return
+        columns = [c for c in ("query_id", "doc_id", "score", "rank", "stance") if c in run.columns]
+        frame = run[columns].assign(query_id=run["query_id"].map(_whole_topic))
+        table = load_run(frame, name=name)
+        written = {canonical_topic(topic_id(q)): q for q in judged["query_id"].unique()}
+        written = {c: written[c] for c in sorted(written, key=natural_key)}  # topic 52 before 100
+        # Every judged topic gets a value, in one order: PyTerrier lays a system's means out by
+        # the order they arrive in, and a topic ir_measures fills in later shifted the columns.
+        if not pooled:
+            values = evaluate_rows_per_topic(table, judged, [bare]).get(bare, {})
+            for canonical, qid in written.items():
+                yield qid, float(values.get(canonical, 0.0))
+        else:  # the pooled value (a count: the total) on each, so the mean is it; none (no stance said): 0
+            value = evaluate_rows(table, judged, [bare]).get(bare, math.nan)
+            for qid in written.values():
+                yield qid, 0.0 if math.isnan(value) else float(value)
+
+    defined = ir_measures.define(impl, name=name, support_cutoff=False,
+                                 run_inputs=["query_id", "doc_id", "score"],
+                                 qrel_inputs=["query_id", "doc_id", "relevance" if column == "relevance" else column],
+                                 short_desc=f"Touché's {bare} (touche evaluate's values)")
+    type(defined).__matmul__ = lambda self, depth: _at_depth(name, depth)
+    return defined
+
+
+def measures(*names: str | Any) -> list[Any]:
+    """``pt.Experiment``'s ``eval_metrics`` from names: ours (``touche.nDCG@5``, ``stance.F1_macro``,
+    ``quality:touche.nDCG@5``) become ``measure(…)``; every other name or measure object passes as
+    PyTerrier takes it (``ndcg_cut_5``, ``ir_measures.nDCG@5``). PyTerrier parses a plain string
+    as a trec_eval name only, so ``"touche.nDCG@5"`` alone is an unknown measure to it."""
+    return [measure(item) if isinstance(item, str) and _is_ours(item) else item for item in names]
+
+
+def _is_ours(name: str) -> bool:
+    try:
+        parsed = parse_measure(name)
+    except ToucheError:
+        return False  # a trec_eval name (ndcg_cut_5): PyTerrier's to parse
+    return bool(parsed.qrels) or not parsed.name.startswith("trec.") or name.startswith("trec.")
+
+
+def _at_depth(name: str, depth: Any):
+    if not _DEPTH.search(name):
+        raise ToucheError(f"{name} has no depth to change (only a measure named …@k takes @ {depth!r})")
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+        raise ToucheError(f"{name} @ {depth!r}: the depth must be a whole number of at least 1")
+    return measure(_DEPTH.sub(f"@{depth}", name))
+
+
+def _whole_topic(value: Any) -> Any:
+    """PyTerrier turns a float qid column into text ("52.0"): topic 52, as the gate reads 52.0."""
+    if isinstance(value, str) and _WHOLE_FLOAT.fullmatch(value):
+        return value.split(".", 1)[0]
+    return value
+
+
+_warned: set[tuple[str, int, int]] = set()
+
+
+def _warn_unjudged(name: str, column: str, qrels: pd.DataFrame, judged: pd.DataFrame) -> None:
+    """Say (once per measure and qrels shape) when topics of the frame lack this measure's
+    judgements: PyTerrier and ir_measures count each of them 0 in the mean."""
+    topics, covered = qrels["query_id"].nunique(), judged["query_id"].nunique()
+    if covered < topics and (name, topics, covered) not in _warned:
+        _warned.add((name, topics, covered))
+        warnings.warn(f"{name}: {topics - covered} of the qrels frame's {topics} topics have no '{column}' "
+                      f"judgement, and PyTerrier counts each of them 0 in the mean; for touche evaluate's "
+                      f"value give the judged topics only (qrels[qrels['{column}'].notna()])", stacklevel=2)

@@ -1,0 +1,206 @@
+"""Run variants as PyTerrier transformers: ``Variant`` is a first stage (``FirstStage``) followed
+by its re-rankings (``Rerank``) and the rows its run file holds (``RunRows``); its YAML keys are
+its parameters (``pt.GridScan``), and it pickles without its JVM objects (``pt.parallel``)."""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+from touche import api, jvm
+from touche.config import LoadedVariant
+from touche.paths import default_index_root
+from touche.pyterrier.frames import as_frame, as_ranking, numbered_topics, queries_part, topics_of
+from touche.retrieval.formats.runfile import RunFormat, canonical_topic
+from touche.retrieval.formats.runwriter import ranked_rows
+from touche.retrieval.session import Pipeline, Session
+from touche.retrieval.tasks import handler
+
+PathLike = str | os.PathLike[str]
+_MISSING = object()
+
+
+# --------------------------------------------------------------------------- the JVM
+def register_jars() -> bool:
+    """Add the toolkit's jars to PyTerrier's Java configuration while its JVM has not started, so
+    that a JVM PyTerrier starts (``pt.java.init()``, Terrier's components) holds them and the
+    toolkit uses it (a process has one JVM). Returns whether they were added."""
+    if pt.java.started() or ("jnius_config" in sys.modules and sys.modules["jnius_config"].vm_running):
+        return False
+    configured = {str(j) for j in pt.java.configure().get("jars", [])}
+    for jar in jvm.classpath():
+        if str(jar) not in configured:
+            pt.java.add_jar(str(jar))
+    return True
+
+
+# --------------------------------------------------------------------------- the transformers
+class Variant(pt.Transformer):
+    """A run variant as a PyTerrier transformer (see the package docstring). The index is built on
+    first use and reused as ``touche run`` reuses it (``index_root``); one JVM per process.
+
+    Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
+    ``pt.GridScan``/``pt.GridSearch`` read and set, as ``touche sweep`` varies them."""
+
+    def __init__(self, name_or_yaml: PathLike | LoadedVariant, corpus: PathLike, *,
+                 overrides: Mapping[str, Any] | None = None, index_root: PathLike | None = None,
+                 progress: bool = False):
+        self.source = name_or_yaml
+        self.overrides = dict(overrides or {})
+        self.corpus = str(corpus)
+        self.index_root = Path(index_root) if index_root else default_index_root()
+        self.progress = progress
+        self._session: Session | None = None
+        self._load()
+
+    def _load(self) -> None:
+        """The variant with its overrides, and its stages (a parameter may add or drop one)."""
+        self.loaded = api.variant(self.source, self.overrides)
+        task = handler(self.loaded.variant.task)
+        parts = ([f"{self.loaded.variant.task} re-ranking"] if task.rerank is not None else []) + \
+            [stage.name for stage in self.loaded.variant.rerank]
+        self.first_stage = FirstStage(self)
+        self.rows = RunRows(self)
+        stages = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
+        self.stages = functools.reduce(lambda a, b: a >> b, stages)
+
+    # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch)
+    def get_parameter(self, name: str) -> Any:
+        """A YAML key's value, dotted: as set, else as the file or its defaults give it."""
+        for source in (self.overrides, self.loaded.merged, self.loaded.variant.model_dump(mode="json")):
+            value = source.get(name, _MISSING) if source is self.overrides else _dotted(source, name)
+            if value is not _MISSING:
+                return value
+        raise ValueError(f"variant {self.name!r} has no key {name!r} (its parameters are its YAML keys, dotted: "
+                         "retrieval.similarity.k1 …)")
+
+    def set_parameter(self, name: str, value: Any) -> "Variant":
+        """Set a YAML key (as ``--set name=value`` does); the variant is validated again at once,
+        so a wrong key or value is refused here, not in the middle of a grid."""
+        previous = dict(self.overrides)
+        self.overrides[name] = value
+        try:
+            self._load()
+        except Exception:
+            self.overrides = previous
+            self._load()
+            raise
+        return self
+
+    # pt.parallel and joblib pickle transformers: the JVM's objects stay behind
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_session"] = None
+        return state
+
+    @property
+    def name(self) -> str:
+        return self.loaded.name
+
+    def __repr__(self) -> str:
+        return f"touche.Variant({self.loaded.name!r})"
+
+    def pipeline(self, frame: pd.DataFrame) -> Pipeline:
+        """The variant's parts on the topics of ``frame`` (its session opened once)."""
+        if self._session is None:
+            register_jars()  # before our JVM starts: a PyTerrier JVM started later would hold them
+            self._session = Session(self.corpus, None, self.index_root, progress=self.progress)
+        return self._session.pipeline(self.loaded, topics_of(frame))
+
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        return self.stages.transform(self.first_stage.transform(queries))
+
+    def transform_outputs(self, input_columns: list[str]) -> list[str]:
+        return self.rows.transform_outputs([*input_columns, "docno", "score", "rank"])
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+
+class FirstStage(pt.Transformer):
+    """The variant's queries (as it formulates them from the topics) searched: queries → results."""
+
+    def __init__(self, variant: Variant):
+        self.variant = variant
+
+    def __repr__(self) -> str:
+        return f"touche.FirstStage({self.variant.name!r})"
+
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        if queries.empty:
+            return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
+        queries, own_ids = numbered_topics(queries)
+        pipeline = self.variant.pipeline(queries)
+        return own_ids(as_frame(pipeline.search(pipeline.queries()), queries))
+
+    def transform_outputs(self, input_columns: list[str]) -> list[str]:
+        return [*input_columns, "docno", "score", "rank"]
+
+
+class Rerank(pt.Transformer):
+    """One re-ranking of the variant (its task's, or a ``rerank:`` stage): results → results."""
+
+    def __init__(self, variant: Variant, position: int, name: str):
+        self.variant, self.position, self.name = variant, position, name
+
+    def __repr__(self) -> str:
+        return f"touche.Rerank({self.variant.name!r}, {self.name!r})"
+
+    def transform(self, results: pd.DataFrame) -> pd.DataFrame:
+        if results.empty:
+            return results
+        results, own_ids = numbered_topics(results)
+        pipeline = self.variant.pipeline(results)
+        _, apply = pipeline.rerankers()[self.position]
+        return own_ids(as_frame(apply(as_ranking(results), pipeline.queries()), queries_part(results)))
+
+    def transform_outputs(self, input_columns: list[str]) -> list[str]:
+        return list(input_columns)
+
+
+class RunRows(pt.Transformer):
+    """What the run file holds of a ranking (a task may label stance or pair sentences), ranked as
+    the run-file writer ranks it (score, ties by document id, cut to the format's depth)."""
+
+    def __init__(self, variant: Variant):
+        self.variant = variant
+        self.format = handler(variant.loaded.variant.task).run_format
+
+    def __repr__(self) -> str:
+        return f"touche.RunRows({self.variant.name!r})"
+
+    def transform(self, results: pd.DataFrame) -> pd.DataFrame:
+        if results.empty:
+            return pd.DataFrame(columns=self.transform_outputs(list(results.columns)))
+        results, own_ids = numbered_topics(results)
+        pipeline = self.variant.pipeline(results)
+        rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag)
+        queries = queries_part(results).astype({"qid": str})
+        canonical = {canonical_topic(q): q for q in queries["qid"]}
+        frame = pd.DataFrame({"qid": [canonical.get(r.qid, r.qid) for r in rows], "docno": [r.docid for r in rows],
+                              "score": [r.score for r in rows], "rank": [r.rank - 1 for r in rows]})
+        if self.format is not RunFormat.Q0:
+            frame["stance"] = [r.column2 for r in rows]
+        frame["rank"] = frame["rank"].astype(np.int64)
+        return own_ids(queries.merge(frame, on="qid", how="inner"))
+
+    def transform_outputs(self, input_columns: list[str]) -> list[str]:
+        out = [c for c in input_columns if c not in ("stance",)]
+        return out + (["stance"] if self.format is not RunFormat.Q0 else [])
+
+
+def _dotted(data: Any, name: str) -> Any:
+    for part in name.split("."):
+        if not isinstance(data, Mapping) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data
