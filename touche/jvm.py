@@ -178,6 +178,11 @@ def _find_tool(name: str) -> str:
     return path
 
 
+def jvm_options(heap: str | None = None) -> tuple[str, ...]:
+    """The options the toolkit's JVM starts with (PyTerrier's, too, through touche.pyterrier)."""
+    return (f"-Xmx{heap or jvm_heap()}", "-Xss8m", "-Djava.awt.headless=true", *gc_options(), "-Xrs")
+
+
 def start(heap: str | None = None) -> None:
     """Start the JVM once per process. Later calls are no-ops (the heap cannot change then)."""
     global _started
@@ -190,7 +195,7 @@ def start(heap: str | None = None) -> None:
             _started = True
             return
     home = java_home()
-    options = (f"-Xmx{heap or jvm_heap()}", "-Xss8m", "-Djava.awt.headless=true", *gc_options(), "-Xrs")
+    options = jvm_options(heap)
     _check_settings(home, options)
     os.environ["JAVA_HOME"] = str(home)
     jar, fat_jar = classpath()
@@ -227,10 +232,11 @@ def _adopt_running_jvm() -> None:
     except jnius.JavaException:
         jars = ", ".join(repr(str(p)) for p in classpath())
         raise EnvironmentProblem(
-            "a JVM is already running in this process (started by PyTerrier's pt.java.init() or another library) "
-            "without the toolkit's jars, and a process has one JVM. Either use the toolkit before Java starts "
-            "(import touche.pyterrier before pt.java.init(): it adds its jars to PyTerrier's configuration), or add "
-            f"them yourself before Java starts: pt.java.add_jar() for each of {jars}") from None
+            "a JVM is already running in this process without the toolkit's jars (started by another library, or "
+            "by PyTerrier in an environment where touche-toolkit's pyterrier.java.init entry point is not installed), "
+            "and a process has one JVM. Start Java through PyTerrier with the toolkit installed in this environment "
+            "(touche.pyterrier.start_java(), or pt.java.init() online), or add the jars yourself before Java starts: "
+            f"pt.java.add_jar() for each of {jars}") from None
     log.info("using the JVM already running in this process (it holds the toolkit's jars)")
 
 

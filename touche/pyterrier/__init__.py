@@ -14,6 +14,8 @@ command-line wing (docs/architecture.md): it may import every layer, and no laye
 * ``topics``, ``qrels``, ``read_run`` and ``write_run`` (``frames.py``) read and write PyTerrier's
   frames, run files with their stance and tie order kept; ``explore`` (``experiment.py``) writes
   the run explorer for the systems of an experiment.
+* ``start_java()`` (``java.py``) starts one JVM for the toolkit, Terrier and pyterrier-anserini;
+  the toolkit's ``pyterrier.java.init`` entry point adds its jars whenever PyTerrier starts Java.
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ except ImportError as exc:
 from touche.pyterrier.experiment import explore
 from touche.pyterrier.frames import qrels, read_run, topics, write_run
 from touche.pyterrier.measures import measure, measures
-from touche.pyterrier.variant import Variant, register_jars
+from touche.pyterrier.java import register_jars, start_java
+from touche.pyterrier.variant import Variant
 
 __all__ = ["Variant", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
-           "register_jars"]
+           "register_jars", "start_java"]

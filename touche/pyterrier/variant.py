@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,11 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from touche import api, jvm
+from touche import api
 from touche.config import LoadedVariant
 from touche.paths import default_index_root
 from touche.pyterrier.frames import as_frame, as_ranking, numbered_topics, queries_part, topics_of
+from touche.pyterrier.java import register_jars
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import ranked_rows
 from touche.retrieval.session import Pipeline, Session
@@ -25,20 +25,6 @@ from touche.retrieval.tasks import handler
 
 PathLike = str | os.PathLike[str]
 _MISSING = object()
-
-
-# --------------------------------------------------------------------------- the JVM
-def register_jars() -> bool:
-    """Add the toolkit's jars to PyTerrier's Java configuration while its JVM has not started, so
-    that a JVM PyTerrier starts (``pt.java.init()``, Terrier's components) holds them and the
-    toolkit uses it (a process has one JVM). Returns whether they were added."""
-    if pt.java.started() or ("jnius_config" in sys.modules and sys.modules["jnius_config"].vm_running):
-        return False
-    configured = {str(j) for j in pt.java.configure().get("jars", [])}
-    for jar in jvm.classpath():
-        if str(jar) not in configured:
-            pt.java.add_jar(str(jar))
-    return True
 
 
 # --------------------------------------------------------------------------- the transformers

