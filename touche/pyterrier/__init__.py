@@ -14,6 +14,9 @@ command-line wing (docs/architecture.md): it may import every layer, and no laye
 * ``topics``, ``qrels``, ``read_run`` and ``write_run`` (``frames.py``) read and write PyTerrier's
   frames, run files with their stance and tie order kept; ``explore`` (``experiment.py``) writes
   the run explorer for the systems of an experiment.
+* ``Index(path)`` (``index.py``) is a built index: a transformer (BM25), a ``pt.Artifact``, with
+  ``bm25()``, ``dirichlet()``, ``text_loader()``, ``variant(...)``; ``Index.of(variant, corpus)``
+  builds one and ``Index.indexer(path).index(documents)`` indexes any iterator of dicts.
 * ``start_java()`` (``java.py``) starts one JVM for the toolkit, Terrier and pyterrier-anserini;
   the toolkit's ``pyterrier.java.init`` entry point adds its jars whenever PyTerrier starts Java.
 """
@@ -28,9 +31,10 @@ except ImportError as exc:
 
 from touche.pyterrier.experiment import explore
 from touche.pyterrier.frames import qrels, read_run, topics, write_run
+from touche.pyterrier.index import Index, Indexer
 from touche.pyterrier.measures import measure, measures
 from touche.pyterrier.java import register_jars, start_java
 from touche.pyterrier.variant import Variant
 
-__all__ = ["Variant", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
+__all__ = ["Variant", "Index", "Indexer", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
            "register_jars", "start_java"]

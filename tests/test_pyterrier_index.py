@@ -1,0 +1,89 @@
+"""touche.pyterrier.Index: an index opened by path is a transformer, round-trips as a pt.Artifact
+(a copied folder loads by pt.Artifact.load and gives the same results), loads text for a re-ranker,
+makes a variant over itself, and an iterator of documents becomes one."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "demo"
+BM25_VARIANT = "task1/examples/2-krovetz-bm25"
+
+
+@pytest.fixture(scope="module")
+def tpt(jvm_started):
+    import touche.pyterrier as module
+    return module
+
+
+@pytest.fixture(scope="module")
+def index(tpt, index_root):
+    return tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root)
+
+
+def test_an_index_opened_by_path_is_a_bm25_transformer_over_its_fields(tpt, index):
+    opened = tpt.Index(index.path)
+    assert opened.documents == 320 and opened.fields == ("contents", "conclusion")
+    topics = tpt.topics(DEMO / "topics.xml")
+    results = opened.transform(topics)
+    assert list(results.columns[-3:]) == ["docno", "score", "rank"] and results.groupby("qid").size().max() <= 1000
+    pd.testing.assert_frame_equal(results, opened.bm25(0.9, 0.4).transform(topics))
+    assert not results.equals(opened.bm25(1.2, 0.75).transform(topics))
+    assert (results.groupby("qid")["rank"].apply(lambda r: r.tolist() == list(range(len(r))))).all()
+
+
+def test_the_folder_is_a_pt_artifact_that_gives_the_same_results_where_it_is_copied(tpt, index, tmp_path):
+    topics = tpt.topics(DEMO / "topics.xml")
+    before = index.transform(topics)
+    copy = Path(shutil.copytree(index.path, tmp_path / "copied"))
+    loaded = pt.Artifact.load(str(copy))
+    assert type(loaded) is tpt.Index and loaded.path == copy
+    pd.testing.assert_frame_equal(loaded.transform(topics), before)
+    assert pt.inspect.artifact_type_format(loaded) == ("sparse_index", "touche-lucene")
+
+
+def test_text_loader_gives_the_explorers_text_and_a_variant_uses_this_index(tpt, index, index_root):
+    topics = tpt.topics(DEMO / "topics.xml").head(1)
+    with_text = (index.bm25() >> index.text_loader()).transform(topics)
+    from touche import api
+    from touche.indexing.corpora import document_texts, open_corpus
+    expected = document_texts(open_corpus("argsme", DEMO / "args.me"), set(with_text.docno))
+    assert dict(zip(with_text.docno, with_text.text)) == expected
+    variant = index.variant(BM25_VARIANT)
+    frame = variant.transform(topics)
+    assert api.index(BM25_VARIANT, DEMO / "args.me", index_root=index_root).path == index.path
+    assert len(frame) > 10
+
+
+def test_documents_from_an_iterator_become_an_index_that_needs_no_corpus(tpt, tmp_path):
+    documents = [{"docno": "d1", "text": "Nuclear energy is safe and clean."},
+                 {"docno": "d2", "text": "Teachers should get tenure."},
+                 {"docno": "d3", "text": "Nuclear waste stays for centuries; nuclear is unsafe."}]
+    made = tpt.Index.indexer(tmp_path / "new").index(iter(documents))
+    assert made.path == tmp_path / "new" and made.documents == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]  # no corpus or work folder left
+    found = (made.bm25() >> made.text_loader()).transform(pd.DataFrame({"qid": ["1"], "query": ["nuclear"]}))
+    assert set(found.docno) == {"d1", "d3"} and found.set_index("docno").text["d1"] == documents[0]["text"]
+    from touche.errors import InputError
+    with pytest.raises(InputError, match="exists"):
+        tpt.Index.indexer(tmp_path / "new").index(iter(documents))
+    with pytest.raises(InputError, match="document 2: expected a non-empty string 'docno'"):
+        tpt.Index.indexer(tmp_path / "bad").index(iter([documents[0], {"text": "no id"}]))
+    assert not (tmp_path / "bad").exists()
+    with pytest.raises(InputError, match="needs the corpus"):
+        made.variant("task2-stance/1-bm25")
+
+
+def test_a_folder_that_is_no_index_is_named(tpt, tmp_path):
+    from touche.errors import InputError
+    with pytest.raises(InputError, match="touche-index.json is missing"):
+        tpt.Index(tmp_path)
+    with pytest.raises(InputError, match="not in this index"):
+        tpt.Indexer  # noqa: B018  (exported)
+        tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=tmp_path / "i").bm25(field_weights={"title": 1.0})

@@ -1,0 +1,221 @@
+"""A built index as PyTerrier's citizens have one: opened by path, a transformer (BM25 on it),
+a ``pt.Artifact`` (``pt.Artifact.load(path)`` finds this class through the ``pyterrier.artifact``
+entry point and the folder's ``pt_meta.json``), with retrievers, a text loader for a neural
+re-ranker that follows, a variant over it, and an indexer of documents from any iterator
+(``pt.get_dataset(...).get_corpus_iter()``).
+
+The index folder is the toolkit's own (``touche-index.json`` says its analyzer, fields, corpus
+and statistics), so ``touche run`` and a variant reuse it and it searches without its corpus."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+from tqdm import tqdm
+
+from touche import api
+from touche.config import BM25, AnalyzerSpec, LMDirichlet
+from touche.errors import InputError
+from touche.indexing.builder import META_FILE, ensure_index
+from touche.indexing.corpora import source_class
+from touche.pyterrier.frames import queries_part, topics_of
+from touche.pyterrier.variant import Variant
+from touche.retrieval.search import Searcher
+
+PathLike = str | os.PathLike[str]
+ARTIFACT_META = "pt_meta.json"
+ARTIFACT_TYPE, ARTIFACT_FORMAT = "sparse_index", "touche-lucene"
+INDEXER_VARIANT = "task2-stance/1-bm25"  # a passages variant: {"id", "contents"} records, Krovetz + SMART
+
+
+class Index(pt.Artifact, pt.Transformer):
+    """The toolkit's index at ``path`` (see the module docstring). As a transformer it is its
+    ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``text_loader`` and ``variant`` give the rest."""
+
+    ARTIFACT_TYPE = ARTIFACT_TYPE
+    ARTIFACT_FORMAT = ARTIFACT_FORMAT
+
+    def __init__(self, path: PathLike):
+        super().__init__(path)
+        meta_file = self.path / META_FILE
+        if not meta_file.is_file():
+            raise InputError(f"not an index of the toolkit: {META_FILE} is missing (build one with "
+                             "touche.pyterrier.Index.of(variant, corpus) or touche index)", path=self.path)
+        try:
+            self.meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            self.analyzer = AnalyzerSpec.model_validate(self.meta["analyzer"])
+            self.fields = tuple(self.meta["index"]["fields"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{META_FILE} is not the toolkit's index description ({exc})", path=meta_file) from None
+        if not (self.path / ARTIFACT_META).is_file():  # what pt.Artifact.load reads to find this class
+            _write_artifact_meta(self.path)
+        self._searcher: Searcher | None = None
+
+    def __repr__(self) -> str:
+        return f"touche.Index({str(self.path)!r})"
+
+    @classmethod
+    def of(cls, variant: PathLike, corpus: PathLike, *, index_root: PathLike | None = None,
+           progress: bool = False) -> "Index":
+        """The index a variant (name or YAML) searches on ``corpus``, built unless it exists."""
+        return cls(api.index(variant, corpus, index_root=index_root, progress=progress).path)
+
+    @staticmethod
+    def indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field: str = "text",
+                overrides: Mapping[str, Any] | None = None) -> "Indexer":
+        return Indexer(path, variant=variant, text_field=text_field, overrides=overrides)
+
+    @property
+    def documents(self) -> int:
+        return int(self.meta["stats"]["documents"])
+
+    def searcher(self) -> Searcher:
+        if self._searcher is None:
+            self._searcher = Searcher(self.path, self.analyzer)
+        return self._searcher
+
+    # the retrievers
+    def retriever(self, similarity: BM25 | LMDirichlet | None = None, *, num_results: int = 1000,
+                  field_weights: Mapping[str, float] | None = None) -> "Retriever":
+        return Retriever(self, similarity or BM25(k1=0.9, b=0.4), num_results,
+                         dict(field_weights) if field_weights else {f: 1.0 for f in self.fields})
+
+    def bm25(self, k1: float = 0.9, b: float = 0.4, *, num_results: int = 1000,
+             field_weights: Mapping[str, float] | None = None) -> "Retriever":
+        """BM25 with Anserini's defaults (k1 0.9, b 0.4), every indexed field weighted 1."""
+        return self.retriever(BM25(k1=k1, b=b), num_results=num_results, field_weights=field_weights)
+
+    def dirichlet(self, mu: float = 1000.0, *, num_results: int = 1000,
+                  field_weights: Mapping[str, float] | None = None) -> "Retriever":
+        return self.retriever(LMDirichlet(mu=mu), num_results=num_results, field_weights=field_weights)
+
+    def text_loader(self, column: str = "text") -> "TextLoader":
+        """Adds each document's text (as the explorer shows it) for a re-ranker that reads text."""
+        return TextLoader(self, column)
+
+    def variant(self, name_or_yaml: PathLike, *, overrides: Mapping[str, Any] | None = None) -> Variant:
+        """A run variant on this index's corpus, its indexes kept beside this one (the same index
+        when the variant's analyzer and fields are this index's)."""
+        corpus = self.meta.get("corpus", {}).get("path")
+        if not corpus or not Path(corpus).exists():
+            raise InputError(f"a variant needs the corpus this index was built from, which is not at {corpus!r}; "
+                             "build the variant on the corpus (touche.pyterrier.Variant(..., corpus=...))",
+                             path=self.path)
+        return Variant(name_or_yaml, corpus, overrides=overrides, index_root=self.path.parent)
+
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        return self.bm25().transform(queries)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_searcher": None}
+
+
+class Retriever(pt.Transformer):
+    """One similarity over an index: queries (``qid``, ``query``) → results (``docno``, ``score``,
+    ``rank`` from 0), the query analysed by the index's own analyzer."""
+
+    def __init__(self, index: Index, similarity: BM25 | LMDirichlet, num_results: int,
+                 field_weights: dict[str, float]):
+        unknown = sorted(set(field_weights) - set(index.fields))
+        if unknown:
+            raise InputError(f"fields {', '.join(unknown)} are not in this index (it has {', '.join(index.fields)})",
+                             path=index.path)
+        self.index, self.similarity, self.num_results, self.field_weights = index, similarity, num_results, field_weights
+
+    def __repr__(self) -> str:
+        return f"touche.Retriever({self.index!r}, {self.similarity!r})"
+
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        if queries.empty:
+            return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
+        topics_of(queries)  # the gate: a qid and a non-empty query per row
+        part = queries_part(queries).astype({"qid": str})
+        searcher = self.index.searcher()
+        searcher.set_similarity(self.similarity)
+        text = part["query"] if "query" in part.columns else part["title"]
+        ranking = searcher.search(dict(zip(part["qid"], text)), self.field_weights, self.num_results)
+        rows = [(qid, docno, float(score), rank) for qid, hits in ranking.items()
+                for rank, (docno, score) in enumerate(hits)]
+        found = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"]).astype({"rank": np.int64})
+        return part.merge(found, on="qid", how="inner")
+
+
+class TextLoader(pt.Transformer):
+    """Results → results with each document's text in ``column`` (from the index's stored records)."""
+
+    def __init__(self, index: Index, column: str = "text"):
+        self.index, self.column = index, column
+        family = source_class(index.meta["corpus"]["format"])
+        self._display = getattr(family, "display_raw", None)
+
+    def __repr__(self) -> str:
+        return f"touche.TextLoader({self.index!r})"
+
+    def transform(self, results: pd.DataFrame) -> pd.DataFrame:
+        if results.empty:
+            return results.assign(**{self.column: pd.Series(dtype=object)})
+        stored = self.index.searcher().raw(sorted(set(results["docno"].astype(str))))
+        texts = {docno: (self._display(raw) if self._display else raw) for docno, raw in stored.items()
+                 if raw is not None}
+        missing = sorted(set(stored) - set(texts))
+        if missing:
+            raise InputError(f"{len(missing)} document(s) are not in this index (e.g. {missing[0]!r})",
+                             path=self.index.path)
+        return results.assign(**{self.column: results["docno"].astype(str).map(texts)})
+
+
+class Indexer(pt.Indexer):
+    """Documents from any iterator of dicts (``docno`` and ``text_field``) into a new index at
+    ``path``, with a passages variant's analyzer and fields (default: Krovetz + SMART,
+    ``contents``). Returns the ``Index``. The documents are stored in the index (raw), so it
+    searches and loads text without them; ``path`` must not exist yet."""
+
+    def __init__(self, path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field: str = "text",
+                 overrides: Mapping[str, Any] | None = None):
+        self.path = Path(path)
+        self.loaded = api.variant(variant, overrides)
+        self.text_field = text_field
+        if self.loaded.variant.corpus.format != "passages":
+            raise InputError(f"an indexer of documents needs a passages variant (corpus.format: passages), "
+                             f"not {self.loaded.variant.corpus.format!r}", path=self.loaded.path)
+
+    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:
+        if self.path.exists() or self.path.is_symlink():
+            raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{self.path.name}-", dir=self.path.parent))
+        try:
+            corpus = work / "documents.jsonl"
+            with corpus.open("w", encoding="utf-8") as out:
+                for number, doc in enumerate(tqdm(documents, desc="documents", unit=" docs", leave=False), start=1):
+                    docno, text = doc.get("docno"), doc.get(self.text_field)
+                    if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
+                        raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "
+                                         f"'{self.text_field}', got keys {sorted(doc)}")
+                    out.write(json.dumps({"id": docno, "contents": text}, ensure_ascii=False) + "\n")
+            built = ensure_index(self.loaded.variant, corpus, work / "indexes", base_dir=self.loaded.path.parent,
+                                 progress=True)
+            meta = json.loads((built.path / META_FILE).read_text(encoding="utf-8"))
+            meta["corpus"]["path"] = None  # the iterator's documents live in the index alone
+            (built.path / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+            built.path.rename(self.path)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return Index(self.path)
+
+
+def _write_artifact_meta(folder: Path) -> None:
+    meta = {"type": ARTIFACT_TYPE, "format": ARTIFACT_FORMAT, "package_hint": "touche-toolkit"}
+    try:
+        (folder / ARTIFACT_META).write_text(json.dumps(meta), encoding="utf-8")
+    except OSError:
+        pass  # a read-only index still opens; only pt.Artifact.load(path) needs the file
+
