@@ -121,3 +121,20 @@ def test_query_keys_that_task2_ignores_are_errors(tmp_path):
     path = write(tmp_path / "v.yaml", f"extends: {base}\ntag: x\nquery: {{text: title+description}}\n")
     with pytest.raises(ConfigError, match=r"query.text has no effect in task2-stance variants: .*task2.query"):
         load_variant(path)
+
+
+def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypatch):
+    """touche run -c task1/examples/2-krovetz-bm25, as tpt.Variant takes the name; a file of that
+    name wins, and only names inside configs/ count."""
+    from touche.config import load_variant, shipped_variant
+    from touche.paths import CONFIGS
+    monkeypatch.chdir(tmp_path)
+    loaded = load_variant("task1/examples/2-krovetz-bm25")
+    assert loaded.path == (CONFIGS / "task1" / "examples" / "2-krovetz-bm25.yaml").resolve()
+    assert shipped_variant("task1/examples/2-krovetz-bm25.yaml") == CONFIGS / "task1/examples/2-krovetz-bm25.yaml"
+    for outside in ("../configs/task1/base", "/etc/hostname", "", "task1/../../pyproject"):
+        assert shipped_variant(outside) is None
+    own = tmp_path / "task1" / "examples" / "2-krovetz-bm25"
+    own.parent.mkdir(parents=True)
+    own.write_text("extends: " + str(CONFIGS / "task1" / "examples" / "2-krovetz-bm25.yaml") + "\ntag: mine\n")
+    assert load_variant("task1/examples/2-krovetz-bm25").variant.tag == "mine"

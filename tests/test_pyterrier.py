@@ -145,7 +145,7 @@ def test_api_search_takes_a_queries_frame_or_one_query(jvm_started, index_root):
 
 # --------------------------------------------------------------------------- docs/pyterrier.md
 def test_the_pyterrier_page_runs_and_prints_what_it_says(jvm_started, tmp_path, monkeypatch):
-    require_shared()
+    monkeypatch.setenv("TOUCHE_SHARED", str(require_shared()))
     monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(tmp_path / "indexes"))
     namespace: dict = {}
     for block in code_blocks(DOC.read_text(encoding="utf-8")):

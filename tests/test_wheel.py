@@ -4,6 +4,7 @@ directory. Its third-party dependencies come from this environment's site-packag
 path file, so the test needs no registry; the toolkit itself must come from the wheel."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +29,9 @@ def wheel(tmp_path_factory) -> Path:
         shutil.rmtree(stale, ignore_errors=True)
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                              "--no-index", "-q", "-w", str(out), str(REPO)], capture_output=True, text=True)
+    # the build leaves its metadata in the checkout, where it would shadow the installed entry
+    # points of any Python started there (the current folder is first on sys.path)
+    shutil.rmtree(REPO / "touche_toolkit.egg-info", ignore_errors=True)
     assert result.returncode == 0, result.stderr
     [built] = out.glob("touche_toolkit-*.whl")
     return built
@@ -46,7 +50,9 @@ def test_the_wheel_carries_the_product(wheel):
                                                 + ".dist-info"}
 
 
-def test_the_installed_wheel_runs_the_demo_submission_from_another_directory(wheel, tmp_path):
+def installed(wheel: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str], Path]:
+    """A fresh venv holding the wheel (its dependencies from this environment's site-packages as a
+    plain path): its python, site-packages, a clean environment and a folder outside the checkout."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -63,6 +69,12 @@ def test_the_installed_wheel_runs_the_demo_submission_from_another_directory(whe
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOUCHE_", "PYTHON"))}
     env.update(HOME=str(tmp_path / "home"), TOUCHE_INDEX_ROOT=str(tmp_path / "indexes"),
                TOUCHE_MODEL_CACHE=str(tmp_path / "models"))
+    return python, site, env, elsewhere
+
+
+def test_the_installed_wheel_runs_the_demo_submission_from_another_directory(wheel, tmp_path):
+    python, site, env, elsewhere = installed(wheel, tmp_path)
+    venv = python.parent.parent
     where = subprocess.run([str(python), "-c", "import touche.retrieval.session as s; print(s.__file__)"],
                            capture_output=True, text=True, env=env, cwd=elsewhere)
     assert where.returncode == 0, where.stderr
@@ -74,3 +86,40 @@ def test_the_installed_wheel_runs_the_demo_submission_from_another_directory(whe
     assert "run.txt" in runs and len(runs) >= 6, runs  # run.txt + the five variants
     assert "nDCG@5" in run.stdout  # the evaluation table on the demo's qrels
     assert "compiling the Lucene helpers" not in run.stderr  # the wheel's jar was used
+
+
+PAGE_RUNNER = r"""
+import contextlib, io, json, re, sys
+import touche
+assert "site-packages" in touche.__file__, touche.__file__  # the wheel's, not the checkout's
+outputs = []
+namespace = {}
+for block in re.findall(r"```python\n(.*?)```", open(sys.argv[1], encoding="utf-8").read(), flags=re.S):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block, sys.argv[1], "exec"), namespace)
+    outputs.append(printed.getvalue().splitlines())
+print(json.dumps(outputs))
+"""
+
+
+def test_the_pyterrier_page_runs_from_the_installed_wheel(wheel, tmp_path):
+    """docs/pyterrier.md as an installed user runs it: outside the checkout, the data found
+    through TOUCHE_SHARED, the PyTerrier entry points from the wheel's metadata."""
+    pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
+    from shared import require_shared
+    from test_python_api import code_blocks, expected_output
+    python, _, env, elsewhere = installed(wheel, tmp_path)
+    env["TOUCHE_SHARED"] = str(require_shared())
+    page = REPO / "docs" / "pyterrier.md"
+    done = subprocess.run([str(python), "-c", PAGE_RUNNER, str(page)], capture_output=True, text=True, env=env,
+                          cwd=elsewhere, timeout=1200)
+    assert done.returncode == 0, done.stderr[-4000:]
+    printed = json.loads(done.stdout.strip().splitlines()[-1])
+    blocks = code_blocks(page.read_text(encoding="utf-8"))
+    assert printed == [expected_output(block) for block in blocks]
+    entry_points = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(sorted({e.value for e in "
+                                   "m.entry_points(group='pyterrier.java.init')} | {e.value for e in "
+                                   "m.entry_points(group='pyterrier.artifact')}))"],
+                                  capture_output=True, text=True, env=env, cwd=elsewhere, check=True).stdout
+    assert "touche.pyterrier.java:ToucheJavaInit" in entry_points and "touche.pyterrier.index:Index" in entry_points

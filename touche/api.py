@@ -16,11 +16,11 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from touche.config import LoadedVariant, load_variant
+from touche.config import LoadedVariant, load_variant, shipped_variant, shipped_variant_names
 from touche.errors import ConfigError
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import distinct_labels, resolve_corpus
-from touche.paths import CONFIGS, DEMO, default_index_root
+from touche.paths import DEMO, default_index_root
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
@@ -51,14 +51,9 @@ def variant(name_or_path: PathLike | LoadedVariant, overrides: Mapping[str, Any]
         raise ConfigError(f"variant({name_or_path!r}): give a variant YAML path or a shipped name such as "
                           "'task1/1-krovetz-smart-lmd2000-quality'")
     path = Path(name_or_path)
-    if not path.is_file():
-        shipped = CONFIGS / path.with_suffix(".yaml")
-        if not shipped.is_file():
-            known = sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("*/*.yaml")
-                           if p.name not in ("suite.yaml", "regression.yaml"))
-            raise ConfigError(f"no variant file {path} and no shipped variant of that name "
-                              f"(shipped: {', '.join(known)})")
-        path = shipped
+    if not path.is_file() and shipped_variant(path) is None:
+        raise ConfigError(f"no variant file {path} and no shipped variant of that name "
+                          f"(shipped: {', '.join(shipped_variant_names())})")
     return load_variant(path, dict(overrides) if overrides else None)
 
 

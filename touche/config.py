@@ -22,6 +22,7 @@ from pydantic_core import PydanticCustomError
 
 from touche import registry
 from touche.errors import ConfigError
+from touche.paths import CONFIGS
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
@@ -523,7 +524,32 @@ def _models_of(annotation: Any) -> Any:
     return found[0] if found else None
 
 
+def shipped_variant(name: str | Path) -> Path | None:
+    """The shipped variant of a name (``task1/examples/2-krovetz-bm25``: the file's path under
+    ``configs/``, ``.yaml`` optional), or None. Only names inside ``configs/`` count: ``..`` or an
+    absolute path is no shipped name."""
+    text = str(name)
+    if not text.strip() or Path(text).is_absolute() or ".." in Path(text).parts:
+        return None
+    candidate = CONFIGS / (text if text.endswith((".yaml", ".yml")) else f"{text}.yaml")
+    try:
+        inside = candidate.resolve().is_relative_to(CONFIGS.resolve())
+    except (OSError, ValueError):
+        return None
+    return candidate if inside and candidate.is_file() else None
+
+
+def shipped_variant_names() -> list[str]:
+    return sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("**/*.yaml")
+                  if p.name not in ("suite.yaml", "regression.yaml", "base.yaml") and "sweeps" not in p.parts
+                  and "parts" not in p.parts)
+
+
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
+    """A variant from its YAML file, or a shipped variant by name (``task1/examples/2-krovetz-bm25``)
+    where no file of that name exists."""
+    if not Path(path).exists() and (shipped := shipped_variant(path)) is not None:
+        path = shipped
     path = Path(path).resolve()
     data = resolve_raw(path)
     if overrides:

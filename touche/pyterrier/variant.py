@@ -32,12 +32,13 @@ class Variant(pt.Transformer):
     """A run variant as a PyTerrier transformer (see the package docstring). The index is built on
     first use and reused as ``touche run`` reuses it (``index_root``); one JVM per process.
 
-    Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
+    Long steps (indexing, a dense re-ranker's encoding, stance labelling) show progress bars on
+    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
     ``pt.GridScan``/``pt.GridSearch`` read and set, as ``touche sweep`` varies them."""
 
     def __init__(self, name_or_yaml: PathLike | LoadedVariant, corpus: PathLike, *,
                  overrides: Mapping[str, Any] | None = None, index_root: PathLike | None = None,
-                 progress: bool = False):
+                 progress: bool = True):
         self.source = name_or_yaml
         self.overrides = dict(overrides or {})
         self.corpus = str(corpus)
