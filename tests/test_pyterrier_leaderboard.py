@@ -97,6 +97,19 @@ def test_pyterriers_own_io_loses_the_stance_which_ours_keeps(tmp_path):
     assert tpt.read_run(tmp_path / "ours.txt").stance.tolist() == ["FIRST", "NO"]
 
 
+def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
+    from test_pipeline import cli
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1],
+                          "stance": ["FIRST", "NO"]})
+    (tmp_path / "stance.qrels").write_text("1 0 a FIRST\n1 0 b NO\n")
+    pt.io.write_results(frame, tmp_path / "pt.res", run_name="x")
+    tpt.write_run(frame, tmp_path / "ours.txt", tag="x")
+    code, text = cli("evaluate", str(tmp_path / "pt.res"), f"stance={tmp_path / 'stance.qrels'}")
+    assert code == 0 and "pt.res labels no stance on any judged row" in text and "touche.pyterrier.write_run" in text
+    code, text = cli("evaluate", str(tmp_path / "ours.txt"), f"stance={tmp_path / 'stance.qrels'}")
+    assert code == 0 and "labels no stance" not in text and "1.000 |               2 |" in text
+
+
 def test_a_rank_column_that_is_not_numbers_is_refused_by_name():
     frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0], "rank": ["first"]})
     with pytest.raises(InputError, match="the rank column must hold numbers"):

@@ -1,6 +1,8 @@
 """``touche evaluate``: Touché's nDCG@5 (unjudged dropped) and trec_eval-style measures."""
 from __future__ import annotations
 
+import sys
+
 from touche.retrieval.evaluation.measures import evaluate, format_table
 from touche.cli.common import add_command
 from touche.inputs import split_named
@@ -26,7 +28,13 @@ def run(args) -> int:
     qrels = parse_named_qrels(args.qrels)
     measures = args.measures.split(",") if args.measures else None
     labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
-    print(format_table({label: evaluate(r, qrels, measures, depth=args.depth) for label, r in zip(labels, runs)}))
+    scores = {label: evaluate(r, qrels, measures, depth=args.depth) for label, r in zip(labels, runs)}
+    print(format_table(scores))
+    for label, values in scores.items():
+        if any(name.endswith("stance.N") and value == 0 for name, value in values.items()):
+            print(f"note: {label} labels no stance on any judged row (each says Q0 or misses the judgements), so "
+                  "its stance measures are - and 0. PyTerrier's pt.io.write_results writes Q0 where a frame's "
+                  "stance was: write such a file with touche.pyterrier.write_run.", file=sys.stderr)
     return 0
 
 
