@@ -42,10 +42,13 @@ EQUIVALENT_FILE = ROOT / "bench" / "mutation_equivalent.yaml"
 # The modules that decide a result (the list) and the test files that exercise them.
 MODULES: dict[str, tuple[str, ...]] = {
     "touche.retrieval.formats.gate": ("tests/test_gate.py", "tests/test_reliability_round5.py",
-                                      "tests/test_mutation_kills.py"),
-    "touche.retrieval.formats.qrels": ("tests/test_readers.py", "tests/test_gate.py", "tests/test_evaluate.py"),
-    "touche.retrieval.formats.runfile": ("tests/test_runfile.py", "tests/test_gate.py"),
-    "touche.retrieval.formats.runwriter": ("tests/test_runfile.py", "tests/test_reliability_round6.py"),
+                                      "tests/test_mutation_kills.py", "tests/test_mutation_kills_readers.py"),
+    "touche.retrieval.formats.qrels": ("tests/test_readers.py", "tests/test_gate.py", "tests/test_evaluate.py",
+                                       "tests/test_mutation_kills_readers.py"),
+    "touche.retrieval.formats.runfile": ("tests/test_runfile.py", "tests/test_gate.py",
+                                         "tests/test_mutation_kills_readers.py"),
+    "touche.retrieval.formats.runwriter": ("tests/test_runfile.py", "tests/test_reliability_round6.py",
+                                           "tests/test_mutation_kills_readers.py"),
     "touche.retrieval.evaluation.registry": ("tests/test_evaluate.py", "tests/test_extension_points.py"),
     "touche.retrieval.evaluation.scorers": ("tests/test_evaluate.py",),
     "touche.retrieval.evaluation.measures": ("tests/test_evaluate.py", "tests/test_python_api.py",
