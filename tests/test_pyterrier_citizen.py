@@ -74,6 +74,44 @@ def test_yaml_keys_are_parameters_and_a_bad_one_is_refused_at_once(tpt, bm25):
     assert bm25.get_parameter("analyzer.stemmer") == "krovetz" and bm25.overrides == {"retrieval.similarity.k1": 0.6}
 
 
+def test_the_newest_setting_wins_and_the_callers_value_stays_its_own(tpt, bm25):
+    similarity = {"name": "bm25", "k1": 2.0, "b": 0.3}
+    bm25.set_parameter("retrieval.similarity", similarity)
+    bm25.set_parameter("retrieval.similarity.k1", 0.5)
+    assert similarity == {"name": "bm25", "k1": 2.0, "b": 0.3}  # not changed by the later key
+    bm25.set_parameter("retrieval.similarity", {"name": "bm25", "k1": 3.0, "b": 0.3})
+    assert bm25.loaded.variant.retrieval.similarity.k1 == 3.0 and bm25.get_parameter("retrieval.similarity.k1") == 3.0
+    bm25.set_parameter("retrieval.similarity.k1", "0.9")  # as --set writes it: YAML text
+    assert bm25.get_parameter("retrieval.similarity.k1") == 0.9
+
+
+def test_start_java_after_the_toolkits_own_jvm_says_to_call_it_first(tpt):
+    from touche.errors import EnvironmentProblem
+    if pt.java.started():
+        pytest.skip("PyTerrier's Java runs in this test process")
+    with pytest.raises(EnvironmentProblem, match="call touche.pyterrier.start_java\(\) before the first variant"):
+        tpt.start_java(terrier=False)
+
+
+def test_the_initialisers_option_rules():
+    from touche.pyterrier.java import _already_set, without_module
+    assert without_module(["--add-modules=java.sql,jdk.incubator.vector", "-Xss4m",
+                           "--add-modules jdk.incubator.vector"], "jdk.incubator.vector") == \
+        ["--add-modules=java.sql", "-Xss4m"]
+    configured = {"options": ["-Xss4m", "-XX:+UseG1GC"], "mem": None}
+    assert _already_set("-Xss8m", configured) and _already_set("-XX:+UseSerialGC", configured)
+    assert not _already_set("-Xmx2g", configured) and _already_set("-Xmx2g", {"options": [], "mem": 4096})
+    assert not _already_set("-Xrs", configured) and _already_set("-Xrs", {"options": ["-Xrs"], "mem": None})
+
+
+def test_a_missing_qid_is_named_by_its_row(tpt):
+    from touche.errors import InputError
+    from touche.pyterrier.frames import numbered_topics
+    with pytest.raises(InputError) as raised:
+        numbered_topics(pd.DataFrame({"qid": ["1", None], "query": ["a", "b"]}))
+    assert raised.value.where == "row 2"
+
+
 def test_grid_scan_gives_touche_sweeps_values_and_best_point(tpt, bm25, index_root, tmp_path):
     from touche.retrieval.experiments.sweep import run_sweep
     spec = yaml.safe_load(SWEEP.read_text())

@@ -36,12 +36,16 @@ def test_an_index_opened_by_path_is_a_bm25_transformer_over_its_fields(tpt, inde
     pd.testing.assert_frame_equal(results, opened.bm25(0.9, 0.4).transform(topics))
     assert not results.equals(opened.bm25(1.2, 0.75).transform(topics))
     assert (results.groupby("qid")["rank"].apply(lambda r: r.tolist() == list(range(len(r))))).all()
+    named = opened.transform(topics.head(2).assign(qid=["x1", "y2"]))  # any qid, as PyTerrier allows
+    assert named.qid.unique().tolist() == ["x1", "y2"]
+    assert named.docno.tolist() == results[results.qid.isin(topics.qid.head(2))].docno.tolist()
 
 
 def test_the_folder_is_a_pt_artifact_that_gives_the_same_results_where_it_is_copied(tpt, index, tmp_path):
     topics = tpt.topics(DEMO / "topics.xml")
     before = index.transform(topics)
     copy = Path(shutil.copytree(index.path, tmp_path / "copied"))
+    assert not (copy / "pt_meta.json").exists()  # known by its touche-index.json, nothing written into it
     loaded = pt.Artifact.load(str(copy))
     assert type(loaded) is tpt.Index and loaded.path == copy
     pd.testing.assert_frame_equal(loaded.transform(topics), before)

@@ -114,6 +114,10 @@ def test_a_rank_column_that_is_not_numbers_is_refused_by_name():
     frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0], "rank": ["first"]})
     with pytest.raises(InputError, match="the rank column must hold numbers"):
         api.evaluate(frame, pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]}), "touche.nDCG@5")
+    gap = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0.0, float("nan")]})
+    with pytest.raises(InputError, match=r"such as 'nan'") as raised:
+        api.evaluate(gap, pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]}), "touche.nDCG@5")
+    assert raised.value.where == "row 2"
 
 
 # --------------------------------------------------------------------------- ids, depths, names

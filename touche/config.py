@@ -438,7 +438,7 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
             if not isinstance(node.get(part), dict):
                 node[part] = {}
             node = node[part]
-        node[parts[-1]] = value
+        node[parts[-1]] = copy.deepcopy(value)  # a later key inside it must not change the caller's object
     return out
 
 

@@ -150,9 +150,11 @@ def frame_rows(frame: pd.DataFrame, fmt: RunFormat | str | None = None, *, name:
     ties = "docid"
     if "rank" in frame.columns and len(frame):
         ranks = frame["rank"]
-        if not pd.api.types.is_numeric_dtype(ranks) or pd.api.types.is_bool_dtype(ranks) or ranks.isna().any():
+        numeric = pd.api.types.is_numeric_dtype(ranks) and not pd.api.types.is_bool_dtype(ranks)
+        if not numeric or ranks.isna().any():
+            row = int(np.flatnonzero(ranks.isna().to_numpy())[0]) if numeric else 0
             raise InputError(f"the rank column must hold numbers (got {ranks.dtype} values such as "
-                             f"{printable_label(str(ranks.iloc[0]))!r})", path=label)
+                             f"{printable_label(str(ranks.iloc[row]))!r})", path=label, where=f"row {row + 1}")
         frame, ties = frame.iloc[np.argsort(ranks.to_numpy(), kind="stable")], "given"
     stances = frame["stance"].tolist() if "stance" in frame.columns else [None] * len(frame)
     fmt = RunFormat.parse(fmt) if fmt is not None else frame_format(frame, stances)

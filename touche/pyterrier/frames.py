@@ -127,8 +127,13 @@ def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, Callable[[pd.Dat
     """PyTerrier allows any qid (``x1``); Touché numbers its topics. A frame with other ids goes
     through a variant numbered 1, 2, … in order of appearance, and the returned function gives
     its results their own ids back. Numbered frames pass unchanged."""
-    qids = frame["qid"].astype(str) if "qid" in frame.columns else None
-    if qids is None or qids.map(lambda q: bool(_TOPIC_NUMBER.fullmatch(q))).all():
+    if "qid" not in frame.columns:
+        return frame, lambda results: results  # the gate names the missing column
+    missing = frame["qid"].isna().to_numpy()
+    if missing.any():
+        raise InputError("the qid is missing", path="queries frame", where=f"row {int(missing.argmax()) + 1}")
+    qids = frame["qid"].astype(str)
+    if qids.map(lambda q: bool(_TOPIC_NUMBER.fullmatch(q))).all():
         return frame, lambda results: results
     numbers = {qid: str(number) for number, qid in enumerate(dict.fromkeys(qids), start=1)}
     back = {number: qid for qid, number in numbers.items()}

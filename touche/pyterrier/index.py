@@ -1,6 +1,6 @@
 """A built index as PyTerrier's citizens have one: opened by path, a transformer (BM25 on it),
 a ``pt.Artifact`` (``pt.Artifact.load(path)`` finds this class through the ``pyterrier.artifact``
-entry point and the folder's ``pt_meta.json``), with retrievers, a text loader for a neural
+entry point, the folder recognised by its ``touche-index.json``), with retrievers, a text loader for a neural
 re-ranker that follows, a variant over it, and an indexer of documents from any iterator
 (``pt.get_dataset(...).get_corpus_iter()``).
 
@@ -26,12 +26,11 @@ from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
-from touche.pyterrier.frames import queries_part, topics_of
+from touche.pyterrier.frames import numbered_topics, queries_part, topics_of
 from touche.pyterrier.variant import Variant
 from touche.retrieval.search import Searcher
 
 PathLike = str | os.PathLike[str]
-ARTIFACT_META = "pt_meta.json"
 ARTIFACT_TYPE, ARTIFACT_FORMAT = "sparse_index", "touche-lucene"
 INDEXER_VARIANT = "task2-stance/1-bm25"  # a passages variant: {"id", "contents"} records, Krovetz + SMART
 
@@ -55,8 +54,6 @@ class Index(pt.Artifact, pt.Transformer):
             self.fields = tuple(self.meta["index"]["fields"])
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{META_FILE} is not the toolkit's index description ({exc})", path=meta_file) from None
-        if not (self.path / ARTIFACT_META).is_file():  # what pt.Artifact.load reads to find this class
-            _write_artifact_meta(self.path)
         self._searcher: Searcher | None = None
 
     def __repr__(self) -> str:
@@ -136,6 +133,7 @@ class Retriever(pt.Transformer):
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
         if queries.empty:
             return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
+        queries, own_ids = numbered_topics(queries)
         topics_of(queries)  # the gate: a qid and a non-empty query per row
         part = queries_part(queries).astype({"qid": str})
         searcher = self.index.searcher()
@@ -145,7 +143,7 @@ class Retriever(pt.Transformer):
         rows = [(qid, docno, float(score), rank) for qid, hits in ranking.items()
                 for rank, (docno, score) in enumerate(hits)]
         found = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"]).astype({"rank": np.int64})
-        return part.merge(found, on="qid", how="inner")
+        return own_ids(part.merge(found, on="qid", how="inner"))
 
 
 class TextLoader(pt.Transformer):
@@ -212,10 +210,10 @@ class Indexer(pt.Indexer):
         return Index(self.path)
 
 
-def _write_artifact_meta(folder: Path) -> None:
-    meta = {"type": ARTIFACT_TYPE, "format": ARTIFACT_FORMAT, "package_hint": "touche-toolkit"}
-    try:
-        (folder / ARTIFACT_META).write_text(json.dumps(meta), encoding="utf-8")
-    except OSError:
-        pass  # a read-only index still opens; only pt.Artifact.load(path) needs the file
-
+def artifact_metadata(path: str, listing: list[str]) -> dict | None:
+    """PyTerrier's ``pyterrier.artifact.metadata_adapter`` hook: a folder holding the toolkit's
+    index description is this artifact, so ``pt.Artifact.load`` opens any index the toolkit built
+    (``touche run``, a variant, ``touche index``) without a ``pt_meta.json`` written into it."""
+    if META_FILE in listing:
+        return {"type": ARTIFACT_TYPE, "format": ARTIFACT_FORMAT, "package_hint": "touche-toolkit"}
+    return None

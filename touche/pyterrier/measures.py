@@ -47,9 +47,10 @@ def measure(name: str):
     come back as the qrels frame writes them. PyTerrier averages over every topic of the qrels
     frame, so: a measure pooled over all judged rows (stance macro-F1) gives every judged topic
     the pooled value, and a count (``stance.N``) the total, so that the mean is the leaderboard's
-    figure; a topic Touché's nDCG leaves out (no judged document in its cut) counts 0; and a topic
-    the measure's qrels column does not judge counts 0 too, with a warning (give
-    ``qrels[qrels.quality.notna()]`` for such a measure)."""
+    figure (only the mean: no per-topic value, significance test or ``batch_size`` means anything
+    for them, docs/pyterrier.md); a topic Touché's nDCG leaves out (no judged document in its
+    cut) counts 0; and a topic the measure's qrels column does not judge counts 0 too, with a
+    warning (give ``qrels[qrels.quality.notna()]`` for such a measure)."""
     parsed = parse_measure(name)
     column = qrels_column(name)
     bare = parsed.name

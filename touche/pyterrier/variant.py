@@ -3,6 +3,7 @@ by its re-rankings (``Rerank``) and the rows its run file holds (``RunRows``); i
 its parameters (``pt.GridScan``), and it pickles without its JVM objects (``pt.parallel``)."""
 from __future__ import annotations
 
+import copy
 import functools
 import os
 from collections.abc import Mapping
@@ -60,9 +61,10 @@ class Variant(pt.Transformer):
 
     # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch)
     def get_parameter(self, name: str) -> Any:
-        """A YAML key's value, dotted: as set, else as the file or its defaults give it."""
-        for source in (self.overrides, self.loaded.merged, self.loaded.variant.model_dump(mode="json")):
-            value = source.get(name, _MISSING) if source is self.overrides else _dotted(source, name)
+        """A YAML key's value, dotted, as the variant runs with it (validated: a value set as
+        ``"0.9"`` reads 0.9), defaults included."""
+        for source in (self.loaded.variant.model_dump(mode="json"), self.loaded.merged):
+            value = _dotted(source, name)
             if value is not _MISSING:
                 return value
         raise ValueError(f"variant {self.name!r} has no key {name!r} (its parameters are its YAML keys, dotted: "
@@ -72,7 +74,12 @@ class Variant(pt.Transformer):
         """Set a YAML key (as ``--set name=value`` does); the variant is validated again at once,
         so a wrong key or value is refused here, not in the middle of a grid."""
         previous = dict(self.overrides)
-        self.overrides[name] = value
+        # the newest setting wins: it goes last, and settings inside the key it replaces go
+        # (retrieval.similarity.k1 is part of retrieval.similarity); the value is copied, so
+        # the caller's dict is never changed by a later setting
+        self.overrides = {key: v for key, v in self.overrides.items()
+                          if key != name and not key.startswith(name + ".")}
+        self.overrides[name] = copy.deepcopy(value)
         try:
             self._load()
         except Exception:
