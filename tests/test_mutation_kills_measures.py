@@ -93,3 +93,125 @@ def test_image_precision_per_topic_in_topic_order():
     assert list(per_topic) == sorted(per_topic, key=int) and len(per_topic) == 50
     mean = evaluate_rows(load_run(run), qrels, ["image.on_topic_P@10"])["image.on_topic_P@10"]
     assert sum(per_topic.values()) / len(per_topic) == pytest.approx(mean, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- measures.py
+def test_names_as_ir_measures_users_write_them():
+    from touche.retrieval.evaluation.measures import ir_measures_name
+    assert ir_measures_name("nDCG@5") == "trec.nDCG@5" and ir_measures_name("touche.nDCG@5") == "touche.nDCG@5"
+    assert ir_measures_name("quality:P@10") == "quality:trec.P@10"
+
+
+@pytest.mark.parametrize("name", ["touche.nDCG@0", "trec.P@\u0665", "touche.nDCG@00"])
+def test_a_cut_off_of_zero_or_of_other_digits_is_refused(name):
+    from touche.retrieval.evaluation.measures import check_cutoffs
+    with pytest.raises(ToucheError, match="must be a positive whole number"):
+        check_cutoffs([name])
+    check_cutoffs(["touche.nDCG@1", "trec.P@10"])
+
+
+def test_a_trec_label_parameter_is_refused_before_scoring(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n")
+    with pytest.raises(ToucheError, match="2000"):
+        evaluate_rows(_rows(("1", "a", 1, 1.0)), qrels, ["trec.P(rel=2000)@10"])
+
+
+def test_several_qrels_frames_need_names():
+    import pandas as pd
+
+    from touche.retrieval.evaluation.measures import named_qrels
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
+    with pytest.raises(ToucheError, match="several qrels frames need names"):
+        named_qrels([frame, frame])
+    assert [name for name, _ in named_qrels(["x/task1-relevance.qrels", "x/task1-quality.qrels"])] == \
+        ["relevance", "quality"]
+
+
+def test_rows_without_a_file_are_read_in_their_format():
+    from touche.retrieval.evaluation.measures import as_table
+    from touche.retrieval.formats.runfile import RunFormat
+    pairs = [RunRow("1", "PRO", "s1,s2", 1, 1.0, "t")]
+    images = [RunRow("1", "PRO", "I0123456789abcdef", 1, 1.0, "t")]
+    stance = [RunRow("1", "FIRST", "d", 1, 1.0, "t")]
+    plain = [RunRow("1", "Q0", "d", 1, 1.0, "t")]
+    assert [as_table(r).format for r in (pairs, images, stance, plain)] == \
+        [RunFormat.PAIRS, RunFormat.IMAGE, RunFormat.STANCE, RunFormat.Q0]
+
+
+def test_pooled_parts_of_a_labelled_measure_give_its_value(tmp_path):
+    from touche.retrieval.evaluation.measures import pooled_parts
+    qrels = tmp_path / "stance.qrels"
+    qrels.write_text("1 0 a FIRST\n1 0 b NO\n2 0 c SECOND\n")
+    rows = [RunRow("1", "FIRST", "a", 1, 2.0, "t"), RunRow("1", "FIRST", "b", 2, 1.0, "t"),
+            RunRow("2", "SECOND", "c", 1, 1.0, "t")]
+    parts = pooled_parts(rows, {"stance": qrels}, "stance:stance.F1_macro")
+    assert parts.topics == ("1", "2")
+    assert parts.total() == pytest.approx(evaluate_rows(rows, {"stance": qrels}, ["stance.F1_macro"])
+                                          ["stance:stance.F1_macro"])
+    assert pooled_parts(rows, {"stance": qrels}, "other:stance.F1_macro") is None
+
+
+# --------------------------------------------------------------------------- pooled.py
+def _accuracy_pooled(parts):
+    import numpy as np
+
+    from touche.retrieval.evaluation.pooled import Pooled, accuracy
+    return Pooled(tuple(str(i + 1) for i in range(len(parts))), np.array(parts, float), accuracy)
+
+
+RIGHT, WRONG = [[1, 0], [0, 0]], [[0, 1], [0, 0]]
+
+
+def test_the_swap_test_counts_the_observed_split_as_its_own_and_is_exact_on_two_topics():
+    """Two topics, all four flips: run right on topic 1 and wrong on 2, base wrong on both.
+    Observed 0.5; the flips give 0.5, −0.5, 0.5, −0.5: two of four as large, p = 1 either way."""
+    from touche.retrieval.evaluation.pooled import paired_test
+    run, base = _accuracy_pooled([RIGHT, WRONG]), _accuracy_pooled([WRONG, WRONG])
+    assert paired_test(run, base) == (0.5, 1.0)
+    assert paired_test(base, run) == (-0.5, 1.0)
+    lonely = _accuracy_pooled([RIGHT])
+    assert all(v != v for v in paired_test(lonely, lonely))  # one topic: (nan, nan)
+    empty = _accuracy_pooled([[[0, 0], [0, 0]], [[0, 0], [0, 0]]])
+    assert all(v != v for v in paired_test(empty, empty))  # nothing judged: nan, not a test
+
+
+def test_accuracy_and_the_measure_on_some_topics():
+    from touche.retrieval.evaluation.pooled import accuracy
+    assert float(accuracy([[1, 0], [0, 0]])) == 1.0 and float(accuracy([[0, 1], [0, 0]])) == 0.0
+    pooled = _accuracy_pooled([RIGHT, WRONG, RIGHT])
+    assert pooled.total_on(["1", "3", "9"]) == 1.0 and pooled.total_on(["1", "2"]) == 0.5
+    assert pooled.total_on(["9"]) != pooled.total_on(["9"])  # nan: no shared topic
+    assert pooled.restricted(["2", "9"]).parts.tolist() == [WRONG, [[0, 0], [0, 0]]]
+
+
+def test_the_bootstrap_interval_is_the_percentile_interval_of_topics_drawn_with_replacement():
+    import numpy as np
+
+    from touche.retrieval.evaluation.pooled import accuracy, interval
+    pooled = _accuracy_pooled([RIGHT, WRONG, RIGHT, [[2, 1], [0, 1]]])
+    parts = np.array(pooled.parts)
+    drawn = np.random.default_rng(7).integers(0, 4, (500, 4))
+    values = np.array([float(accuracy(parts[d].sum(axis=0))) for d in drawn])
+    assert interval(pooled, resamples=500, seed=7, confidence=0.9) == \
+        (pytest.approx(np.percentile(values, 5)), pytest.approx(np.percentile(values, 95)))
+    two = interval(_accuracy_pooled([RIGHT, WRONG]), resamples=200, seed=1)
+    assert 0 <= two[0] <= two[1] <= 1
+    assert all(v != v for v in interval(_accuracy_pooled([RIGHT]), resamples=10))
+    assert all(v != v for v in interval(_accuracy_pooled([[[0, 0], [0, 0]]] * 3), resamples=10))
+
+
+# --------------------------------------------------------------------------- agreement.py
+def test_two_empty_rankings_agree_fully_and_pairs_are_counted():
+    from touche.retrieval.evaluation.agreement import agreement, jaccard, pair_count
+    found = agreement({"a": {"1": []}, "b": {"1": []}}, measures=["Jaccard@5"])
+    assert found.value("a", "b", "Jaccard@5") == 1.0 == jaccard([], [], 5)
+    assert [pair_count(n) for n in (1, 2, 4)] == [0, 1, 6]
+
+
+def test_a_registered_agreement_measure_without_a_batch_form_runs_pair_by_pair(monkeypatch):
+    from touche.retrieval.evaluation import agreement as module
+    monkeypatch.setitem(module.AGREEMENT_MEASURES, "same top", lambda pair: float(pair.a[:1] == pair.b[:1]))
+    found = module.agreement({"a": {"1": ["x", "y"]}, "b": {"1": ["x", "z"]}, "c": {"1": ["y"]}},
+                             measures=["same top"])
+    assert [found.value("a", "b", "same top"), found.value("a", "c", "same top")] == [1.0, 0.0]
