@@ -58,7 +58,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "touche.retrieval.evaluation.pooled": ("tests/test_pooled.py", "tests/test_mutation_kills_measures.py"),
     "touche.retrieval.evaluation.agreement": ("tests/test_agreement.py", "tests/test_mutation_kills_measures.py"),
     "touche.guard": ("tests/test_reliability_round5.py", "tests/test_reliability_round6.py",
-                     "tests/test_mutation_kills.py"),
+                     "tests/test_mutation_kills.py", "tests/test_mutation_kills_guard.py"),
     "touche.settings": ("tests/test_reliability_round5.py", "tests/test_mutation_kills.py"),
     "touche.bounds": ("tests/test_reliability_round6.py", "tests/test_gate.py"),
     "touche.retrieval.experiments.choice_loss": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
