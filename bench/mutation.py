@@ -60,10 +60,14 @@ MODULES: dict[str, tuple[str, ...]] = {
     "touche.guard": ("tests/test_reliability_round5.py", "tests/test_reliability_round6.py",
                      "tests/test_mutation_kills.py", "tests/test_mutation_kills_guard.py"),
     "touche.settings": ("tests/test_reliability_round5.py", "tests/test_mutation_kills.py"),
-    "touche.bounds": ("tests/test_reliability_round6.py", "tests/test_gate.py"),
+    "touche.bounds": ("tests/test_reliability_round6.py", "tests/test_gate.py", "tests/test_mutation_kills_choice.py"),
     "touche.retrieval.experiments.choice_loss": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
-    "touche.retrieval.experiments.robust": ("tests/test_sweep_reliability.py", "tests/test_mutation_kills.py"),
-    "touche.retrieval.experiments.choose": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
+    "touche.retrieval.experiments.robust": ("tests/test_sweep_reliability.py", "tests/test_mutation_kills.py",
+                                            "tests/test_mutation_kills_choice.py"),
+    "touche.retrieval.experiments.choose": (
+        "tests/test_choose_trust.py", "tests/test_mutation_kills.py", "tests/test_mutation_kills_choice.py",
+        "tests/test_sweep.py::test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep",
+        "tests/test_sweep_sets.py::test_a_rerun_runs_nothing_and_choose_picks_by_the_criterion"),
     "touche.retrieval.experiments.sweep.analysis": ("tests/test_sweep.py", "tests/test_sweep_reliability.py",
                                                     "tests/test_sweep_sets.py", "tests/test_mutation_kills.py"),
 }
@@ -254,7 +258,8 @@ def equivalents() -> dict[str, str]:
 
 def mutate_module(module: str, sample: int, seed: int, jobs: int, work: Path) -> dict:
     """Run a sample of ``module``'s mutants against its tests; the counts and the survivors."""
-    tests = tuple(t for t in MODULES.get(module) or default_tests(module) if (ROOT / t).is_file())
+    # a test file, or one test of it (path::name: a slow file's test that exercises the module)
+    tests = tuple(t for t in MODULES.get(module) or default_tests(module) if (ROOT / t.split("::")[0]).is_file())
     path = module_path(module)
     source, mutants = mutants_of(module, path)
     chosen = random.Random(f"{seed}:{module}").sample(mutants, min(sample, len(mutants)))

@@ -1,0 +1,133 @@
+"""What the mutation run (python -m bench.mutation, docs/testing.md) found the value bounds' and
+the robust choice's own tests not to notice: a model number at its bound, a count of one, the
+weighted mean that counts an unscored set as 0, the calibration of a set that agrees, the
+coverage of a topic, ties with the pick, when the lead is noise, the stability of a pick between
+two points, and what leaving one set out transfers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from touche.bounds import MODEL_LIMIT, checked_array, checked_count
+from touche.retrieval.experiments.robust import (Choice, SetScores, _agreement_with_best_judged, choose_robustly,
+                                                 coverage, criterion_values, leave_one_set_out, tied_with_pick,
+                                                 weighted_mean)
+
+
+# --------------------------------------------------------------------------- bounds
+def test_a_model_number_at_its_bound_is_kept_and_one_beyond_refused():
+    assert checked_array([MODEL_LIMIT, -MODEL_LIMIT], "coef").tolist() == [MODEL_LIMIT, -MODEL_LIMIT]
+    with pytest.raises(ValueError, match=r"coef\[0\] is 1000001.0"):
+        checked_array([MODEL_LIMIT + 1], "coef")
+    assert checked_array([0.0, 5.0], "idf", low=0, high=5.0).tolist() == [0.0, 5.0]
+
+
+def test_a_count_is_a_whole_number_of_at_least_one_and_comes_back_as_int():
+    assert checked_count(1, "examples") == 1 and checked_count(np.int64(3), "examples") == 3
+    assert type(checked_count(np.int64(3), "examples")) is int
+    for bad in (0, -1, True, 2.0, "3"):
+        with pytest.raises(ValueError, match="expected a whole number ≥ 1"):
+            checked_count(bad, "examples")
+    assert checked_count(0, "n", low=0) == 0
+
+
+# --------------------------------------------------------------------------- robust
+def test_the_weighted_mean_counts_an_unscored_set_as_zero_and_no_weight_as_undefined():
+    values = np.array([[math.nan, 0.5], [0.4, 0.2]])
+    assert weighted_mean(values, [1, 1]).tolist() == [0.25, pytest.approx(0.3)]
+    nothing = weighted_mean(values, [0, 0])
+    assert nothing.shape == (2,) and np.isnan(nothing).all()
+    means = np.array([[0.5, 0.1], [0.3, 0.3]])
+    assert criterion_values(means, [3, 1], "weighted_mean").tolist() == [pytest.approx(0.4), pytest.approx(0.3)]
+
+
+def test_a_set_that_ranks_the_points_as_the_judged_one_does_keeps_its_weight():
+    means = np.array([[0.5, 0.40], [0.3, 0.20], [0.1, 0.05], [0.2, 0.10]])  # same order on both sets
+    assert _agreement_with_best_judged(means, np.array([1.0, 0.5])).tolist() == [1.0, 1.0]
+    reversed_ = means[:, [0]].repeat(2, axis=1) * np.array([1, -1])
+    assert _agreement_with_best_judged(reversed_, np.array([1.0, 0.5])).tolist() == [1.0, 0.0]
+
+
+def test_coverage_is_the_share_of_a_topics_judged_documents_the_collection_holds():
+    judged = {"1": {"a": 1, "b": 0, "c": 2, "d": 0}, "2": {}}
+    assert coverage(judged, {"a", "c", "x"}, ["1", "2", "3"]) == {"1": 0.5}
+
+
+def test_points_tied_with_the_pick_and_none_when_a_value_is_missing():
+    assert tied_with_pick([0.5, 0.5, 0.3, 0.5], [0, 1, 3, 2]) == [1, 3]
+    assert tied_with_pick([None, None], [0, 1]) == [] and tied_with_pick([0.5, None], [0, 1]) == []
+    assert tied_with_pick([], []) == []
+
+
+def _choice(order, lead):
+    return Choice("c", ["p1", "p2", "p3"], ["s"], [1.0], np.zeros((3, 1)), np.zeros(3), order,
+                  np.zeros((3, 1, 2)), np.zeros(3), lead)
+
+
+def test_a_lead_whose_interval_reaches_zero_is_noise():
+    assert _choice([0, 2, 1], (0.0, 0.2)).lead_is_noise is True
+    assert _choice([0, 2, 1], (0.01, 0.2)).lead_is_noise is False
+    assert _choice([0], (math.nan, math.nan)).lead_is_noise is False  # no runner-up, no lead
+    assert _choice([0, 2, 1], (0.01, 0.2)).runner_up == 2 and _choice([0], (0, 0)).runner_up is None
+
+
+def _set(name, weight, per_point):
+    return SetScores(name, weight, {p: dict(zip(map(str, range(1, len(v) + 1)), v)) for p, v in per_point.items()})
+
+
+def test_a_point_better_on_every_topic_is_the_pick_in_every_draw_even_between_two():
+    dev = _set("dev", 1.0, {"good": [0.9, 0.8, 0.7, 0.9, 0.8], "bad": [0.1, 0.2, 0.1, 0.3, 0.2]})
+    choice = choose_robustly([dev], ["good", "bad"], "weighted_mean", resamples=200, seed=3)
+    assert choice.order == [0, 1] and choice.pick_share.tolist() == [1.0, 0.0]
+    assert 0.5 < choice.lead_interval[0] <= choice.lead_interval[1] < 0.8 and not choice.lead_is_noise
+
+
+def test_leaving_one_set_out_picks_on_the_others_and_scores_there():
+    a = _set("a", 1.0, {"p1": [0.9, 0.9], "p2": [0.5, 0.5], "p3": [0.1, 0.1]})
+    b = _set("b", 0.5, {"p1": [0.2, 0.2], "p2": [0.6, 0.6], "p3": [0.4, 0.4]})
+    transfers = leave_one_set_out([a, b], ["p1", "p2", "p3"], "weighted_mean")
+    assert [(t.left_out, t.pick, t.score, t.rank, t.best) for t in transfers] == \
+        [("a", "p2", 0.5, 2.0, "p1"), ("b", "p1", pytest.approx(0.2), 3.0, "p2")]
+    assert leave_one_set_out([a], ["p1"], "weighted_mean") == []
+
+
+# --------------------------------------------------------------------------- choose
+QUALITY = "quality:touche.nDCG@5"
+
+
+def _two_measures(tmp_path, quality_values):
+    """The three points of test_choose_trust, with a quality mean per point and quality qrels."""
+    from test_choose_trust import _three
+    results = _three(tmp_path)
+    results.manifest.sets[0].qrels["quality"] = "q"
+    for record, value in zip(results.records, quality_values):
+        record.measures[QUALITY] = value
+    return results
+
+
+def test_the_second_measure_is_the_quality_one_on_another_qrels_file(tmp_path):
+    from touche.retrieval.experiments.choose import default_second_measure
+    results = _two_measures(tmp_path, [0.5, 0.4, 0.3])
+    assert default_second_measure(results, "relevance:touche.nDCG@5") == QUALITY
+    assert default_second_measure(results, QUALITY) == "relevance:touche.nDCG@5"
+    results.manifest.sets[0].qrels.pop("quality")
+    assert default_second_measure(results, "relevance:touche.nDCG@5") is None
+
+
+def test_the_best_by_the_second_measure_is_the_second_pick_or_shares_the_first(tmp_path):
+    from touche.retrieval.experiments.choose import pick
+    other = pick(_two_measures(tmp_path / "a", [0.3, 0.4, 0.9]), second=QUALITY, count=2)
+    assert [c.record.point for c in other] == [1, 3] and other[1].reason == f"best by {QUALITY}"
+    assert other[1].loss is not None  # shown with its loss on the main measure
+    same = pick(_two_measures(tmp_path / "b", [0.9, 0.4, 0.3]), second=QUALITY, count=2)
+    assert same[0].reason == f"best by relevance:touche.nDCG@5 and by {QUALITY}"
+    assert same[1].reason.startswith(f"next best by {QUALITY} that differs")
+
+
+def test_a_max_loss_of_zero_is_allowed():
+    from touche.retrieval.experiments.choose import pick
+    with pytest.raises(Exception) as raised:
+        pick(None, max_loss=0)  # past the check: fails on the missing results, not on --max-loss
+    assert "--max-loss" not in str(raised.value)
