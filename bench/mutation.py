@@ -68,8 +68,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_choose_trust.py", "tests/test_mutation_kills.py", "tests/test_mutation_kills_choice.py",
         "tests/test_sweep.py::test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep",
         "tests/test_sweep_sets.py::test_a_rerun_runs_nothing_and_choose_picks_by_the_criterion"),
-    "touche.retrieval.experiments.sweep.analysis": ("tests/test_sweep.py", "tests/test_sweep_reliability.py",
-                                                    "tests/test_sweep_sets.py", "tests/test_mutation_kills.py"),
+    "touche.retrieval.experiments.sweep.analysis": ("tests/test_mutation_kills_choice.py", "tests/test_sweep_sets.py",
+                                                    "tests/test_sweep_reliability.py"),
 }
 
 

@@ -131,3 +131,57 @@ def test_a_max_loss_of_zero_is_allowed():
     with pytest.raises(Exception) as raised:
         pick(None, max_loss=0)  # past the check: fails on the missing results, not on --max-loss
     assert "--max-loss" not in str(raised.value)
+
+
+# --------------------------------------------------------------------------- the sweep's analysis
+def _record(point, value, per_topic=None, index=""):
+    from touche.retrieval.experiments.sweep import Record
+    measures = {} if value is None else {"m": value}
+    return Record(key=f"k{point}", point=point, overrides={}, measures=measures, run=f"runs/{point}.txt", seconds=1.0,
+                  index=index, per_topic={"m": per_topic} if per_topic else {})
+
+
+def test_records_are_sorted_best_first_undefined_last_ties_in_point_order():
+    from touche.retrieval.experiments.sweep.analysis import sort_records
+    records = [_record(1, 0.5), _record(2, math.nan), _record(3, 0.7), _record(4, 0.5), _record(5, None)]
+    assert [r.point for r in sort_records(records, "m")] == [3, 1, 4, 2, 5]
+
+
+def test_each_point_is_tested_against_the_best_on_their_common_topics():
+    from touche.retrieval.evaluation.significance import paired_on_common
+    from touche.retrieval.experiments.sweep.analysis import p_values_against_best
+    best = {"1": 0.9, "2": 0.8, "3": 0.7, "4": 0.9}
+    other = {"1": 0.1, "2": 0.2, "3": 0.1}
+    records = [_record(1, 0.3, other), _record(2, 0.8, best), _record(3, 0.2)]  # point 3: no per-topic values
+    assert p_values_against_best(records, "m") == {"k1": paired_on_common(other, best)[1]}
+    assert p_values_against_best(records, "m")["k1"] < 0.3
+    assert p_values_against_best([_record(1, 0.5)], "m") == {} and p_values_against_best([], "m") == {}
+
+
+def test_the_main_measure_is_the_first_column_and_each_other_one_follows_once():
+    from touche.retrieval.experiments.sweep import Record
+    from touche.retrieval.experiments.sweep.analysis import measure_columns
+    records = [Record("a", 1, {}, {"x": 1.0, "m": 2.0}, "r", 0.0), Record("b", 2, {}, {"y": 1.0, "x": 0.5}, "r", 0.0)]
+    assert measure_columns(records, "m") == ["m", "x", "y"]
+
+
+def test_a_sets_coverage_summary():
+    from touche.retrieval.experiments.sweep.analysis import SetSummary
+    partly = SetSummary("dev", 3, {"1": 0.2, "2": 0.4, "3": 0.9}, 0.5, 0.5, 3)
+    assert partly.mean_coverage == pytest.approx(0.5) and partly.median_coverage == 0.4
+    assert partly.mostly_unjudged is False
+    assert SetSummary("dev", 2, {"1": 0.2, "2": 0.4}, 0.3, 0.3, 2).mostly_unjudged is True
+    empty = SetSummary("dev", 0, {}, 1.0, 1.0, 0)
+    assert empty.mostly_unjudged is False and math.isnan(empty.median_coverage)
+
+
+def test_the_pick_of_one_set_is_its_best_point_and_indexes_count_distinct_builds():
+    from touche.retrieval.experiments.sweep.analysis import SweepAnalysis
+    ranked = [_record(2, 0.9, index="i1"), _record(1, 0.5, index="i1"), _record(3, 0.1, index="")]
+    analysis = SweepAnalysis(sweep=None, records=ranked, sets=[], header=[], rows=[], ranked=ranked)
+    assert analysis.pick == 1 and analysis.indexes == 1
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[]).pick is None
+    none_ordered = _choice([], (math.nan, math.nan))
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[], choice=none_ordered).pick is None
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[],
+                         choice=_choice([2, 0, 1], (0.1, 0.2))).pick == 2
