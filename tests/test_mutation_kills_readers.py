@@ -167,3 +167,38 @@ def test_equal_scores_keep_the_given_order_when_asked(tmp_path):
         ranked_rows(rows, "q0", ties="score")
     write_run(tmp_path / "given.txt", rows, "q0", "t", ties="given")
     assert [line.split()[2] for line in Path(tmp_path / "given.txt").read_text().splitlines()] == ["b", "c", "a"]
+
+
+def test_a_run_frames_problems_are_named_by_row_and_frame_name():
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", None], "score": [2.0, 1.0]})
+    with pytest.raises(InputError) as raised:
+        load_run(frame, name="mine")
+    assert str(raised.value).startswith("run frame 'mine': row 2: the document id is missing")
+    with pytest.raises(InputError) as raised:
+        load_run(frame.assign(qid=[None, "1"], docno=["a", "b"]))
+    assert str(raised.value).startswith("run frame: row 1: the topic id is missing")
+
+
+def test_a_rank_column_of_bools_or_with_a_gap_is_refused_at_its_row():
+    frame = pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(InputError, match="the rank column must hold numbers"):
+        load_run(frame.assign(rank=[True, False, True]))
+    with pytest.raises(InputError) as raised:
+        load_run(frame.assign(rank=[0.0, 1.0, float("nan")]))
+    assert raised.value.where == "row 3"
+    assert load_run(frame.assign(rank=[2, 1, 0])).records()[0].docid == "a"  # scores decide, ranks break ties
+
+
+def test_a_qrels_frame_of_other_columns_names_both_layouts():
+    with pytest.raises(InputError, match="a qrels frame needs the columns query_id, doc_id, relevance or "
+                                         "qid, docno, label"):
+        load_qrels(pd.DataFrame({"topic": ["1"], "doc": ["a"], "grade": [1]}))
+
+
+def test_topic_records_pass_the_gate_as_they_are():
+    from touche.retrieval.formats.gate import load_topics
+    from touche.retrieval.formats.topics import Topic
+    topics = [Topic("1", "Should teachers get tenure?", "", "", ())]
+    assert load_topics(topics) == topics
+    with pytest.raises(InputError, match="topics must be a file, a queries frame or Topic records"):
+        load_topics([("1", "x")])
