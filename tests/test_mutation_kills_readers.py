@@ -202,3 +202,14 @@ def test_topic_records_pass_the_gate_as_they_are():
     assert load_topics(topics) == topics
     with pytest.raises(InputError, match="topics must be a file, a queries frame or Topic records"):
         load_topics([("1", "x")])
+
+
+def test_a_run_file_is_flushed_to_disk_before_it_replaces_the_old_one(tmp_path, monkeypatch):
+    """A submission's file survives a power cut: write_run syncs it before the rename."""
+    import os
+
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, "q0", "t")
+    assert synced
