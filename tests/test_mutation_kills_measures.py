@@ -215,3 +215,30 @@ def test_a_registered_agreement_measure_without_a_batch_form_runs_pair_by_pair(m
     found = module.agreement({"a": {"1": ["x", "y"]}, "b": {"1": ["x", "z"]}, "c": {"1": ["y"]}},
                              measures=["same top"])
     assert [found.value("a", "b", "same top"), found.value("a", "c", "same top")] == [1.0, 0.0]
+
+
+def test_a_sampled_swap_test_never_gives_p_zero():
+    """30 topics, 1,000 sampled flips: the run is right on every topic and the base wrong, so no
+    flip reaches the observed difference (only 'no flip' would, one in 2^30): p = 2 · 1/1001, the
+    observed split counted as one of the draws, as paired_randomization_test counts a sample."""
+    from touche.retrieval.evaluation.pooled import paired_test
+    run, base = _accuracy_pooled([RIGHT] * 30), _accuracy_pooled([WRONG] * 30)
+    assert paired_test(run, base, resamples=1000, seed=5) == (1.0, pytest.approx(2 / 1001))
+    assert paired_test(base, run, resamples=1000, seed=5) == (-1.0, pytest.approx(2 / 1001))
+
+
+def test_the_interval_reads_the_percentiles_its_confidence_names():
+    import numpy as np
+
+    from touche.retrieval.evaluation.pooled import accuracy, interval
+    rng = np.random.default_rng(0)
+    parts = [[[int(a), int(b)], [0, 0]] for a, b in rng.integers(0, 9, (40, 2))]  # 40 topics, spread accuracies
+    pooled = _accuracy_pooled(parts)
+    drawn = np.random.default_rng(11).integers(0, 40, (300, 40))
+    values = np.array([float(accuracy(np.array(parts, float)[d].sum(axis=0))) for d in drawn])
+    for confidence in (0.9, 0.5):
+        tail = (1 - confidence) / 2 * 100
+        assert interval(pooled, resamples=300, seed=11, confidence=confidence) == \
+            (pytest.approx(np.percentile(values, tail), abs=1e-12),
+             pytest.approx(np.percentile(values, 100 - tail), abs=1e-12))
+    assert np.percentile(values, 5) != np.percentile(values, 5.05)  # the data tells the two apart
