@@ -71,6 +71,7 @@ def test_a_lead_whose_interval_reaches_zero_is_noise():
     assert _choice([0, 2, 1], (0.01, 0.2)).lead_is_noise is False
     assert _choice([0], (math.nan, math.nan)).lead_is_noise is False  # no runner-up, no lead
     assert _choice([0, 2, 1], (0.01, 0.2)).runner_up == 2 and _choice([0], (0, 0)).runner_up is None
+    assert _choice([1, 0], (0.01, 0.2)).runner_up == 0
 
 
 def _set(name, weight, per_point):
@@ -82,6 +83,8 @@ def test_a_point_better_on_every_topic_is_the_pick_in_every_draw_even_between_tw
     choice = choose_robustly([dev], ["good", "bad"], "weighted_mean", resamples=200, seed=3)
     assert choice.order == [0, 1] and choice.pick_share.tolist() == [1.0, 0.0]
     assert 0.5 < choice.lead_interval[0] <= choice.lead_interval[1] < 0.8 and not choice.lead_is_noise
+    once = choose_robustly([dev], ["good", "bad"], "weighted_mean", resamples=1, seed=3)
+    assert once.pick_share.tolist() == [1.0, 0.0]  # one draw is a draw: not "every point picked"
 
 
 def test_leaving_one_set_out_picks_on_the_others_and_scores_there():
