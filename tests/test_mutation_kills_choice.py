@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from pathlib import Path
+
 from touche.bounds import MODEL_LIMIT, checked_array, checked_count
 from touche.retrieval.experiments.robust import (Choice, SetScores, _agreement_with_best_judged, choose_robustly,
                                                  coverage, criterion_values, leave_one_set_out, tied_with_pick,
@@ -98,6 +100,7 @@ def test_leaving_one_set_out_picks_on_the_others_and_scores_there():
 
 # --------------------------------------------------------------------------- choose
 QUALITY = "quality:touche.nDCG@5"
+BASE_VARIANT = Path(__file__).resolve().parent.parent / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 
 
 def _two_measures(tmp_path, quality_values):
@@ -188,3 +191,59 @@ def test_the_pick_of_one_set_is_its_best_point_and_indexes_count_distinct_builds
     assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[], choice=none_ordered).pick is None
     assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[],
                          choice=_choice([2, 0, 1], (0.1, 0.2))).pick == 2
+
+
+def test_a_points_name_and_tag_say_its_settings_and_stay_within_the_limit():
+    from touche.retrieval.experiments.choose import TAG_LIMIT, derive_tag, point_slug
+    from touche.retrieval.experiments.sweep import Record
+    assert point_slug({"analyzer.stemmer": "krovetz", "retrieval.similarity.k1": 1.2}) == "krovetz_k1-1.2"
+    assert point_slug({"retrieval.similarity": {"name": "lmdirichlet", "mu": 300}}) == "lmdirichlet-mu-300"
+    short = Record("k", 7, {"retrieval.similarity.k1": 1.2}, {}, "r", 0.0)
+    assert derive_tag("touche-bm25", short, set()) == "touche-bm25-k1-1.2"
+    assert derive_tag("touche-bm25", short, {"touche-bm25-k1-1.2"}) == "touche-bm25-k1-1.2-p7"
+    long_ = Record("k", 12, {f"query.field_weights.field{i}": i / 10 for i in range(12)}, {}, "r", 0.0)
+    tag = derive_tag("touche-krovetz-bm25", long_, set())
+    assert len(tag) <= TAG_LIMIT and tag.endswith("-p12") and tag.startswith("touche-krovetz-bm25-field0-0_field1-0.1")
+
+
+def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_path):
+    from touche.config import load_variant
+    from touche.retrieval.experiments.choose import Pick, write_choice
+    from touche.retrieval.experiments.sweep import Record
+    base = tmp_path / "configs" / "base.yaml"
+    base.parent.mkdir()
+    base.write_text("extends: " + str(BASE_VARIANT) + "\ntag: t\n")
+    fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion
+    record = Record("k", 3, fewer, {}, "r", 0.0)
+    out = tmp_path / "chosen"
+    out.mkdir()
+    path = write_choice(Pick(record, "best"), 1, base, out, "t-p3", "# header\n")
+    text = path.read_text()
+    assert text.startswith("# header\n# complete variant: `extends` merging cannot express") and "extends:" not in text
+    assert load_variant(path).variant.query.field_weights == {"contents": 1.0}
+    plain = write_choice(Pick(Record("j", 4, {"retrieval.similarity.k1": 1.0}, {}, "r", 0.0), "next"), 2, base, out,
+                         "t-p4", "# header\n")
+    assert "extends:" in plain.read_text() and load_variant(plain).variant.retrieval.similarity.k1 == 1.0
+
+
+def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_output(tmp_path):
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.choose import Pick, _files, suite_inputs
+    from touche.retrieval.experiments.sweep import Record
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "topics.xml").write_text("<topics/>")
+    entry = SimpleNamespace(name="dev", corpus="corpus", topics="topics.xml", corpus_files=None,
+                            source_topics="all-topics.xml", qrels={"relevance": "q.txt"})
+    results = SimpleNamespace(main_set=entry, directory=sweep, path=lambda stored: sweep / stored)
+    out = tmp_path / "chosen"
+    out.mkdir()
+    corpus, topics = suite_inputs(results, entry, out)
+    assert topics == out / "topics.xml" and topics.read_text() == "<topics/>" and corpus == sweep / "corpus"
+    picks = [Pick(Record("k", 1, {"a": 1}, {}, "r", 0.0), "best")]
+    assert ("topics copy", out / "topics.xml") in _files(results, picks, tmp_path / "base.yaml", out).writes
+    whole = SimpleNamespace(**{**vars(entry), "source_topics": None})
+    assert suite_inputs(results, whole, out)[1] == sweep / "topics.xml"
+    assert all(what != "topics copy" for what, _ in _files(SimpleNamespace(**{**vars(results), "main_set": whole}),
+                                                           picks, tmp_path / "base.yaml", out).writes)
