@@ -110,6 +110,17 @@ def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
     assert code == 0 and "labels no stance" not in text and "1.000 |               2 |" in text
 
 
+def test_a_frame_with_tied_scores_is_written_and_scored_in_its_rank_order(tmp_path):
+    frame = pd.DataFrame({"query_id": ["1", "1", "1"], "doc_id": ["c", "a", "b"], "score": [1.0, 1.0, 0.5],
+                          "rank": [1, 2, 3]})
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["c", "a"], "relevance": [2, 0]})
+    api.write(frame, tmp_path / "run.txt", "t")
+    assert [line.split()[2] for line in (tmp_path / "run.txt").read_text().splitlines()] == ["c", "a", "b"]
+    at_one = api.evaluate(frame, qrels, "touche.nDCG@1")["touche.nDCG@1"]
+    assert at_one == 1.0 == api.evaluate(tmp_path / "run.txt", qrels, "touche.nDCG@1")["touche.nDCG@1"]
+    assert api.evaluate(frame.drop(columns="rank"), qrels, "touche.nDCG@1")["touche.nDCG@1"] == 0.0  # a before c
+
+
 def test_a_rank_column_that_is_not_numbers_is_refused_by_name():
     frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0], "rank": ["first"]})
     with pytest.raises(InputError, match="the rank column must hold numbers"):

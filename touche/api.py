@@ -177,6 +177,6 @@ def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:
     """A run frame as a valid run file (written whole or not at all, validated)."""
-    rows, fmt = frame_rows(run, run_format, tag=tag)
-    write_run(path, rows, fmt, tag)  # raises on an invalid run; the file stays as it was
+    rows, fmt = frame_rows(run, run_format, tag=tag)  # ranked: equal scores in the frame's rank order
+    write_run(path, rows, fmt, tag, ties="given")  # raises on an invalid run; the file stays as it was
     return Path(path)
