@@ -247,3 +247,53 @@ def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_outp
     assert suite_inputs(results, whole, out)[1] == sweep / "topics.xml"
     assert all(what != "topics copy" for what, _ in _files(SimpleNamespace(**{**vars(results), "main_set": whole}),
                                                            picks, tmp_path / "base.yaml", out).writes)
+
+
+def _several_sets_sweep():
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.sweep import Record
+    points = [SimpleNamespace(number=n, overrides={"a": n}, coordinates={"a": n}) for n in (1, 2)]
+    sets = [SimpleNamespace(name="full", weight=1.0, keys=["f1", "f2"], selected_topics=lambda: ["1", "2", "3"]),
+            SimpleNamespace(name="part", weight=0.5, keys=["p1", "p2"], selected_topics=lambda: ["4", "5", "6"])]
+    values = {"f1": [0.9, 0.5, 0.7], "f2": [0.2, 0.3, 0.1], "p1": [0.6, 0.8, 0.4], "p2": [0.5, 0.2, 0.3]}
+    records = [Record(key, int(key[1]), {"a": int(key[1])}, {"m": sum(v) / 3}, "r", 0.0,
+                      per_topic={"m": dict(zip(("1", "2", "3") if key[0] == "f" else ("4", "5", "6"), v))})
+               for key, v in values.items()]
+    spec = SimpleNamespace(measure="m", criterion="weighted_mean")
+    return SimpleNamespace(sets=sets, points=points, spec=spec, axes=[]), records
+
+
+def test_several_sets_give_each_point_its_means_with_intervals_and_the_pick(monkeypatch):
+    from touche.retrieval.experiments.sweep import analysis
+    monkeypatch.setattr(analysis, "swept_keys", lambda spec: ["a"])
+    sweep, records = _several_sets_sweep()
+    found = analysis._several(sweep, records, {"full": {"1": 1.0}, "part": {"4": 0.4}})
+    assert found.pick == 0 and found.why_no_pick == ""
+    rank, point, a, mean, low, high, topics = found.rows[0][:7]
+    assert (rank, point, a, topics) == (1, 1, 1, 3) and low < mean < high
+    assert [s.coverage for s in found.sets] == [{"1": 1.0}, {"4": 0.4}]
+
+
+def test_one_set_keeps_its_coverage(monkeypatch):
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.sweep import analysis
+    monkeypatch.setattr(analysis, "swept_keys", lambda spec: ["a"])
+    sweep, records = _several_sets_sweep()
+    one = SimpleNamespace(**{**vars(sweep), "sets": sweep.sets[:1]})
+    found = analysis._one(one, records[:2], {"full": {"1": 0.5, "2": 1.0}})
+    assert found.sets[0].coverage == {"1": 0.5, "2": 1.0} and found.ranked[0].point == 1
+
+
+def test_why_nothing_is_picked_says_which_set_and_what_to_do():
+    from touche.retrieval.experiments.robust import SetScores
+    from touche.retrieval.experiments.sweep.analysis import _why_no_pick
+    sweep, records = _several_sets_sweep()
+    scored = [SetScores("full", 1.0, {"1": {"1": 0.5}}), SetScores("part", 0.5, {"1": {"4": 0.5}})]
+    assert _why_no_pick(sweep, records, scored, [1.0, 0.5]) == ""
+    assert "the judged coverage of set(s) part could not be computed" in \
+        _why_no_pick(sweep, records, scored, [1.0, math.nan])
+    assert _why_no_pick(sweep, records, scored, [0.0, 0.0]) == "no set has a positive weight: the criterion orders nothing"
+    empty = [scored[0], SetScores("part", 0.5, {})]
+    assert "set(s) part have no finished run yet" in _why_no_pick(sweep, records, empty, [1.0, 0.5])
