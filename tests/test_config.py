@@ -126,8 +126,8 @@ def test_query_keys_that_task2_ignores_are_errors(tmp_path):
 def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypatch):
     """touche run -c task1/examples/2-krovetz-bm25, as tpt.Variant takes the name; a file of that
     name wins, and only names inside configs/ count."""
-    from touche.config import load_variant, shipped_variant
-    from touche.paths import CONFIGS
+    from touche.config import load_variant
+    from touche.paths import CONFIGS, shipped_variant
     monkeypatch.chdir(tmp_path)
     loaded = load_variant("task1/examples/2-krovetz-bm25")
     assert loaded.path == (CONFIGS / "task1" / "examples" / "2-krovetz-bm25.yaml").resolve()

@@ -16,11 +16,11 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from touche.config import LoadedVariant, load_variant, shipped_variant, shipped_variant_names
+from touche.config import LoadedVariant, load_variant
 from touche.errors import ConfigError
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import distinct_labels, resolve_corpus
-from touche.paths import DEMO, default_index_root
+from touche.paths import DEMO, default_index_root, shipped_variant, shipped_variant_names
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer

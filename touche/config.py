@@ -22,7 +22,7 @@ from pydantic_core import PydanticCustomError
 
 from touche import registry
 from touche.errors import ConfigError
-from touche.paths import CONFIGS
+from touche.paths import shipped_variant
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
@@ -522,27 +522,6 @@ def _models_of(annotation: Any) -> Any:
     if len(models) > 1:  # tagged union: models keyed by their literal "name"
         return {typing.get_args(m.model_fields["name"].annotation)[0]: m for m in models if "name" in m.model_fields}
     return found[0] if found else None
-
-
-def shipped_variant(name: str | Path) -> Path | None:
-    """The shipped variant of a name (``task1/examples/2-krovetz-bm25``: the file's path under
-    ``configs/``, ``.yaml`` optional), or None. Only names inside ``configs/`` count: ``..`` or an
-    absolute path is no shipped name."""
-    text = str(name)
-    if not text.strip() or Path(text).is_absolute() or ".." in Path(text).parts:
-        return None
-    candidate = CONFIGS / (text if text.endswith((".yaml", ".yml")) else f"{text}.yaml")
-    try:
-        inside = candidate.resolve().is_relative_to(CONFIGS.resolve())
-    except (OSError, ValueError):
-        return None
-    return candidate if inside and candidate.is_file() else None
-
-
-def shipped_variant_names() -> list[str]:
-    return sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("**/*.yaml")
-                  if p.name not in ("suite.yaml", "regression.yaml", "base.yaml") and "sweeps" not in p.parts
-                  and "parts" not in p.parts)
 
 
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:

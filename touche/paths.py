@@ -50,3 +50,24 @@ def shared_touche_dir() -> Path:
     """The real Touché data beside the checkout (``$TOUCHE_SHARED``, default ``../shared/touche``):
     read by tests, benchmarks and the leaderboard page, never shipped."""
     return setting("TOUCHE_SHARED") or PROJECT_ROOT.parent / "shared" / "touche"
+
+
+def shipped_variant(name: str | Path) -> Path | None:
+    """The shipped variant of a name (``task1/examples/2-krovetz-bm25``: the file's path under
+    ``configs/``, ``.yaml`` optional), or None. Only names inside ``configs/`` count: ``..`` or an
+    absolute path is no shipped name."""
+    text = str(name)
+    if not text.strip() or Path(text).is_absolute() or ".." in Path(text).parts:
+        return None
+    candidate = CONFIGS / (text if text.endswith((".yaml", ".yml")) else f"{text}.yaml")
+    try:
+        inside = candidate.resolve().is_relative_to(CONFIGS.resolve())
+    except (OSError, ValueError):
+        return None
+    return candidate if inside and candidate.is_file() else None
+
+
+def shipped_variant_names() -> list[str]:
+    return sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("**/*.yaml")
+                  if p.name not in ("suite.yaml", "regression.yaml", "base.yaml") and "sweeps" not in p.parts
+                  and "parts" not in p.parts)
