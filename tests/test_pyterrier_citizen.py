@@ -89,7 +89,7 @@ def test_start_java_after_the_toolkits_own_jvm_says_to_call_it_first(tpt):
     from touche.errors import EnvironmentProblem
     if pt.java.started():
         pytest.skip("PyTerrier's Java runs in this test process")
-    with pytest.raises(EnvironmentProblem, match="call touche.pyterrier.start_java\(\) before the first variant"):
+    with pytest.raises(EnvironmentProblem, match=r"call touche.pyterrier.start_java\(\) before the first variant"):
         tpt.start_java(terrier=False)
 
 
