@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyterrier as pt
 from tqdm import tqdm
@@ -26,7 +25,7 @@ from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
-from touche.pyterrier.frames import numbered_topics, queries_part, topics_of
+from touche.pyterrier.frames import as_frame, numbered_topics, topics_of
 from touche.pyterrier.variant import Variant
 from touche.retrieval.search import Searcher
 
@@ -134,16 +133,11 @@ class Retriever(pt.Transformer):
         if queries.empty:
             return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
         queries, own_ids = numbered_topics(queries)
-        topics_of(queries)  # the gate: a qid and a non-empty query per row
-        part = queries_part(queries).astype({"qid": str})
+        topics = topics_of(queries)  # through the gate; a topic's title is the frame's query
         searcher = self.index.searcher()
         searcher.set_similarity(self.similarity)
-        text = part["query"] if "query" in part.columns else part["title"]
-        ranking = searcher.search(dict(zip(part["qid"], text)), self.field_weights, self.num_results)
-        rows = [(qid, docno, float(score), rank) for qid, hits in ranking.items()
-                for rank, (docno, score) in enumerate(hits)]
-        found = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"]).astype({"rank": np.int64})
-        return own_ids(part.merge(found, on="qid", how="inner"))
+        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results)
+        return own_ids(as_frame(ranking, queries))
 
 
 class TextLoader(pt.Transformer):

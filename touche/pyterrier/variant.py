@@ -18,7 +18,6 @@ from touche import api
 from touche.config import LoadedVariant
 from touche.paths import default_index_root
 from touche.pyterrier.frames import as_frame, as_ranking, numbered_topics, queries_part, topics_of
-from touche.pyterrier.java import register_jars
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import ranked_rows
 from touche.retrieval.session import Pipeline, Session
@@ -104,7 +103,6 @@ class Variant(pt.Transformer):
     def pipeline(self, frame: pd.DataFrame) -> Pipeline:
         """The variant's parts on the topics of ``frame`` (its session opened once)."""
         if self._session is None:
-            register_jars()  # before our JVM starts: a PyTerrier JVM started later would hold them
             self._session = Session(self.corpus, None, self.index_root, progress=self.progress)
         return self._session.pipeline(self.loaded, topics_of(frame))
 
