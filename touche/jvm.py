@@ -90,15 +90,23 @@ def java_home() -> Path:
 
 
 def _java_major_version(home: Path) -> int:
-    release = home / "release"
-    if not release.is_file():
+    if not (home / "release").is_file():
         raise EnvironmentProblem(f"{home} does not look like a Java installation (no 'release' file)")
-    for line in release.read_text().splitlines():
-        if line.startswith("JAVA_VERSION="):
-            version = line.split("=", 1)[1].strip().strip('"')
-            major = version.split(".")[0]
-            return int(major) if major.isdigit() else 0
-    return 0
+    major = (release_value(home, "JAVA_VERSION") or "").split(".")[0]
+    return int(major) if major.isdigit() else 0
+
+
+def release_value(home: Path, key: str) -> str | None:
+    """A key of a Java runtime's ``release`` file (``JAVA_VERSION``, ``MODULES``), unquoted; None
+    when the file or the key is missing."""
+    try:
+        lines = (Path(home) / "release").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith(f"{key}="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return None
 
 
 def _java_source_files() -> list[Path]:

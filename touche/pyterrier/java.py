@@ -27,14 +27,8 @@ VECTOR_MODULE = "jdk.incubator.vector"
 
 def runtime_modules(java_home: Path) -> set[str] | None:
     """The modules a Java runtime holds (its ``release`` file), None when it does not say."""
-    try:
-        lines = (Path(java_home) / "release").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        if line.startswith("MODULES="):
-            return set(line.split("=", 1)[1].strip().strip('"').split())
-    return None
+    listed = jvm.release_value(Path(java_home), "MODULES")
+    return None if listed is None else set(listed.split())
 
 
 def without_module(options: list[str], module: str) -> list[str]:
