@@ -60,9 +60,9 @@ setup(
     package_dir=package_dir,
     package_data={
         "touche.stemming": ["stoplists/*.txt", "punkt/english/*"],
-        "touche.retrieval.stages": ["data/*.json"],
-        "touche.retrieval.tasks.task2": ["data/*.json.gz"],
-        "touche.retrieval.experiments": ["templates/*"],
+        "touche.retrieval.stages.quality": ["data/*.json"],
+        "touche.retrieval.tasks.task2.stance": ["data/*.json.gz"],
+        "touche.retrieval.experiments.explorer": ["templates/*"],
         "touche.configs": ["**/*.yaml"],
         "touche.demo": ["**/*"],
         "touche.java": ["src/**/*.java"],

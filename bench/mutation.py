@@ -61,10 +61,10 @@ MODULES: dict[str, tuple[str, ...]] = {
                      "tests/test_mutation_kills.py", "tests/test_mutation_kills_guard.py"),
     "touche.settings": ("tests/test_reliability_round5.py", "tests/test_mutation_kills.py"),
     "touche.bounds": ("tests/test_reliability_round6.py", "tests/test_gate.py", "tests/test_mutation_kills_choice.py"),
-    "touche.retrieval.experiments.choice_loss": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
+    "touche.retrieval.experiments.choose.loss": ("tests/test_choose_trust.py", "tests/test_mutation_kills.py"),
     "touche.retrieval.experiments.robust": ("tests/test_sweep_reliability.py", "tests/test_mutation_kills.py",
                                             "tests/test_mutation_kills_choice.py"),
-    "touche.retrieval.experiments.choose": (
+    "touche.retrieval.experiments.choose.picks": (
         "tests/test_choose_trust.py", "tests/test_mutation_kills.py", "tests/test_mutation_kills_choice.py",
         "tests/test_sweep.py::test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep",
         "tests/test_sweep_sets.py::test_a_rerun_runs_nothing_and_choose_picks_by_the_criterion"),

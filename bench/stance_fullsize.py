@@ -14,9 +14,9 @@ from touche.retrieval.formats.runfile import read_run
 from touche.retrieval.formats.topics import read_topics
 from touche.retrieval.tasks.task2.handlers import _texts
 from touche.retrieval.tasks.task2.objects import comparison
-from touche.retrieval.tasks.task2 import stance_model
-from touche.retrieval.tasks.task2.stance_model import topic_key
-from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS, MODEL_FILE
+from touche.retrieval.tasks.task2.stance import learned as stance_model
+from touche.retrieval.tasks.task2.stance.learned import topic_key
+from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, MODEL_FILE
 from touche.specs.task2 import StanceSpec
 ROOT = Path(__file__).resolve().parent.parent
 data = ROOT / "bench" / "data"; work = data / "fullsize-work-task2-2022"

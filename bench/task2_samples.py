@@ -124,9 +124,9 @@ def stance_cost(passages: Path, qrels: Path, topics: Path) -> None:
     """Milliseconds per passage of each stance model on the judged passages (real English text
     that names the objects: the expensive case), with an empty evidence cache unless said; and
     what that makes for a variant's 50 topics × 1,000 passages."""
-    from touche.retrieval.tasks.task2 import stance_model
-    from touche.retrieval.tasks.task2.stance import label_stance
-    from touche.retrieval.tasks.task2.stance_training import judged_sample
+    from touche.retrieval.tasks.task2.stance import learned as stance_model
+    from touche.retrieval.tasks.task2.stance.patterns import label_stance
+    from touche.retrieval.tasks.task2.stance.training import judged_sample
     from touche.specs.task2 import StanceSpec
 
     sample = list(judged_sample(passages, qrels, topics))
@@ -177,8 +177,8 @@ def stance_models(shared: Path, passages: Path, stance: dict) -> None:
     confusion matrix; the official 2022 runs restricted to the same passages; the cost."""
     from touche.retrieval.evaluation.measures import stance_f1
     from touche.retrieval.formats.runfile import RunRow, read_run
-    from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
-    from touche.retrieval.tasks.task2.stance_training import (judged_labels, judged_passages, out_of_fold_spread,
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
+    from touche.retrieval.tasks.task2.stance.training import (judged_labels, judged_passages, out_of_fold_spread,
                                                               read_compsent, score_sentences)
     import gzip
     import json

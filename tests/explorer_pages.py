@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from touche.retrieval.experiments.explorer import write_explorer
+from touche.retrieval.experiments.explorer.build import write_explorer
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

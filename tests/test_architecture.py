@@ -133,3 +133,50 @@ def test_nothing_imports_a_layer_by_its_bare_folder_name():
             bare += [f"{path.relative_to(REPO)}:{node.lineno} imports {n}" for n in names
                      if n.split(".")[0] in LAYER_FOLDERS]
     assert not bare, "\n".join(bare)
+
+
+def module_families(root: Path = REPO, folders=tuple(FOLDERS)) -> dict[Path, dict[str, list[str]]]:
+    """Per product folder under ``root``, the stems before ``_`` that two or more of its modules share."""
+    shared = {}
+    for folder in folders:
+        for directory in [root / folder, *(p for p in (root / folder).rglob("*") if p.is_dir())]:
+            if "__pycache__" in directory.parts or directory == root / "touche" / "cli":
+                continue
+            stems: dict[str, list[str]] = {}
+            for module in sorted(directory.glob("*.py")):
+                if module.stem != "__init__":
+                    stems.setdefault(module.stem.split("_")[0], []).append(module.name)
+            families = {stem: names for stem, names in stems.items() if len(names) > 1}
+            if families:
+                shared[directory.relative_to(root)] = families
+    return shared
+
+
+def test_a_family_of_modules_is_a_package():
+    """A feature is found by its folder: modules that share a stem (explorer_data beside
+    explorer_page) belong in a package of that name. touche/cli holds one module per command,
+    named as the commands are (train_quality beside train_stance)."""
+    shared = module_families()
+    assert not shared, "\n".join(f"{folder}: {', '.join(names)}" for folder, families in shared.items()
+                                 for names in families.values())
+
+
+def test_the_family_check_sees_a_family(tmp_path):
+    for folder in ("pkg/sub", "touche/cli"):
+        (tmp_path / folder).mkdir(parents=True)
+    for name in ("pkg/sub/choice_loss.py", "pkg/sub/choice_report.py", "pkg/sub/choose.py", "pkg/sub/__init__.py",
+                 "pkg/explorer.py", "touche/cli/train_quality.py", "touche/cli/train_stance.py"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert module_families(tmp_path, ("pkg", "touche")) == {
+        Path("pkg/sub"): {"choice": ["choice_loss.py", "choice_report.py"]}}
+
+
+def test_package_data_lives_with_the_package_that_reads_it():
+    """Templates and model files sit inside the package whose code opens them, and setup.py
+    ships each folder under that package's name."""
+    setup = (REPO / "setup.py").read_text(encoding="utf-8")
+    for folder, package in (("retrieval/experiments/explorer/templates", "touche.retrieval.experiments.explorer"),
+                            ("retrieval/stages/quality/data", "touche.retrieval.stages.quality"),
+                            ("retrieval/tasks/task2/stance/data", "touche.retrieval.tasks.task2.stance")):
+        assert any((REPO / folder).iterdir()), folder
+        assert f'"{package}": ["{Path(folder).name}/' in setup, package

@@ -13,11 +13,11 @@ import pytest
 from shared import require_shared
 from touche.config import load_suite
 from touche.errors import ToucheError
-from touche.retrieval.experiments import choice_reference
-from touche.retrieval.experiments.choice_loss import LossToBest
-from touche.retrieval.experiments.choice_reference import Reference, in_sample_qrels, shipped_reference
-from touche.retrieval.experiments.choice_report import format_choices
-from touche.retrieval.experiments.choose import SweepResults, pick
+from touche.retrieval.experiments.choose import reference as choice_reference
+from touche.retrieval.experiments.choose.loss import LossToBest
+from touche.retrieval.experiments.choose.reference import Reference, in_sample_qrels, shipped_reference
+from touche.retrieval.experiments.choose.report import format_choices
+from touche.retrieval.experiments.choose.picks import SweepResults, pick
 from touche.retrieval.experiments.sweep import Record
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.formats.gate import load_qrels
@@ -125,7 +125,7 @@ def test_the_reference_run_says_what_it_runs_and_how_to_skip_it_with_progress(tm
 
     monkeypatch.setattr(choice_reference, "Session", FakeSession)
     results = _three(tmp_path)
-    with caplog.at_level(logging.INFO, logger="touche.retrieval.experiments.choice_reference"):
+    with caplog.at_level(logging.INFO, logger="touche.retrieval.experiments.choose.reference"):
         with pytest.raises(_Stop):
             shipped_reference(results, MEASURE, progress=True)
     said = caplog.text

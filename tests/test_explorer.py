@@ -19,7 +19,7 @@ from touche import api
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.experiment import experiment
 from touche.retrieval.evaluation.measures import evaluate
-from touche.retrieval.experiments.explorer import write_explorer
+from touche.retrieval.experiments.explorer.build import write_explorer
 from touche.retrieval.formats.runfile import RunRow
 from touche.retrieval.formats.gate import read_run
 
@@ -49,7 +49,7 @@ def rank_in(data: dict, topic: dict, docid: str, run: str) -> int | None:
 def topic_agreement(data: dict, topic: dict, first: str, second: str) -> dict[str, float]:
     """Two runs' agreement on a topic per measure, decoded as the page decodes it (nan: undefined)."""
     from touche.retrieval.evaluation.agreement import pair_index
-    from touche.retrieval.experiments.explorer_data import decode_agreement
+    from touche.retrieval.experiments.explorer.data import decode_agreement
     values = decode_agreement(topic["agreement"], len(data["agreement_measures"]))
     row = values[pair_index(data["runs"].index(first), data["runs"].index(second), len(data["runs"]))]
     return dict(zip(data["agreement_measures"], row.tolist()))
@@ -58,7 +58,7 @@ def topic_agreement(data: dict, topic: dict, first: str, second: str) -> dict[st
 def overview_rows(data: dict) -> list[dict]:
     """The overview of the page's first view: per run and measure the mean, its interval and the
     test against the baseline (``explorer_export.tests``)."""
-    from touche.retrieval.experiments.explorer_export import View, tests
+    from touche.retrieval.experiments.explorer.export import View, tests
     found = tests(data, View.default(data))
     rows = []
     for run in data["runs"]:

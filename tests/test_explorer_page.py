@@ -14,9 +14,9 @@ import pytest
 from explorer_pages import STANCE_QRELS, axe_violations, opened as _opened, overview_runs as _overview_runs
 from test_explorer import QRELS, page_data, runs_of, topic_agreement
 from touche.retrieval.evaluation.agreement import jaccard, rbo
-from touche.retrieval.experiments.explorer_export import EXPORTS, View, oriented
-from touche.retrieval.experiments.explorer_export import tests as view_tests
-from touche.retrieval.experiments.explorer import write_explorer
+from touche.retrieval.experiments.explorer.export import EXPORTS, View, oriented
+from touche.retrieval.experiments.explorer.export import tests as view_tests
+from touche.retrieval.experiments.explorer.build import write_explorer
 from touche.retrieval.formats.gate import read_run
 
 

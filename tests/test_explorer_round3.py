@@ -22,8 +22,8 @@ from touche.errors import ToucheError
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.resampling import sign_flips
 from touche.retrieval.evaluation.significance import paired_randomization_test, pairwise
-from touche.retrieval.experiments.explorer import write_explorer
-from touche.retrieval.experiments.explorer_export import (EXPORTS, Comparison, View, corrected_p_text, one_line, oriented,
+from touche.retrieval.experiments.explorer.build import write_explorer
+from touche.retrieval.experiments.explorer.export import (EXPORTS, Comparison, View, corrected_p_text, one_line, oriented,
                                                           p_text)
 from touche.retrieval.formats.qrels import STANCE_LABELS
 

@@ -72,7 +72,7 @@ def test_a_registered_measure_is_scored_by_evaluate_compare_and_experiment(toy_m
 # --------------------------------------------------------------------------- a stance model
 @pytest.fixture()
 def toy_stance():
-    from touche.retrieval.tasks.task2 import stance_models
+    from touche.retrieval.tasks.task2.stance import registry as stance_models
 
     class AlwaysFirst(stance_models.StanceModel):
         name = "always-first"
@@ -120,7 +120,7 @@ def toy_criterion():
 
 def test_a_registered_criterion_orders_a_sweep_and_choose_follows_it(toy_criterion, jvm_started, index_root,
                                                                      tmp_path):
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     demo = {"corpus": str(DEMO / "args.me"), "topics": str(DEMO / "topics.xml"),
             "qrels": {"relevance": str(DEMO / "qrels-relevance.txt")}}

@@ -13,7 +13,7 @@ from lxml import html
 
 from touche.indexing import images as reader
 from touche.indexing import ocr
-from touche.retrieval.tasks.image import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
+from touche.retrieval.tasks.image.handler import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
                               stance_score, topic_rows)
 from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.gate import read_run

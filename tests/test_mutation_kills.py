@@ -179,7 +179,7 @@ def test_a_heap_below_256m_or_unset_is_refused_or_defaulted(monkeypatch):
 
 # --------------------------------------------------------------------------- choose's losses and criteria
 def test_max_loss_admits_a_loss_up_to_and_including_it():
-    from touche.retrieval.experiments.choice_loss import Loss, allowed
+    from touche.retrieval.experiments.choose.loss import Loss, allowed
     worse = Loss(-0.05, 0.01, 40)
     assert worse.significantly_worse and not allowed(worse, None)
     assert allowed(worse, 0.05) and not allowed(worse, 0.049) and not allowed(worse, 0.0)
@@ -189,7 +189,7 @@ def test_max_loss_admits_a_loss_up_to_and_including_it():
 
 
 def test_a_loss_without_per_topic_values_says_so():
-    from touche.retrieval.experiments.choice_loss import Loss
+    from touche.retrieval.experiments.choose.loss import Loss
     assert Loss(math.nan, None, 0).text() == "no per-topic values to compare"
     assert Loss(-0.0123, 0.0004, 10).text() == "Δ -0.012, p < 0.001"
     assert Loss(0.5, 0.25, 10).text() == "Δ +0.500, p = 0.250"
@@ -266,7 +266,7 @@ def _record(point: int, per_topic: dict | None = None, run: str = "run.txt"):
 
 
 def test_significance_of_a_loss_is_strict_at_alpha_and_at_no_difference():
-    from touche.retrieval.experiments.choice_loss import ALPHA, Loss
+    from touche.retrieval.experiments.choose.loss import ALPHA, Loss
     assert not Loss(-0.1, ALPHA, 20).significantly_worse  # p = α is not below α
     assert Loss(-0.1, ALPHA * 0.999, 20).significantly_worse
     assert not Loss(0.0, 0.001, 20).significantly_worse  # no loss at all
@@ -274,7 +274,7 @@ def test_significance_of_a_loss_is_strict_at_alpha_and_at_no_difference():
 
 
 def test_why_a_pick_is_allowed_says_what_was_compared():
-    from touche.retrieval.experiments.choice_loss import Loss, why_allowed
+    from touche.retrieval.experiments.choose.loss import Loss, why_allowed
     assert why_allowed(Loss(-0.05, None, 1), None) == "against pick 1: Δ -0.050, no test"
     assert why_allowed(Loss(-0.05, 0.3, 9), None) == "not significantly worse than pick 1 (Δ -0.050, p = 0.300)"
     assert why_allowed(Loss(-0.05, 0.01, 9), 0.1).startswith("significantly worse than pick 1 (Δ -0.050, p = 0.010)")
@@ -282,7 +282,7 @@ def test_why_a_pick_is_allowed_says_what_was_compared():
 
 def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
     from types import SimpleNamespace
-    from touche.retrieval.experiments.choice_loss import LossToBest
+    from touche.retrieval.experiments.choose.loss import LossToBest
     measure = "relevance:touche.nDCG@5"
     best = {"a": _record(1, {measure: {"1": 0.9, "2": 0.8}}), "b": _record(1, {measure: {"1": 0.7}})}
     other = {"a": _record(2, {measure: {"1": 0.5, "2": 0.4}})}  # never ran on set b
@@ -303,7 +303,7 @@ def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
     from types import SimpleNamespace
     from test_reliability_round5 import RELEVANCE, demo_run
     from touche.retrieval.evaluation.significance import per_topic_scores
-    from touche.retrieval.experiments.choice_loss import LossToBest
+    from touche.retrieval.experiments.choose.loss import LossToBest
     demo_run(tmp_path / "run.txt")
     entry = SimpleNamespace(name="dev", qrels={"quality": "missing.txt", "relevance": str(RELEVANCE)})
     results = SimpleNamespace(several=False, main_set=entry, manifest=SimpleNamespace(sets=[entry]),

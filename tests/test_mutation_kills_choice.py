@@ -114,7 +114,7 @@ def _two_measures(tmp_path, quality_values):
 
 
 def test_the_second_measure_is_the_quality_one_on_another_qrels_file(tmp_path):
-    from touche.retrieval.experiments.choose import default_second_measure
+    from touche.retrieval.experiments.choose.picks import default_second_measure
     results = _two_measures(tmp_path, [0.5, 0.4, 0.3])
     assert default_second_measure(results, "relevance:touche.nDCG@5") == QUALITY
     assert default_second_measure(results, QUALITY) == "relevance:touche.nDCG@5"
@@ -123,7 +123,7 @@ def test_the_second_measure_is_the_quality_one_on_another_qrels_file(tmp_path):
 
 
 def test_the_best_by_the_second_measure_is_the_second_pick_or_shares_the_first(tmp_path):
-    from touche.retrieval.experiments.choose import pick
+    from touche.retrieval.experiments.choose.picks import pick
     other = pick(_two_measures(tmp_path / "a", [0.3, 0.4, 0.9]), second=QUALITY, count=2)
     assert [c.record.point for c in other] == [1, 3] and other[1].reason == f"best by {QUALITY}"
     assert other[1].loss is not None  # shown with its loss on the main measure
@@ -133,7 +133,7 @@ def test_the_best_by_the_second_measure_is_the_second_pick_or_shares_the_first(t
 
 
 def test_a_max_loss_of_zero_is_allowed():
-    from touche.retrieval.experiments.choose import pick
+    from touche.retrieval.experiments.choose.picks import pick
     with pytest.raises(Exception) as raised:
         pick(None, max_loss=0)  # past the check: fails on the missing results, not on --max-loss
     assert "--max-loss" not in str(raised.value)
@@ -194,7 +194,7 @@ def test_the_pick_of_one_set_is_its_best_point_and_indexes_count_distinct_builds
 
 
 def test_a_points_name_and_tag_say_its_settings_and_stay_within_the_limit():
-    from touche.retrieval.experiments.choose import TAG_LIMIT, derive_tag, point_slug
+    from touche.retrieval.experiments.choose.picks import TAG_LIMIT, derive_tag, point_slug
     from touche.retrieval.experiments.sweep import Record
     assert point_slug({"analyzer.stemmer": "krovetz", "retrieval.similarity.k1": 1.2}) == "krovetz_k1-1.2"
     assert point_slug({"retrieval.similarity": {"name": "lmdirichlet", "mu": 300}}) == "lmdirichlet-mu-300"
@@ -208,7 +208,7 @@ def test_a_points_name_and_tag_say_its_settings_and_stay_within_the_limit():
 
 def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_path):
     from touche.config import load_variant
-    from touche.retrieval.experiments.choose import Pick, write_choice
+    from touche.retrieval.experiments.choose.picks import Pick, write_choice
     from touche.retrieval.experiments.sweep import Record
     base = tmp_path / "configs" / "base.yaml"
     base.parent.mkdir()
@@ -229,7 +229,7 @@ def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_pat
 def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_output(tmp_path):
     from types import SimpleNamespace
 
-    from touche.retrieval.experiments.choose import Pick, _files, suite_inputs
+    from touche.retrieval.experiments.choose.picks import Pick, _files, suite_inputs
     from touche.retrieval.experiments.sweep import Record
     sweep = tmp_path / "sweep"
     sweep.mkdir()

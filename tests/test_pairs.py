@@ -14,8 +14,8 @@ import pytest
 from touche.indexing.records import Argument, Premise
 from touche.indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, SentenceSource, parse_sentence_id,
                                 read_sentence_csv, split_argument, text_key, write_sentence_csv)
-from touche.retrieval.tasks.task1_pairs import PairBuilder
-from touche.retrieval.tasks.pairs_text import argument_stance, argumentativeness, polarity, topic_polarity, words
+from touche.retrieval.tasks.task1.pairs import PairBuilder
+from touche.retrieval.tasks.task1.features import argument_stance, argumentativeness, polarity, topic_polarity, words
 from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.gate import read_run
 from touche.config import load_suite, load_variant

@@ -531,7 +531,7 @@ def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_change
     import touche.retrieval.experiments.sweep as sweep_module
     import touche.retrieval.experiments.sweep.runners as runners
     from test_sweep import write_sweep
-    from touche.retrieval.stages.quality_model import MODEL_FILE
+    from touche.retrieval.stages.quality.model import MODEL_FILE
 
     other = tmp_path / "other.yaml"
     other.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "other",
@@ -603,7 +603,7 @@ def test_a_corpus_id_holding_a_lone_surrogate_is_a_bad_record(tmp_path):
 
 def test_choose_checks_the_count_before_writing_anything(tmp_path):
     from touche.errors import ToucheError
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     for count in (50, 0, -1):
         with pytest.raises(ToucheError, match="between 1 and 5"):
             choose(tmp_path / "no-sweep", tmp_path / f"out{count}", count=count)
@@ -760,7 +760,7 @@ def test_a_sharded_build_leaves_no_leaked_semaphore(tmp_path):
 
 def test_train_quality_writes_a_user_file_and_keeps_the_shipped_model(tmp_path, monkeypatch):
     from touche.paths import shared_touche_dir
-    from touche.retrieval.stages.quality_model import MODEL_FILE
+    from touche.retrieval.stages.quality.model import MODEL_FILE
     csv = shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
     if not csv.is_file():
         pytest.skip(f"Webis-ArgQuality-20 not found at {csv}")

@@ -38,7 +38,7 @@ def test_explore_never_writes_over_an_input(tmp_path, victim):
 
 # --------------------------------------------------------------------------- 9. <!-- in the data
 def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, browser):
-    from touche.retrieval.experiments.explorer import write_explorer
+    from touche.retrieval.experiments.explorer.build import write_explorer
     evil = "<!--<script>x</script><img src=x onerror=alert(1)>&"
     topics = tmp_path / "topics.xml"
     topics.write_text(DEMO.joinpath("topics.xml").read_text().replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1))
@@ -114,7 +114,7 @@ def _stance_variant(tmp_path: Path, model_file: Path) -> Path:
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "truncated gzip", "wrong sizes", "other features"])
 def test_a_bad_stance_model_file_is_found_before_any_index_is_built(tmp_path, damage, monkeypatch):
-    from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
     model = tmp_path / "model.json.gz"
     raw = gzip.decompress(MODEL_FILE.read_bytes())
     if damage == "empty":
@@ -215,7 +215,7 @@ def test_a_stance_variant_dumped_whole_loads_again():
 
 
 def test_the_explorer_ranks_by_an_effectiveness_measure_not_by_judged(tmp_path):
-    from touche.retrieval.experiments.explorer import write_explorer
+    from touche.retrieval.experiments.explorer.build import write_explorer
     runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
     page = write_explorer(runs, {"relevance": QRELS["relevance"]}, tmp_path / "x.html",
                           measures=["trec.Judged@5", "trec.nDCG@5"])

@@ -261,7 +261,7 @@ def test_choose_never_replaces_its_sources_or_writes_through_a_link_it_did_not_m
 
 def test_choose_refuses_an_output_folder_holding_the_source_topics(jvm_started, index_root, tmp_path):
     from test_sweep_reliability import demo_set, write_sets
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     chosen = tmp_path / "chosen"
     chosen.mkdir()
@@ -364,7 +364,7 @@ def test_a_pick_without_a_score_on_the_left_out_set_has_no_rank_there():
 def test_a_stance_model_missing_a_key_names_the_key(tmp_path):
     import gzip
 
-    from touche.retrieval.tasks.task2.stance_model import MODEL_FILE, load
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, load
     data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
     del data["sentences"]["tfidf"]
     path = tmp_path / "model.json"
@@ -424,7 +424,7 @@ def test_judged_at_5_has_one_definition_on_the_page(browser, tmp_path):
     called seven topics fully judged that the column and the CSV put at 0.8."""
     from test_explorer import page_data
     from test_explorer_page import _opened
-    from touche.retrieval.experiments.explorer import write_explorer
+    from touche.retrieval.experiments.explorer.build import write_explorer
     shared = require_shared()
     runs = [shared / "runs" / "task2-2022" / name for name in ("Asuna-run1.txt", "Olivier-Armstrong-run1.txt")]
     page = write_explorer(runs, {"relevance": shared / "qrels" / "task2-2022-relevance.qrels"}, tmp_path / "x.html")

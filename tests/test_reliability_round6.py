@@ -170,7 +170,7 @@ def test_own_folder_accepts_its_records_names_and_temporaries_only(tmp_path):
 
 # --------------------------------------------------------------------------- 3. model files by value
 def _stance_model() -> dict:
-    from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
     return json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
 
 
@@ -185,7 +185,7 @@ def _stance_model() -> dict:
 ])
 def test_a_stance_model_with_values_out_of_range_is_refused(tmp_path, damage, named):
     """Every idf NaN ran without error and labelled 20 NO / 20 SECOND (stance F1 0.307, not 0.446)."""
-    from touche.retrieval.tasks.task2 import stance_model
+    from touche.retrieval.tasks.task2.stance import learned as stance_model
     model = _stance_model()
     damage(model)
     path = tmp_path / "stance_model.json.gz"
@@ -200,7 +200,7 @@ def test_a_stance_model_with_values_out_of_range_is_refused(tmp_path, damage, na
     ({"target_std": 0}, "target_std"), ({"mean": ["1"] * 14}, "mean holds '1'"),
 ])
 def test_a_quality_model_with_values_out_of_range_is_refused(tmp_path, change, named):
-    from touche.retrieval.stages import quality_model
+    from touche.retrieval.stages.quality import model as quality_model
     model = {**json.loads(quality_model.MODEL_FILE.read_text()), **change}
     path = tmp_path / "quality_model.json"
     path.write_text(json.dumps(model))
@@ -209,8 +209,8 @@ def test_a_quality_model_with_values_out_of_range_is_refused(tmp_path, change, n
 
 
 def test_the_shipped_models_pass_their_own_checks():
-    from touche.retrieval.stages import quality_model
-    from touche.retrieval.tasks.task2 import stance_model
+    from touche.retrieval.stages.quality import model as quality_model
+    from touche.retrieval.tasks.task2.stance import learned as stance_model
     stance_model.check_model_data(_stance_model())
     quality_model.check_model_values(json.loads(quality_model.MODEL_FILE.read_text()))
 
@@ -329,7 +329,7 @@ def test_a_run_file_that_is_the_index_root_is_refused_before_indexing(tmp_path, 
 
 # --------------------------------------------------------------------------- 8. invisible characters
 def test_a_right_to_left_override_in_a_run_name_is_shown_not_obeyed(tmp_path):
-    from touche.retrieval.experiments.explorer import write_explorer
+    from touche.retrieval.experiments.explorer.build import write_explorer
     evil = demo_run(tmp_path / "evil\u202etxt.exe.txt", tag="e")
     plain = demo_run(tmp_path / "plain.txt", tag="p")
     exports = {kind: tmp_path / f"x.{kind}" for kind in ("markdown", "latex", "csv")}
@@ -342,7 +342,7 @@ def test_a_right_to_left_override_in_a_run_name_is_shown_not_obeyed(tmp_path):
 
 
 def test_a_baseline_named_with_an_invisible_character_is_still_its_run(tmp_path):
-    from touche.retrieval.experiments.explorer import write_explorer
+    from touche.retrieval.experiments.explorer.build import write_explorer
     runs = [demo_run(tmp_path / "a.txt", tag="a"), demo_run(tmp_path / "b.txt", tag="b")]
     write_explorer(runs, {"relevance": RELEVANCE}, tmp_path / "p.html", names=["v\u200b1", "v2"], baseline="v\u200b1")
     assert '"baseline":"v[U+200B]1"' in (tmp_path / "p.html").read_text(encoding="utf-8").replace(": ", ":")

@@ -14,7 +14,7 @@ from PIL import Image
 
 import touche.retrieval.experiments.sweep.runners as runners
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
-from touche.retrieval.experiments.choose import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Pick
+from touche.retrieval.experiments.choose.picks import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Pick
 from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.experiments.sweep import (
@@ -444,7 +444,7 @@ def test_limit_runs_part_of_a_sweep_and_the_reports_say_so(finished, tmp_path: P
 
 
 def test_tags_and_file_names_say_what_the_point_is() -> None:
-    from touche.retrieval.experiments.choose import derive_tag, point_slug
+    from touche.retrieval.experiments.choose.picks import derive_tag, point_slug
     overrides = {"analyzer.stemmer": "krovetz", "analyzer.stoplist": "none", "retrieval.similarity.k1": 1.2,
                  "retrieval.similarity": {"name": "lmdirichlet", "mu": 300}, "query.text": "title+description"}
     assert point_slug(overrides) == "krovetz_stoplist-none_k1-1.2_lmdirichlet-mu-300_title+description"

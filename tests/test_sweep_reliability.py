@@ -137,7 +137,7 @@ def test_effect_intervals_do_not_depend_on_the_hash_seed():
 
 # --------------------------------------------------------------------------- 6. unfinished
 def test_choose_refuses_an_unfinished_sweep_and_says_so_with_partial(jvm_started, index_root, tmp_path):
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     data = {"base": str(BASE), "grid": {"retrieval.similarity.k1": [0.9, 1.2, 1.5]},
             "qrels": {"relevance": str(RELEVANCE)}, "measure": "relevance:touche.nDCG@5",
@@ -153,7 +153,7 @@ def test_choose_refuses_an_unfinished_sweep_and_says_so_with_partial(jvm_started
 
 
 def test_a_set_without_a_finished_run_makes_no_pick(jvm_started, index_root, tmp_path):
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     path = write_sets(tmp_path / "s.yaml", {"first": demo_set(topics_only=[1, 2, 3]),
                                             "second": demo_set(topics_only=[4, 5])}, tmp_path / "out")
@@ -213,7 +213,7 @@ def test_the_suite_choose_writes_outlives_the_sweep(jvm_started, index_root, tmp
     """A suite from a multi-set sweep pointed into the sweep's folder (its selected topics, its
     corpus links): deleting the sweep broke it."""
     from touche.config import load_suite
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     corpus_list = [str(DEMO / "args.me" / "args-demo.json")]
     path = write_sets(tmp_path / "s.yaml", {"odd": demo_set(topics_only=[1, 3, 5], corpus=corpus_list),
@@ -245,7 +245,7 @@ def test_sets_on_the_same_data_search_once(jvm_started, index_root, tmp_path, mo
 
 
 def test_choose_reads_a_moved_sweep_folder(jvm_started, index_root, tmp_path):
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     corpus_list = [str(DEMO / "args.me" / "args-demo.json")]
     path = write_sets(tmp_path / "s.yaml", {"odd": demo_set(topics_only=[1, 3, 5], corpus=corpus_list),
@@ -258,7 +258,7 @@ def test_choose_reads_a_moved_sweep_folder(jvm_started, index_root, tmp_path):
 
 def test_an_interrupted_sweep_still_reports_what_finished(jvm_started, index_root, tmp_path, monkeypatch):
     import touche.retrieval.experiments.sweep.runners as runners
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import read_manifest, run_sweep
     from test_sweep import CountingRuns
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_only=[1, 2, 3]), "b": demo_set(topics_only=[4, 5])},

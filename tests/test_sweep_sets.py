@@ -169,7 +169,7 @@ def test_the_report_shows_each_set_its_coverage_the_pick_and_the_transfer(sets_s
 
 
 def test_a_rerun_runs_nothing_and_choose_picks_by_the_criterion(sets_sweep, tmp_path):
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     path, outcome = sets_sweep
     again = run_sweep(path, index_root=tmp_path / "unused", progress=False)
@@ -189,7 +189,7 @@ def test_a_partly_judged_biased_set_is_flagged_weighed_by_coverage_and_outvoted(
     the pick: the judged set's (point 2) is, in the report and in choose."""
     import json
     import random
-    from touche.retrieval.experiments.choose import choose
+    from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]
     relevance = DEMO / "qrels-relevance.txt"
@@ -260,7 +260,7 @@ def test_a_sweep_on_a_local_ray_cluster_gives_the_local_sweeps_runs_and_scores(s
 
 def test_choose_distinct_gives_each_pick_another_value_of_the_key(sets_sweep, tmp_path):
     from touche.errors import ToucheError
-    from touche.retrieval.experiments.choose import load_results, pick
+    from touche.retrieval.experiments.choose.picks import load_results, pick
     _, outcome = sets_sweep
     results = load_results(outcome.sweep.output)
     picks = pick(results, count=5, distinct="retrieval.similarity")
@@ -273,7 +273,7 @@ def test_choose_distinct_gives_each_pick_another_value_of_the_key(sets_sweep, tm
 def test_choose_keeps_a_set_weight_of_zero():
     """A set given `weight: 0` (or of coverage 0) has no vote in `touche choose` either; a falsy
     weight once fell back to 1."""
-    from touche.retrieval.experiments.choose import set_weight
+    from touche.retrieval.experiments.choose.picks import set_weight
     from touche.retrieval.experiments.sweep.manifest import ManifestSet
     sets = [ManifestSet(name="a", corpus="c", topics="t", qrels={}, keys=[], weight=0, used_weight=0.0),
             ManifestSet(name="b", corpus="c", topics="t", qrels={}, keys=[], weight=None, used_weight=0.4),

@@ -12,7 +12,7 @@ from touche.indexing.clueweb import ClueWebSource, warc_record, write_warc
 from touche.indexing.passages import PassageSource
 from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
 from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison, extract_aspect, extract_objects
-from touche.retrieval.tasks.task2.stance import label_stance
+from touche.retrieval.tasks.task2.stance.patterns import label_stance
 from touche.retrieval.formats.topics import Topic
 from shared import has_shared, require_shared
 from touche.errors import ConfigError, InputError

@@ -13,8 +13,7 @@ from touche.retrieval.stages.base import Stage, StageContext
 from touche.retrieval.stages.dedup import NearDuplicates
 from touche.retrieval.stages.dense import DenseSimilarity
 from touche.retrieval.stages.fusion import ReciprocalRankFusion
-from touche.retrieval.stages.quality import ArgumentQuality
-from touche.retrieval.stages.quality_model import QualityModel
+from touche.retrieval.stages.quality import ArgumentQuality, QualityModel
 from touche.retrieval.stages.rm3 import RM3
 
 STAGES: dict[str, type[Stage]] = {

@@ -7,9 +7,9 @@ It turns a ``Ranking`` into run rows ``(docid, score, column2)`` — column2 is 
 — and names the run format its runs are validated against. It may also formulate the queries
 and re-rank before the variant's generic ``rerank:`` stages.
 
-Task 1 2020/21 needs nothing more (task1.py); Task 2 2022 labels stance (task2/), Task 1 2022
-builds sentence pairs (task1_pairs.py), image retrieval picks 10 images per stance (image.py).
-A new task is a module here with a ``TaskHandler`` and one line in ``TASKS``.
+Task 1 2020/21 needs nothing more (task1/arguments.py); Task 2 2022 labels stance (task2/), Task 1 2022
+builds sentence pairs (task1/pairs.py), image retrieval picks 10 images per stance (image/).
+A new task is a package here with a ``TaskHandler`` and one line in ``TASKS``.
 """
 from __future__ import annotations
 

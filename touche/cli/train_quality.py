@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.stages.quality_model import MODEL_FILE, cross_validated_pearson, save, train
+from touche.retrieval.stages.quality.model import MODEL_FILE, cross_validated_pearson, save, train
 from touche.atomic import is_stdout
 from touche.cli.common import add_command, model_output, note
 from touche.guard import Files

@@ -9,8 +9,8 @@ from touche.cli.common import add_command, model_output, note
 from touche.guard import Files
 from touche.paths import shared_touche_dir
 from touche.retrieval.evaluation.measures import stance_macro_f1
-from touche.retrieval.tasks.task2.stance_model import MODEL_FILE
-from touche.retrieval.tasks.task2.stance_training import read_compsent, save, score_sentences, train
+from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
+from touche.retrieval.tasks.task2.stance.training import read_compsent, save, score_sentences, train
 
 
 def add_parser(sub) -> None:

@@ -1,6 +1,6 @@
 """Settings of Task 1 2022 (sentence pairs) variants (the ``pairs:`` section of a variant).
 
-Every weight and threshold of ``retrieval/tasks/task1_pairs.py`` lives here; a variant without a
+Every weight and threshold of ``retrieval/tasks/task1/pairs.py`` lives here; a variant without a
 ``pairs:`` section uses these defaults. The stages, in order: candidate sentences
 (``candidates``, ``sentence_retrieval``), per-sentence scores (``relevance``,
 ``argumentativeness``), pair building (``building``), pair scores (``score``), the cut

@@ -100,7 +100,7 @@ class StanceSpec(Strict):
     method: Literal["lexicon", "none"] = Field(
         "lexicon", description="lexicon: a stance per passage (by `model`); none: every passage NO")
     model: str = Field(
-        "patterns", description="a registered stance model (retrieval/tasks/task2/stance_models.py): patterns: "
+        "patterns", description="a registered stance model (retrieval/tasks/task2/stance/registry.py): patterns: "
                                 "comparative patterns + VADER sentiment + a gate (hand-set); learned: a sentence "
                                 "classifier trained on CompSent-19 alone, its votes decide; combined: a passage model "
                                 "over those votes and the patterns' evidence, fitted on the Touché 2022 sample "
@@ -108,7 +108,7 @@ class StanceSpec(Strict):
     model_file: str | None = Field(None, description="a stance model written by `touche train-stance -o FILE` "
                                                      "(relative to the variant); default: the shipped one")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
-                                         "about one and is running prose (see retrieval/tasks/task2/stance.py)")
+                                         "about one and is running prose (see retrieval/tasks/task2/stance/patterns.py)")
     gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
     comparative_weight: float = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
     sentiment_weight: float = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
@@ -144,7 +144,7 @@ class StanceSpec(Strict):
         return self
 
 
-STANCE_MODELS = "touche.retrieval.tasks.task2.stance_models:STANCE_MODELS"
+STANCE_MODELS = "touche.retrieval.tasks.task2.stance.registry:STANCE_MODELS"
 
 
 class ChatNoirSpec(Strict):

@@ -14,11 +14,11 @@ from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
 from touche.retrieval.formats.runfile import RunFormat
-from touche.retrieval.tasks.task1 import q0_rows
+from touche.retrieval.tasks.task1.arguments import q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
 from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
-from touche.retrieval.tasks.task2.stance_model import topic_key
-from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS, Labeller, model_file
+from touche.retrieval.tasks.task2.stance.learned import topic_key
+from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, Labeller, model_file
 from touche.stemming.words import has_technical_word
 from touche.errors import InputError, ToucheError
 from touche.specs.task2 import StanceSpec, Task2Spec
@@ -93,7 +93,7 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
 
 
 def uses_stance_model(spec: StanceSpec) -> bool:
-    """Whether the stance comes from a model file (stance_models.py: ``uses_file``)."""
+    """Whether the stance comes from a model file (stance/registry.py: ``uses_file``)."""
     return spec.method != "none" and STANCE_MODELS[spec.model].uses_file
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from touche.retrieval.experiments.choice_loss import ALPHA
-from touche.retrieval.experiments.choice_reference import Reference, reference_value
+from touche.retrieval.experiments.choose.loss import ALPHA
+from touche.retrieval.experiments.choose.reference import Reference, reference_value
 from touche.retrieval.experiments.report import describe_overrides, format_number, rank_of
 from touche.retrieval.experiments.robust import criterion_named, tied_with_pick
 

@@ -24,8 +24,8 @@ from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import canonical_topic
 from touche.retrieval.tasks.task2.objects import Comparison, comparison
-from touche.retrieval.tasks.task2.stance_models import STANCE_MODELS
-from touche.retrieval.tasks.task2.stance_model import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
+from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
+from touche.retrieval.tasks.task2.stance.learned import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
                                                        SENTENCE_CLASSES, SOURCE, TFIDF_TOKEN, PassageClassifier,
                                                        Sentence, SentenceClassifier, gated_evidence,
                                                        learned_label, sentence_of, tokens_of, topic_key)
@@ -188,7 +188,7 @@ def judged_passages(classifier_model: dict, passages: Path, qrels: Path, topics:
     classifier = SentenceClassifier(classifier_model)
     rows, labels, keys, numbers, learned, open_ = [], [], [], [], [], []
     for comp, key, qid, _, text, label in judged_sample(passages, qrels, topics):
-        ev = gated_evidence(text, comp, classifier)  # as the learned models decide (stance_models.py)
+        ev = gated_evidence(text, comp, classifier)  # as the learned models decide (registry.py)
         # a passage turned away is NO before the model runs: its features are never read
         rows.append(ev.features if ev is not None else np.zeros(len(PASSAGE_FEATURES)))
         labels.append(label)

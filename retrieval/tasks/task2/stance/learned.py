@@ -24,7 +24,7 @@ before any model runs; for the others, two decisions over the sentences that nam
 * ``combined``: a 4-class logistic regression (balanced classes) over 37 passage features: 20
   of the sentence votes (their count and share, the largest and mean comparative probability,
   the signed mean, how often each object is named, length, cue sentences) and 17 of the rules
-  (retrieval/tasks/task2/stance.py's evidence and gate, the re-ranking text features: prose share,
+  (retrieval/tasks/task2/stance/patterns.py's evidence and gate, the re-ranking text features: prose share,
   capitals, spam …). It is fitted on the Touché 2022 passage sample, so it is **cross-fitted**: the
   file holds a model per topic-grouped fold, and a topic of the sample is labelled by the model
   whose training data did not hold it (the figure on the sample is the out-of-fold estimate);
@@ -52,7 +52,7 @@ import numpy as np
 
 from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
 from touche.retrieval.tasks.task2.objects import Comparison
-from touche.retrieval.tasks.task2.stance import (NEGATIONS, evidence, pattern_vote, positions, stance_cue_stems,
+from touche.retrieval.tasks.task2.stance.patterns import (NEGATIONS, evidence, pattern_vote, positions, stance_cue_stems,
                                                 takes_stance)
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
@@ -60,7 +60,7 @@ from touche.bounds import checked_array, checked_count
 from touche.errors import InputError
 from touche.specs.task2 import RerankSpec, StanceSpec
 
-from touche.retrieval.tasks.task2.stance_models import MODEL_FILE  # noqa: E402 (one place says where it lies)
+from touche.retrieval.tasks.task2.stance.registry import MODEL_FILE  # noqa: E402 (one place says where it lies)
 PLACEHOLDERS = ("OBJA", "OBJB")
 SENTENCE_CLASSES = ("BETTER", "NONE", "WORSE")  # for the object named first in the sentence
 PASSAGE_LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")

@@ -4,8 +4,8 @@
 beside its runs) writes a page that answers what the mean tables cannot: where two runs differ
 (before any judgement exists: RBO, Jaccard and rank correlations of their rankings, topic by
 topic, ``evaluation.agreement``), which topics a variant lost against the baseline, and which
-documents did it. The numbers are computed in ``explorer_data``; the exports (Markdown, LaTeX,
-CSV) in ``explorer_export``; the page in ``explorer_page`` and its templates.
+documents did it. The numbers are computed in ``data``; the exports (Markdown, LaTeX,
+CSV) in ``export``; the page in ``page`` and its templates.
 
 * **Overview** (plain HTML, readable with JavaScript off): runs × measures with their 95 %
   topic-bootstrap intervals, the difference to the baseline, the paired randomization p and that
@@ -42,9 +42,9 @@ from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSI
 from touche.retrieval.evaluation.measures import named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
-from touche.retrieval.experiments.explorer_data import explorer_data
-from touche.retrieval.experiments.explorer_export import EXPORTS
-from touche.retrieval.experiments.explorer_page import render_explorer
+from touche.retrieval.experiments.explorer.data import explorer_data
+from touche.retrieval.experiments.explorer.export import EXPORTS
+from touche.retrieval.experiments.explorer.page import render_explorer
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run, load_topics
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic, detect_format, natural_key

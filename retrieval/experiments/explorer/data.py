@@ -19,7 +19,7 @@ the baseline.
   first ``top`` of them, and every run's rank of each shown document (``encode_ranks``).
 
 The exports (Markdown, LaTeX, CSV) are made from the page's state by the page and, for the
-command line's ``--markdown/--latex/--csv``, from the default state by ``explorer_export``.
+command line's ``--markdown/--latex/--csv``, from the default state by ``export``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The explorer's page: its data (``explorer_data``) rendered with the package's templates
+"""The explorer's page: its data (``data``) rendered with the package's templates
 (``templates/explorer.html``, ``.css``, ``.js``) by Jinja2 with autoescaping.
 
-Python renders what the page shows without JavaScript, for its first view (``explorer_export.View``:
+Python renders what the page shows without JavaScript, for its first view (``export.View``:
 every run, the default baseline): the overview, the agreement heat map, the confusion matrices,
 the charts and the topic table. The script redraws all of them from the embedded data whenever
 the reader picks another baseline, hides runs, sorts or changes the correction, so that every
@@ -22,8 +22,8 @@ from markupsafe import Markup, escape
 
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
-from touche.retrieval.experiments.explorer_data import decode_agreement
-from touche.retrieval.experiments.explorer_export import (CORRECTION_NAMES, TEST_NAMES, View, agreement_of, has_best,
+from touche.retrieval.experiments.explorer.data import decode_agreement
+from touche.retrieval.experiments.explorer.export import (CORRECTION_NAMES, TEST_NAMES, View, agreement_of, has_best,
                                                           corrected_p_text, number, one_line, p_text, signed,
                                                           tests)
 from touche.retrieval.formats.runfile import natural_key

@@ -8,7 +8,7 @@ Picks, in order:
 3. greedily, the best remaining points by the main measure that differ from *every* point
    already chosen in at least ``min_diff`` swept parameters (default 2, or 1 for a one-axis
    sweep); when no point is left that differs that much, the requirement drops by one. A point
-   significantly worse than pick 1 (``choice_loss``) is passed over unless ``max_loss`` allows
+   significantly worse than pick 1 (``loss``) is passed over unless ``max_loss`` allows
    its loss: diversity is not worth a clearly weaker run.
 
 Diversity matters because Touché pools the top results of every submission: five near-identical
@@ -19,8 +19,8 @@ overrides (tag derived from the point), checked to load to exactly the variant t
 when ``extends`` merging cannot express the point (an override that removes a mapping's key),
 the complete variant is written instead. A ``suite.yaml`` lists the five (primary = the first)
 with the sweep's corpus, topics and qrels, so ``touche run-all --suite DIR/suite.yaml`` runs them;
-choice.md (``choice_report``) says why each pick was made, what it loses against pick 1, and how
-pick 1 compares with the shipped suite's primary (``choice_reference``).
+choice.md (``report``) says why each pick was made, what it loses against pick 1, and how
+pick 1 compares with the shipped suite's primary (``reference``).
 """
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ import yaml
 
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.choice_loss import Loss, LossToBest, allowed, why_allowed
-from touche.retrieval.experiments.choice_reference import reference_value, shipped_reference
-from touche.retrieval.experiments.choice_report import format_choices
+from touche.retrieval.experiments.choose.loss import Loss, LossToBest, allowed, why_allowed
+from touche.retrieval.experiments.choose.reference import reference_value, shipped_reference
+from touche.retrieval.experiments.choose.report import format_choices
 from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
 from touche.retrieval.experiments.robust import heaviest
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
@@ -168,7 +168,7 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
 
     ``distinct``: a swept key (e.g. ``rerank``) in which every pick must differ from every other:
     five strategies rather than five settings of one. A point significantly worse than pick 1
-    (``choice_loss``) is not picked for diversity unless it loses at most ``max_loss``."""
+    (``loss``) is not picked for diversity unless it loses at most ``max_loss``."""
     if max_loss is not None and not (isinstance(max_loss, (int, float)) and max_loss >= 0):
         raise ToucheError(f"--max-loss must be a difference of at least 0 in the measure's units, got {max_loss!r}")
     main = measure or results.manifest.measure
@@ -383,7 +383,7 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     """Pick ``count`` points and write their variant files, a suite.yaml and choice.md to ``out_dir``.
 
     With ``reference`` the shipped suite's primary variant is run on the sweep's data too
-    (``choice_reference``), and a warning says so when the best point scores below it: a sweep
+    (``reference``), and a warning says so when the best point scores below it: a sweep
     around a weak base can hand in five runs all worse than the suite the toolkit already ships.
     ``partial``: choose among the finished points of an unfinished sweep (refused otherwise);
     ``max_loss``: how much below pick 1 a diversity pick may be when significantly worse

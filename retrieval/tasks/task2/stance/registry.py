@@ -19,7 +19,7 @@ from touche.specs.task2 import StanceSpec
 # What the models run is named here and imported when a variant labels passages: checking a
 # variant's config (which asks this registry) loads no model code (numpy, the sentence splitter).
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "stance_model.json.gz"
-_LOAD = "touche.retrieval.tasks.task2.stance_model:load"
+_LOAD = "touche.retrieval.tasks.task2.stance.learned:load"
 
 # (passage text, the topic's comparison, the topic's key) → FIRST, SECOND, NEUTRAL or NO
 Labeller = Callable[[str, object, "str | None"], str]
@@ -60,7 +60,7 @@ class Patterns(StanceModel):
                           "min_evidence", "neutral_needs_both"})
 
     def labeller(self, spec, model_file):
-        label_stance = registry.load_ref("touche.retrieval.tasks.task2.stance:label_stance")
+        label_stance = registry.load_ref("touche.retrieval.tasks.task2.stance.patterns:label_stance")
         return lambda text, comp, key: label_stance(text, comp, spec)
 
 
@@ -77,13 +77,13 @@ class FileModel(StanceModel):
 
 @register_stance_model
 class Learned(FileModel):
-    """The CompSent-19 sentence classifier's votes alone (stance_model.py)."""
+    """The CompSent-19 sentence classifier's votes alone (learned.py)."""
     name = "learned"
-    factory = "touche.retrieval.tasks.task2.stance_model:learned_labeller"
+    factory = "touche.retrieval.tasks.task2.stance.learned:learned_labeller"
 
 
 @register_stance_model
 class Combined(FileModel):
     """A passage model over the votes and the patterns' evidence, cross-fitted by topic."""
     name = "combined"
-    factory = "touche.retrieval.tasks.task2.stance_model:combined_labeller"
+    factory = "touche.retrieval.tasks.task2.stance.learned:combined_labeller"

@@ -60,7 +60,7 @@ from touche.retrieval.query import query_text
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
 from touche.retrieval.search import Ranking
 from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
-from touche.retrieval.tasks.pairs_text import (argument_stance, argumentativeness, content_terms, cosine, is_negated,
+from touche.retrieval.tasks.task1.features import (argument_stance, argumentativeness, content_terms, cosine, is_negated,
                                                polarity, similarity_to_rest, topic_polarity)
 from touche.stemming.words import words
 from touche.config import BM25, LMDirichlet, Variant

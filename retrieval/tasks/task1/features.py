@@ -1,4 +1,4 @@
-"""The text features and stance cues of Task 1 2022's sentence pairs (task1_pairs.py): content
+"""The text features and stance cues of Task 1 2022's sentence pairs (pairs.py): content
 terms and their cosines, argumentative and noise markers, polarity cues, and an argument's stance
 toward the topic. A light Python tokenizer (lower-cased words, SMART stoplist, Harman's
 S-stemmer): the features compare a few hundred sentences per topic, where a JVM round trip per

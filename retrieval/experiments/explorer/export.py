@@ -26,7 +26,7 @@ import numpy as np
 
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import corrected
-from touche.retrieval.experiments.explorer_data import decode_agreement
+from touche.retrieval.experiments.explorer.data import decode_agreement
 
 TEST_NAMES = {"randomization": "paired randomization test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg", "none": "no"}
