@@ -29,6 +29,7 @@ from touche.indexing.files import corpus_files
 from touche.indexing.records import Argument, Premise, id_problem
 from touche.indexing.records import json_type as _json_type
 from touche.errors import InputError
+from touche.progress import progress_bar
 
 __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "iter_with_progress",
            "total_bytes", "BACKEND"]
@@ -302,10 +303,9 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
 def iter_with_progress(paths: str | os.PathLike | Iterable[str | os.PathLike], *, desc: str = "reading args.me",
                        disable: bool = False, **kwargs: Any) -> Iterator[Argument]:
     """``read_arguments`` with a tqdm bar counting bytes read (no counting pass over the files)."""
-    from tqdm import tqdm
 
     files = _expand(paths)
-    bar = tqdm(total=total_bytes(files), unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
+    bar = progress_bar(total=total_bytes(files), unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
                disable=disable, mininterval=1.0)
 
     def update(done: int) -> None:

@@ -28,15 +28,15 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from filelock import FileLock, Timeout
-from tqdm import tqdm
 
 from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
 from touche.stemming import analyzers
 from touche import jvm
-from touche.atomic import process_alive
+from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import InputError, ToucheError
 from touche.settings import heap_bytes, setting
+from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -305,9 +305,8 @@ def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | 
             raise ToucheError(f"shard {k} of {n} is missing or unfinished (expected {shard_dir(target, k, n)}); "
                               f"build it with: touche index ... --shards {n} --shard {k}", path=shards_home(target))
         metas.append(info.meta)
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    remove_stale_temporaries(target)
+    tmp = temporary_name(target)
     tmp.mkdir(parents=True)
     names = [shard_dir(target, k, n).name for k in range(n)]
     for name in names:
@@ -364,10 +363,8 @@ def _write_failure(exc: BaseException) -> str | None:
 
 def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSpec, target: Path, *,
                 base_dir: Path | None = None, progress: bool = True, extra_meta: dict | None = None) -> IndexInfo:
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    _remove_stale_temporaries(target)
+    remove_stale_temporaries(target)  # of interrupted builds, whose process is gone
+    tmp = temporary_name(target)
     tmp.mkdir(parents=True)
     analyzer = analyzers.build(analyzer_spec, base_dir)
     fields = list(spec.fields)
@@ -375,12 +372,22 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         str(tmp), analyzer, fields, spec.positions, spec.docvectors, spec.threads, float(spec.ram_buffer_mb))
     started = time.perf_counter()
     count = 0
+    # the bar knows its total: the bytes of the corpus files as the reader gets through them
+    # (args.me JSON), else the documents of an index of the same corpus already built here
+    size = source.total_bytes() if hasattr(source, "total_bytes") else None
+    total = size or _documents_of_sibling(source, fields, target.parent)
     try:
-        with tqdm(desc=f"indexing {source.name}", unit=" docs", disable=not progress, mininterval=1.0) as bar:
-            for ids, values, raws in _batches(source.documents(fields), fields, spec.store_raw):
+        with progress_bar(desc=f"indexing {source.name}", total=total, unit="B" if size else " docs",
+                          unit_scale=bool(size), disable=not progress, mininterval=1.0) as bar:
+            documents = (source.documents(fields, on_position=lambda done: bar.update(done - bar.n)) if size
+                         else source.documents(fields))
+            for ids, values, raws in _batches(documents, fields, spec.store_raw):
                 _hand_over(indexer, ids, values, raws, len(fields))
                 count += len(ids)
-                bar.update(len(ids))
+                if size:
+                    bar.set_postfix_str(f"{count:,} docs", refresh=False)
+                else:
+                    bar.update(len(ids))
         indexer.finish(spec.optimize)
     except BaseException as exc:
         try:
@@ -413,12 +420,19 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
     return IndexInfo(target, meta)
 
 
-def _remove_stale_temporaries(target: Path) -> None:
-    """Temporaries of interrupted builds (their process is gone) are removed before a rebuild."""
-    for stale in target.parent.glob(f".{target.name}.tmp-*"):
-        pid = stale.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not process_alive(int(pid)):
-            shutil.rmtree(stale, ignore_errors=True)
+def _documents_of_sibling(source: CorpusSource, fields: list[str], root: Path) -> int | None:
+    """The documents of an index of the same corpus and fields (any analyzer) in ``root``: what
+    a build of another variant's index will count."""
+    try:
+        fingerprint = source.fingerprint()
+        for meta_file in root.glob(f"*/{META_FILE}"):
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            if meta.get("corpus", {}).get("fingerprint") == fingerprint and meta["index"]["fields"] == fields \
+                    and not meta["build"].get("skipped_records"):
+                return int(meta["stats"]["documents"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return None
 
 
 _SEPARATOR = "\x1f"  # BatchIndexer.SEPARATOR

@@ -18,6 +18,7 @@ from touche.indexing.beir import read_corpus as read_beir_corpus
 from touche.indexing.records import Argument
 from touche import registry
 from touche.errors import ConfigError, InputError
+from touche.progress import progress_bar
 
 
 class CorpusSource(Protocol):
@@ -83,14 +84,20 @@ class ArgsMeSource:
         return {"format": "argsme" + ("-beir" if self.beir else ""), "path": str(Path(self.path).resolve()),
                 "files": [f.name for f in self.files], "fingerprint": self.fingerprint()}
 
-    def records(self, part: tuple[int, int] | None = None) -> Iterator[Argument]:
+    def records(self, part: tuple[int, int] | None = None, on_position=None) -> Iterator[Argument]:
         if self.beir:
             return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records, report=self.report, part=part)
-        return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part)
+        return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part,
+                              on_position=on_position)
 
-    def documents(self, fields: list[str], part: tuple[int, int] | None = None
+    def total_bytes(self) -> int | None:
+        """The bytes ``documents(on_position=…)`` reports progress against (args.me JSON; None for
+        BEIR's JSONL, read without positions)."""
+        return None if self.beir else sum(f.stat().st_size for f in self.files)
+
+    def documents(self, fields: list[str], part: tuple[int, int] | None = None, on_position=None
                   ) -> Iterator[tuple[str, list[str], str]]:
-        for argument in self.records(part):
+        for argument in self.records(part, on_position):
             values = argument_fields(argument)
             yield argument.id, [values[f] for f in fields], argument.to_json()
 
@@ -141,12 +148,11 @@ def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = F
     special = getattr(source, "texts", None)
     if special is not None:
         return special(docids, progress=progress)
-    from tqdm import tqdm
 
     field_name = getattr(source, "display_field", "contents" if "contents" in source.fields else source.fields[0])
     display = getattr(source, "display_text", lambda values, raw: values[0])
     found: dict[str, str] = {}
-    with tqdm(desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents", unit=" docs",
+    with progress_bar(desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents", unit=" docs",
               disable=not progress, mininterval=1.0) as bar:
         for docid, values, raw in source.documents([field_name]):
             bar.update(1)

@@ -22,7 +22,6 @@ import signal
 from pathlib import Path
 from typing import Any, Callable
 
-from tqdm import tqdm
 
 from touche import jvm
 from touche.config import Variant
@@ -30,6 +29,7 @@ from touche.errors import EnvironmentProblem, ToucheError
 from touche.indexing import builder
 from touche.indexing.builder import (IndexInfo, ensure_shard, assemble_shards, open_index, shard_dir, shard_heap,
                                      shards_home)
+from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n:
     pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
                            k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
     documents = 0
-    with tqdm(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
+    with progress_bar(total=n, initial=n - len(missing), desc=f"shards on Ray ({n})", unit=" shard",
               disable=not progress) as bar:
         def built(k: int, meta: dict) -> None:
             nonlocal documents

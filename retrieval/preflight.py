@@ -10,7 +10,8 @@ from pathlib import Path
 
 from touche.retrieval.tasks import handler
 from touche.config import LoadedVariant, load_variant
-from touche.errors import ToucheError
+from touche.errors import ConfigError, ToucheError
+from touche.stemming.analyzers import stoplist_path
 
 
 def check_variant_files(loaded: LoadedVariant, _seen: frozenset[Path] = frozenset()) -> None:
@@ -20,6 +21,10 @@ def check_variant_files(loaded: LoadedVariant, _seen: frozenset[Path] = frozense
     if loaded.path in _seen:
         return  # a fusion cycle: check_fusion_cycles names it
     folder = loaded.path.parent
+    stoplist = stoplist_path(loaded.variant.analyzer.stoplist, folder)
+    if stoplist is not None and not stoplist.is_file():  # said with the variant, not as a path alone
+        raise ConfigError(f"analyzer.stoplist: {loaded.variant.analyzer.stoplist!r} is neither a known list (none, "
+                          f"lucene, snowball, smart, terrier) nor a file (looked for {stoplist})", path=loaded.path)
     try:
         for stage in loaded.variant.rerank:
             stage.check_files(folder)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.retrieval.fingerprint import check_fusion_cycles
-from touche.retrieval.formats.runwriter import write_run
+from touche.retrieval.formats.runwriter import WrittenRun, write_run
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.query import query_text
@@ -26,6 +27,7 @@ from touche.retrieval.tasks import Rows, TaskContext, handler
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
 from touche.errors import ToucheError
+from touche.guard import OutputFolder
 from touche.inputs import resolve_corpus, resolve_topics
 from touche.paths import default_index_root
 
@@ -38,6 +40,7 @@ class VariantResult:
     index: IndexInfo
     seconds: float
     run_path: Path | None = None
+    written: WrittenRun | None = None  # the run file's text, as written
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Session:
     topics_path: Path | str | None   # a path, or irds:<id>; None: each pipeline gets its topics
     index_root: Path = field(default_factory=default_index_root)
     progress: bool = True
+    selection: TopicSelection | None = None  # the topics kept of the topics file (--topics-only/-except)
     topics: list[Topic] = field(init=False)
     _searchers: dict[tuple, Searcher] = field(default_factory=dict, init=False)
     _results: dict[tuple, VariantResult] = field(default_factory=dict, init=False)
@@ -60,6 +64,9 @@ class Session:
             return
         self.topics_path = resolve_topics(self.topics_path)
         self.topics = load_topics(self.topics_path)
+        if self.selection is not None:
+            self.selection.check_against((t.number for t in self.topics), f"the topics file {self.topics_path}")
+            self.topics = [t for t in self.topics if self.selection.keeps(t.number)]
 
     def corpus(self, loaded: LoadedVariant) -> Path:
         """The variant's corpus, resolved once: its own ``corpus.path`` (relative to its file) or
@@ -130,9 +137,13 @@ class Session:
         ctx, index = self._context(loaded, tuple(topics) if topics is not None else tuple(self.topics))
         return Pipeline(loaded, task, ctx, index, self)
 
-    def write(self, result: VariantResult, path: Path) -> Path:
+    def write(self, result: VariantResult, path: Path, *, into: OutputFolder | None = None) -> Path:
+        """The result's run file at ``path`` (in the output folder ``into``, if given); its text is
+        kept as ``result.written``: what is done with the run next reads it from there."""
         variant = result.loaded.variant
-        write_run(path, result.rows, handler(variant.task).run_format, variant.tag)
+        # untied: equal scores of our own ranking would let trec_eval (by docid) and Touché 2022 (by rank) differ
+        result.written = write_run(path, result.rows, handler(variant.task).run_format, variant.tag, into=into,
+                                   untie=True)
         result.run_path = path
         return path
 

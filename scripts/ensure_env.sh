@@ -95,7 +95,13 @@ stamp_of() { { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock"; echo "$1"; 
 STAMP="$(stamp_of "$EXTRAS")"
 HAVE="$(cat "$VENV/.touche-stamp" 2>/dev/null || true)"
 if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrier)" ]; then
-  log "creating the project environment in $VENV (first use; about 3 minutes on a fresh 2-core machine)"
+  if [ -z "$HAVE" ]; then
+    log "creating the project environment in $VENV (first use; about 3 minutes on a fresh 2-core machine)"
+  elif [ "$HAVE" = "$(stamp_of test)" ]; then
+    log "adding the tests' packages (Ray, PyTerrier) to the project environment in $VENV (about a minute)"
+  else
+    log "updating the project environment in $VENV (pyproject.toml or requirements.lock changed)"
+  fi
   : > "$LOG"
   [ -x "$VENV/bin/python" ] || quietly "$PYTHON_BIN" -m venv "$VENV"
   # --no-deps: both declare torch/CUDA; we use pyserini's Anserini fat jar and the model

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from touche import jvm
-from touche.config import AnalyzerSpec
+from touche.config import FILLER, AnalyzerSpec
 from touche.errors import ConfigError
 
 STOPLIST_DIR = Path(__file__).resolve().parent / "stoplists"
@@ -110,8 +110,11 @@ def filter_chain(spec: AnalyzerSpec, base_dir: Path | None = None) -> tuple[str,
         filters.append(_STEMMERS[spec.stemmer])
     if spec.shingles is not None:
         s = spec.shingles
+        if s.filler == "":  # no filler: close the stop filter's gaps, so n-grams join the words that remain
+            filters.append("closeGaps")
         filters.append(f"shingle|minShingleSize={s.min_size}|maxShingleSize={s.max_size}"
-                       f"|outputUnigrams={'true' if s.keep_unigrams else 'false'}")
+                       f"|outputUnigrams={'true' if s.keep_unigrams else 'false'}"
+                       + (f"|fillerToken={s.filler}" if s.filler not in ("", FILLER) else ""))
     return _TOKENIZERS[spec.tokenizer], filters
 
 

@@ -48,7 +48,7 @@ def test_bad_choice_lists_the_valid_ones(tmp_path):
 
 def test_value_out_of_range(tmp_path):
     path = write(tmp_path / "v.yaml", "tag: x\nretrieval: {top_k: 5000}\n")
-    with pytest.raises(ConfigError, match=r"retrieval.top_k: Input should be less than or equal to 1000"):
+    with pytest.raises(ConfigError, match=r"retrieval.top_k: must be at most 1000"):
         load_variant(path)
 
 

@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from touche.guard import OutputFolder
+
 from pathlib import Path
 
 from touche.bounds import MODEL_LIMIT, checked_array, checked_count
@@ -215,8 +217,7 @@ def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_pat
     base.write_text("extends: " + str(BASE_VARIANT) + "\ntag: t\n")
     fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion
     record = Record("k", 3, fewer, {}, "r", 0.0)
-    out = tmp_path / "chosen"
-    out.mkdir()
+    out = OutputFolder(tmp_path / "chosen")
     path = write_choice(Pick(record, "best"), 1, base, out, "t-p3", "# header\n")
     text = path.read_text()
     assert text.startswith("# header\n# complete variant: `extends` merging cannot express") and "extends:" not in text
@@ -237,14 +238,14 @@ def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_outp
     entry = SimpleNamespace(name="dev", corpus="corpus", topics="topics.xml", corpus_files=None,
                             source_topics="all-topics.xml", qrels={"relevance": "q.txt"})
     results = SimpleNamespace(main_set=entry, directory=sweep, path=lambda stored: sweep / stored)
-    out = tmp_path / "chosen"
-    out.mkdir()
-    corpus, topics = suite_inputs(results, entry, out)
+    folder = OutputFolder(tmp_path / "chosen")
+    out = folder.path
+    corpus, topics = suite_inputs(results, entry, folder)
     assert topics == out / "topics.xml" and topics.read_text() == "<topics/>" and corpus == sweep / "corpus"
     picks = [Pick(Record("k", 1, {"a": 1}, {}, "r", 0.0), "best")]
     assert ("topics copy", out / "topics.xml") in _files(results, picks, tmp_path / "base.yaml", out).writes
     whole = SimpleNamespace(**{**vars(entry), "source_topics": None})
-    assert suite_inputs(results, whole, out)[1] == sweep / "topics.xml"
+    assert suite_inputs(results, whole, folder)[1] == sweep / "topics.xml"
     assert all(what != "topics copy" for what, _ in _files(SimpleNamespace(**{**vars(results), "main_set": whole}),
                                                            picks, tmp_path / "base.yaml", out).writes)
 

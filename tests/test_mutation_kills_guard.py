@@ -9,7 +9,7 @@ import os
 import pytest
 
 from touche.errors import ToucheError
-from touche.guard import LINKS_RECORD, Files, LinkFolder, own_folder
+from touche.guard import Files, LinkFolder, OutputFolder, read_record
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_a_link_folder_is_made_with_its_links_and_their_record(tmp_path, targets
     folder = tmp_path / "new" / "links"  # neither exists yet
     LinkFolder(folder).sync({"a.json": targets["a.json"]})
     assert (folder / "a.json").is_symlink() and os.path.realpath(folder / "a.json") == str(targets["a.json"])
-    assert (folder / LINKS_RECORD).read_text() == "a.json\n"
+    assert {name: entry.kind for name, entry in read_record(folder).items()} == {"a.json": "link"}
 
 
 def test_a_made_link_is_re_pointed_and_a_stale_one_removed(tmp_path, targets):
@@ -50,7 +50,7 @@ def test_a_right_link_made_before_its_record_is_kept_a_foreign_file_refused(tmp_
     folder.mkdir()
     (folder / "a.json").symlink_to(targets["a.json"])  # as a sync that stopped before its record left it
     LinkFolder(folder).sync({"a.json": targets["a.json"]})
-    assert (folder / LINKS_RECORD).read_text() == "a.json\n"
+    assert read_record(folder)["a.json"].target == str(targets["a.json"])
     (folder / "notes.txt").write_text("mine")
     with pytest.raises(ToucheError, match=r"holds 1 file\(s\) this command did not make \(notes.txt\)"):
         LinkFolder(folder).sync({"a.json": targets["a.json"]})
@@ -61,7 +61,7 @@ def test_a_refusal_lists_eight_names_and_counts_the_rest(tmp_path):
     for i in range(10):
         (tmp_path / f"user-{i}.txt").write_text("")
     with pytest.raises(ToucheError) as raised:
-        own_folder(tmp_path, ["run.txt"])
+        OutputFolder(tmp_path).claim(["run.txt"], refuse=lambda entry: True)
     listed = ", ".join(f"user-{i}.txt" for i in range(8))
     assert f"holds 10 file(s) this command did not make ({listed} and 2 more)" in str(raised.value)
 

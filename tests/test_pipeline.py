@@ -99,12 +99,9 @@ def test_cli_input_without_topics(tmp_path):
 
 
 def test_cli_unwritable_output(jvm_started, fixture_corpus, tmp_path):
-    if os.geteuid() == 0:
-        target = "/proc/touche-out"  # even root cannot create directories in /proc
-    else:
-        locked = tmp_path / "locked"
-        locked.mkdir(mode=0o500)
-        target = str(locked / "out")
+    blocker = tmp_path / "a-file"  # a folder inside a file: not even root can make it (no system path touched)
+    blocker.write_text("")
+    target = str(blocker / "out")
     code, text = cli("run-all", "-i", str(fixture_corpus), "-o", target)
     assert code == 2 and "cannot create the output directory" in text and target in text
 

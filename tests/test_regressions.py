@@ -13,9 +13,21 @@ from touche.retrieval.experiments.regressions import differences, measure, pinne
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.parent.name)
 def test_the_suite_gives_its_pinned_figures(suite, jvm_started, index_root):
-    figures = measure(suite, index_root)
+    warnings: dict[str, list] = {}
+    figures = measure(suite, index_root, warnings)
     assert figures["scores"], "the demo suite evaluated nothing"
     assert differences(pinned(suite), figures) == []
+    # the toolkit's own runs carry no tie any evaluator would order its own way (issue 52)
+    assert {name: [w for w in found if w.kind == "tied score(s)"] for name, found in warnings.items()} == \
+        {name: [] for name in warnings}
+
+
+def test_the_example_variants_and_fusion_write_no_ties(jvm_started, index_root):
+    from pathlib import Path
+    examples = Path(__file__).resolve().parent.parent / "configs" / "task1" / "examples" / "suite.yaml"
+    warnings: dict[str, list] = {}
+    measure(examples, index_root, warnings)
+    assert len(warnings) == 5 and not [w for found in warnings.values() for w in found if w.kind == "tied score(s)"]
 
 
 def test_a_moved_figure_is_reported_with_its_place():

@@ -16,6 +16,7 @@ import yaml
 from shared import require_shared
 from test_pipeline import cli
 from touche.errors import ConfigError, InputError, ToucheError
+from touche.guard import OutputFolder
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"
@@ -231,7 +232,7 @@ def test_no_command_writes_over_what_it_reads(tmp_path, case):
 
 # --------------------------------------------------------------------------- 12. choose's folder
 def test_choose_never_replaces_its_sources_or_writes_through_a_link_it_did_not_make(tmp_path):
-    from touche.guard import LINKS_RECORD, LinkFolder, made_folder
+    from touche.guard import LinkFolder, made_folder, read_record
     folder = tmp_path / "DIR" / "corpus"
     folder.mkdir(parents=True)
     mine = tmp_path / "mine.json"
@@ -244,9 +245,9 @@ def test_choose_never_replaces_its_sources_or_writes_through_a_link_it_did_not_m
     assert (folder / "user-link.json").is_symlink() and not (folder / "data.json").exists()  # refused, not deleted
     (folder / "user-link.json").unlink()
     LinkFolder(folder).sync({"data.json": target})
-    assert (folder / LINKS_RECORD).read_text() == "data.json\n"
+    assert list(read_record(folder)) == ["data.json"]
     LinkFolder(folder).sync({})
-    assert not (folder / "data.json").exists() and (folder / LINKS_RECORD).read_text() == ""
+    assert not (folder / "data.json").exists() and read_record(folder) == {}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     linked = tmp_path / "DIR2"
@@ -394,7 +395,7 @@ def test_a_run_whose_record_was_lost_keeps_its_index_and_time(jvm_started, index
     results = tmp_path / "out" / "results.jsonl"
     lines = results.read_text().splitlines(keepends=True)
     lost = json.loads(lines[-1])
-    results.write_text("".join(lines[:-1]))
+    OutputFolder(tmp_path / "out").write_text("results.jsonl", "".join(lines[:-1]))  # as if its line never came
     again = run_sweep(path, index_root=index_root, progress=False)
     assert again.computed == 0  # scored from the run file, not run again
     rescored = next(r for r in again.records if r.key == lost["key"])

@@ -154,18 +154,18 @@ def test_run_all_refuses_an_output_folder_holding_runs_it_did_not_make(jvm_start
     assert {"1-bm25.txt", "2-krovetz-bm25.txt", "run.txt", "cache"} <= {p.name for p in out.iterdir()}
 
 
-def test_own_folder_accepts_its_records_names_and_temporaries_only(tmp_path):
-    from touche.guard import MADE_RECORD, own_folder
-    claim = own_folder(tmp_path, ["a.txt", "b.txt"], "sweep output folder")
-    (tmp_path / "a.txt").write_text("")
-    (tmp_path / "indexes").mkdir()  # appeared while it ran: its own
-    claim.record()
-    assert (tmp_path / MADE_RECORD).read_text() == "a.txt\nindexes\n"  # b.txt was not written
-    (tmp_path / ".a.txt.123.abcd1234.tmp").write_text("")  # a killed writer's temporary
-    own_folder(tmp_path, ["c.txt"], "sweep output folder")  # a.txt and indexes are recorded: its own
+def test_an_output_folder_accepts_what_it_wrote_and_temporaries_only(tmp_path):
+    from touche.guard import OutputFolder
+    folder = OutputFolder(tmp_path, "sweep output folder").claim(["a.txt", "b.txt"], refuse=lambda entry: True)
+    folder.write_text("a.txt", "mine")  # b.txt is not written
+    (tmp_path / "indexes").mkdir()  # an index root the user placed here: not the command's
+    (tmp_path / ".a.txt.~touche.123.abcdef123456.tmp").write_text("")  # a killed writer's temporary
+    again = OutputFolder(tmp_path, "sweep output folder")
+    again.claim(["a.txt", "c.txt"], refuse=lambda entry: entry.name != "indexes")  # a.txt is its own
+    assert again.ours("a.txt") and not again.ours("indexes")
     (tmp_path / "d.txt").write_text("")
     with pytest.raises(ToucheError, match=r"sweep output folder holds 1 file\(s\) this command did not make \(d.txt\)"):
-        own_folder(tmp_path, ["c.txt"], "sweep output folder")
+        OutputFolder(tmp_path, "sweep output folder").claim(["c.txt"], refuse=lambda entry: entry.name != "indexes")
 
 
 # --------------------------------------------------------------------------- 3. model files by value
@@ -251,7 +251,7 @@ def test_a_score_beyond_a_32_bit_float_is_refused_in_a_file_and_a_frame(tmp_path
     frame = pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"], "score": [float(score)]})
     for source in (run, frame):
         if refused:
-            with pytest.raises(InputError, match="beyond ±3.4e38"):
+            with pytest.raises(InputError, match=r"beyond ±3\.4028234663852886e\+38"):
                 load_run(source)
         else:
             assert load_run(source).frame["score"].tolist()[0] == float(score)

@@ -138,7 +138,8 @@ def test_writer_rejects_bad_rows(tmp_path: Path, rows: dict, fmt: RunFormat, mes
 
 
 def test_writer_returns_warnings_and_raises_on_validation_errors(tmp_path: Path) -> None:
-    warnings = write_run(tmp_path / "pairs.txt", {"1": [(pair_id(i), 1.0) for i in range(3)]}, RunFormat.PAIRS, "t")
+    warnings = write_run(tmp_path / "pairs.txt", {"1": [(pair_id(i), 1.0) for i in range(3)]}, RunFormat.PAIRS,
+                         "t").warnings
     assert any("at least 100" in p.message for p in warnings)
     assert all(p.severity is Severity.WARNING for p in warnings)
     with pytest.raises(InputError, match=r"run\.txt, line 1: .*not 'I' followed by 16 hex"):

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from touche.guard import OutputFolder
 from PIL import Image
 
 import touche.retrieval.experiments.sweep.runners as runners
@@ -363,7 +365,7 @@ def test_choice_without_extends_when_merging_cannot_express_it(tmp_path: Path) -
     # the base weights contents and conclusion; the point weights contents only
     record = Record(key="k", point=7, overrides={"query.field_weights": {"contents": 1.0}}, measures={},
                     run="r", seconds=0)
-    path = write_choice(Pick(record, "why"), 1, BASE, tmp_path, "t-p7", "# header\n")
+    path = write_choice(Pick(record, "why"), 1, BASE, OutputFolder(tmp_path), "t-p7", "# header\n")
     assert "extends" not in yaml.safe_load(path.read_text())
     expected = load_variant(BASE, record.overrides).variant.model_dump(exclude={"tag", "description"})
     assert load_variant(path).variant.model_dump(exclude={"tag", "description"}) == expected
@@ -373,7 +375,7 @@ def test_choice_without_extends_when_merging_cannot_express_it(tmp_path: Path) -
 def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) -> None:
     base = REPO / "configs" / "task1" / "examples" / "5-quality-fusion.yaml"
     record = Record(key="k", point=1, overrides={"retrieval.similarity.mu": 500}, measures={}, run="r", seconds=0)
-    path = write_choice(Pick(record, "why"), 1, base, tmp_path / "deep" / "dir", "t-p1", "")
+    path = write_choice(Pick(record, "why"), 1, base, OutputFolder(tmp_path / "deep" / "dir"), "t-p1", "")
     assert yaml.safe_load(path.read_text())["extends"].endswith("5-quality-fusion.yaml")
     loaded = load_variant(path)
     fusion = loaded.variant.rerank[-1]

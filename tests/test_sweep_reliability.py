@@ -187,7 +187,9 @@ def test_a_set_whose_corpus_belongs_to_another_task_fails_before_the_first_run(t
 # --------------------------------------------------------------------------- 14. smaller ones
 @pytest.mark.parametrize("selection, message", [
     ({"topics_only": [1, 99]}, "names topic\\(s\\) 99, which"),
-    ({"topics_except": [2, 2]}, "repeats topic\\(s\\) 2"),
+    ({"topics_except": [2, 2]}, "topics_except: topic\\(s\\) 2 given twice"),
+    ({"topics_only": "1,3-2"}, "topics_only: the range 3-2 runs backwards"),
+    ({"topics_only": "1,3", "topics_except": [2]}, "give topics_only or topics_except, not both"),
 ])
 def test_a_topic_selection_that_names_absent_or_repeated_topics_is_refused(tmp_path, selection, message):
     from touche.retrieval.experiments.sweep import load_sweep

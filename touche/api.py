@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, Union
 
 import pandas as pd
 
@@ -31,6 +31,7 @@ from touche.retrieval.formats.gate import frame_rows, load_run
 from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runwriter import ranked_rows, write_run
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
 
@@ -69,11 +70,13 @@ def index(of: PathLike | LoadedVariant, corpus: PathLike, *, index_root: PathLik
 
 
 def search(of: PathLike | LoadedVariant, topics: PathLike | pd.DataFrame | None, corpus: PathLike, *,
-           query: str | None = None, index_root: PathLike | None = None, progress: bool = False) -> pd.DataFrame:
+           query: str | None = None, index_root: PathLike | None = None, progress: bool = False,
+           topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None) -> pd.DataFrame:
     """Run the variant (index, first stage, its task's and its stages' re-ranking) on topics: a
     topics file, ``irds:<id>``, a queries frame (PyTerrier's ``qid, query``, or Touché's ``title``
     …), or ``topics=None, query="…"`` for one query (topic 1); the run as a frame (see the module
-    docstring)."""
+    docstring). ``topics_only``/``topics_except``: a selection of the topics by number, as
+    ``--topics-only`` takes it (``"51,55,57-60"`` or a list)."""
     loaded = variant(of)
     if topics is None:
         if not (isinstance(query, str) and query.strip()):
@@ -82,13 +85,13 @@ def search(of: PathLike | LoadedVariant, topics: PathLike | pd.DataFrame | None,
     elif query is not None:
         raise ConfigError("search(): give topics or query, not both")
     session = Session(corpus, topics, index_root=Path(index_root) if index_root else default_index_root(),
-                      progress=progress)
+                      progress=progress, selection=_selection(topics_only, topics_except))
     try:
         result = session.run(loaded)
     finally:
         session.close()
     run_format = handler(loaded.variant.task).run_format
-    return frame_of_rows(ranked_rows(result.rows, run_format, loaded.variant.tag), run_format)
+    return frame_of_rows(ranked_rows(result.rows, run_format, loaded.variant.tag, untie=True), run_format)
 
 
 def frame_of_rows(rows: Sequence[RunRow], run_format: RunFormat | str | None = None) -> pd.DataFrame:
@@ -102,45 +105,59 @@ def frame_of_rows(rows: Sequence[RunRow], run_format: RunFormat | str | None = N
 
 
 def evaluate(run: pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | str | None = None, *,
-             depth: int = 5, run_format: RunFormat | str | None = None,
-             per_topic: bool = False) -> dict[str, float] | pd.DataFrame:
+             depth: int = 5, run_format: RunFormat | str | None = None, per_topic: bool = False,
+             topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None
+             ) -> dict[str, float] | pd.DataFrame:
     """Touché's measures (``touche evaluate``'s names; ir_measures' spellings ``nDCG@5``,
     ``P@10`` too) of a run frame, scored as its run file would be (sorted by score, ties by
     document id, ranked, cut to the format's depth), or of a run file.
 
     ``per_topic=True``: the values per topic instead, as a tidy frame ``run, query_id, measure,
     value`` (the run named by its file, or a frame's ``attrs["name"]``, else ``run``); their mean
-    is the mean above. Stance macro-F1 has no per-topic values (one F1 over all judged rows)."""
+    is the mean above. Stance macro-F1 has no per-topic values (one F1 over all judged rows).
+    ``topics_only``/``topics_except``: score these topics only, or all but these (``"51,55,57-60"``
+    or a list, as ``--topics-only`` takes them)."""
+    selection = _selection(topics_only, topics_except)
     if not per_topic:
         if not isinstance(run, pd.DataFrame):
-            return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format)
-        return evaluate_rows(load_run(run, run_format), qrels, measures, depth=depth)
-    (name, rows), = _named_runs([run], run_format).items()
+            return evaluate_run_file(run, qrels, measures, depth=depth, fmt=run_format, topics=selection)
+        return evaluate_rows(load_run(run, run_format), qrels, measures, depth=depth, topics=selection)
+    (name, rows), = _named_runs([run], run_format, selection).items()
     return per_topic_frame({name: rows}, qrels, measures, depth=depth)
+
+
+TopicSpec = Union[str, int, Sequence[Union[int, str]]]
+
+
+def _selection(topics_only, topics_except) -> TopicSelection | None:
+    return TopicSelection.of(topics_only, topics_except, names=("topics_only", "topics_except"))
 
 
 def experiment(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg,
                measures: Sequence[str] | str | None = None, *, baseline: str | int | None = 0,
                correction: str = "holm", test: str = "randomization", alpha: float = 0.05, depth: int = 5,
-               resamples: int = DEFAULT_RESAMPLES, run_format: RunFormat | str | None = None) -> pd.DataFrame:
+               resamples: int = DEFAULT_RESAMPLES, run_format: RunFormat | str | None = None,
+               topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None) -> pd.DataFrame:
     """Several runs against a baseline, as PyTerrier's ``Experiment`` does it, with Touché's
     measures: one row per run and measure with the mean, its 95 % topic-bootstrap interval, the
     number of topics, and against the baseline (default the first run) the mean difference on
     common topics, wins/losses/ties, the paired test's p (``test``: randomization with
     ``resamples`` sign flips, exact where 2^topics is fewer; t; wilcoxon) and that p corrected for
     the runs tested (``correction``: holm, bonferroni, fdr_bh, none). ``runs``: {name: frame or
-    path}, or a list (named by file, or a frame's ``attrs["name"]``)."""
+    path}, or a list (named by file, or a frame's ``attrs["name"]``); ``topics_only``/
+    ``topics_except`` as in ``evaluate``."""
     if isinstance(measures, str):
         measures = [measures]
-    named = _named_runs(runs, run_format)
+    named = _named_runs(runs, run_format, _selection(topics_only, topics_except))
     if isinstance(runs, Mapping) and baseline in runs and not isinstance(baseline, bool):
         baseline = str(baseline)  # a key of the mapping is a name ({1: a, 2: b}, baseline=1), not a position
     return run_experiment(named, qrels, measures, baseline=baseline, correction=correction, test=test, alpha=alpha,
                           depth=depth, resamples=resamples)
 
 
-def _named_runs(runs, run_format) -> dict[str, RunTable]:
-    """Run frames and files through the input gate, each under a distinct name."""
+def _named_runs(runs, run_format, selection: TopicSelection | None = None) -> dict[str, RunTable]:
+    """Run frames and files through the input gate, each under a distinct name (of the topics
+    ``selection`` keeps)."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     else:
@@ -157,22 +174,28 @@ def _named_runs(runs, run_format) -> dict[str, RunTable]:
         if name in out:
             raise ConfigError(f"two runs are named {name!r}: name them apart (a mapping, or frame.attrs['name'])")
         out[name] = load_run(run, run_format, name=name)
+    if selection is not None:
+        selection.check_against(set().union(*(table.topics() for table in out.values())), "the runs")
+        out = {name: table.restricted(selection.keeps) for name, table in out.items()}
     return out
 
 
 def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg | None = None,
             *, out: PathLike = EXPLORER_FILE, corpus: PathLike | None = None, topics: PathLike | None = None,
             baseline: str | None = None, measures: Sequence[str] | None = None, top: int = DEFAULT_TOP,
-            test: str = "randomization", correction: str = "holm", progress: bool = False) -> Path:
+            test: str = "randomization", correction: str = "holm", progress: bool = False,
+            topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None) -> Path:
     """The run explorer (``touche explore``) of run frames (ours, PyTerrier's results) or files:
-    one HTML page comparing them topic by topic, by their measures when ``qrels`` are given."""
+    one HTML page comparing them topic by topic, by their measures when ``qrels`` are given
+    (on the topics ``topics_only``/``topics_except`` select)."""
     if isinstance(runs, Mapping):
         names, sources = [str(n) for n in runs], list(runs.values())
     else:
         sources = list(runs)
         names = list(_named_runs(sources, None)) if any(isinstance(r, pd.DataFrame) for r in sources) else None
     return write_explorer(sources, qrels, Path(out), names=names, corpus=corpus, topics=topics, baseline=baseline,
-                          measures=measures, top=top, test=test, correction=correction, progress=progress)
+                          measures=measures, top=top, test=test, correction=correction, progress=progress,
+                          selection=_selection(topics_only, topics_except))
 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:

@@ -6,27 +6,35 @@ existing named pipe, character device or terminal (or a link to one: ``/dev/stdo
 ``/dev/null``) is written into, the whole text at once once it is complete; anything else (a
 folder, a socket, a block device) is refused before any work (``check_output``). Renaming over
 ``/dev/null`` as root once replaced the machine's /dev/null with a regular file. Temporary names
-share one pattern, ``.<name>.<pid>.<random>.tmp``, so a later run removes the leftovers of a
-killed one (``remove_stale_temporaries``, before every write). Files get the permissions
+share one pattern, ``.<name>.~touche.<pid>.<12 hex>.tmp``, so a later run removes the leftovers of
+a killed one (``remove_stale_temporaries``, before every write): the ``~touche`` token and the
+random part are what no user's file carries by accident (``.run.txt.999999.backup.tmp``, a
+user's, was once deleted as a dead process' temporary). Files get the permissions
 ``open()`` would give them (0666 minus the umask), not ``mkstemp``'s 0600: a run written inside
 a Docker container must stay readable to the host's user.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
+import re
 import shutil
 import stat
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import IO, Callable, Iterator
 
 from touche.errors import ToucheError
+from touche.settings import setting
 
 TEMP_SUFFIX = ".tmp"
+TEMP_TOKEN = ".~touche."  # in every temporary's name: no user names a file so by accident
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.~touche\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{12}\.tmp")
 STDOUT = "-"  # an output path that means standard output
 
 
@@ -88,16 +96,26 @@ def check_writable(path: Path, what: str = "run file") -> str:
 
 def temporary_name(path: Path) -> Path:
     """A unique hidden sibling of ``path`` in our naming pattern."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
+    return path.with_name(f".{path.name}{TEMP_TOKEN}{os.getpid()}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+
+
+def temporary_owner(candidate: Path | str, name: str | None = None) -> int | None:
+    """The id of the process whose temporary ``candidate`` is (of the output ``name``, if given):
+    None when the name does not follow our pattern exactly."""
+    match = _TEMPORARY.fullmatch(Path(candidate).name)
+    if match is None or (name is not None and match["name"] != name):
+        return None
+    return int(match["pid"])
 
 
 def remove_stale_temporaries(path: Path) -> int:
     """Remove the temporaries of ``path`` that a killed process left (kill -9, a power cut): ours
-    by name, and their writer's process gone. Returns how many were removed."""
+    by their exact name, and their writer's process gone. A link is removed itself, never
+    followed. Returns how many were removed."""
     removed = 0
-    for candidate in path.parent.glob(f".{glob.escape(path.name)}.*{TEMP_SUFFIX}"):
-        pid_text = candidate.name[len(path.name) + 2:].split(".", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or process_alive(int(pid_text)):
+    for candidate in path.parent.glob(f".{glob.escape(path.name)}{TEMP_TOKEN}*{TEMP_SUFFIX}"):
+        pid = temporary_owner(candidate, path.name)
+        if pid is None or pid == os.getpid() or process_alive(pid):
             continue
         with contextlib.suppress(OSError):
             if candidate.is_dir() and not candidate.is_symlink():
@@ -109,7 +127,8 @@ def remove_stale_temporaries(path: Path) -> int:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether a process with this id runs (a writer whose temporaries must stay)."""
+    """Whether a process with this id runs (a writer whose temporaries must stay). Signal 0 only
+    asks: nothing is delivered to the process."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -121,8 +140,7 @@ def process_alive(pid: int) -> bool:
 
 def is_temporary_of(candidate: Path, path: Path) -> bool:
     """Whether ``candidate`` is one of our temporaries for ``path``."""
-    name = candidate.name
-    return name.startswith(f".{path.name}.") and name.endswith(TEMP_SUFFIX)
+    return temporary_owner(candidate, path.name) is not None
 
 
 @contextlib.contextmanager
@@ -195,8 +213,31 @@ def _into_stream(path: str | os.PathLike, mode: str, *, encoding: str | None, ne
                     raise ToucheError("standard output here takes text only: give a file name for this output")
                 sys.stdout.write(source.read().decode(encoding or "utf-8"))
             else:
-                with open(path, "wb") as stream:  # O_WRONLY|O_TRUNC on a pipe or device: no rename, no unlink
+                with _open_stream(path) as stream:  # O_WRONLY on a pipe or device: no rename, no unlink
                     shutil.copyfileobj(source, stream)
+
+
+def _open_stream(path: str | os.PathLike) -> IO[bytes]:
+    """A pipe or a device opened for writing. A named pipe is waited on for a reader for
+    ``TOUCHE_PIPE_WAIT`` seconds, then refused: opened plainly, a pipe nobody reads blocks the
+    command for ever, its work done and nothing said."""
+    if not stat.S_ISFIFO(os.stat(path).st_mode):
+        return open(path, "wb")
+    wait = setting("TOUCHE_PIPE_WAIT")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: nobody has it open for reading yet
+                raise
+            if time.monotonic() >= deadline:
+                raise ToucheError(f"no process reads this named pipe (waited {wait:g} s, TOUCHE_PIPE_WAIT): start its "
+                                  "reader first, or give a file name", path=path) from None
+            time.sleep(0.05)
+    os.set_blocking(fd, True)  # the reader is there: write at its pace
+    return os.fdopen(fd, "wb")
 
 
 def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8", newline: str | None = "") -> Path:
@@ -221,22 +262,35 @@ def copy_file(source: str | os.PathLike, target: str | os.PathLike) -> Path:
 
 @contextlib.contextmanager
 def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
-    """Build a folder under a temporary name and rename it into place when the block succeeds
-    (an index, an extracted corpus). An existing ``target`` is replaced; on failure the partial
-    folder is removed."""
+    """Build a folder under a temporary name and rename it into place when the block succeeds (a
+    fetched corpus). ``target`` must not exist or be an empty folder: nothing of anyone's is
+    deleted to make room. On failure the partial folder is removed."""
     target = Path(target)
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise ToucheError("exists and is not a folder of its own (a link or a file): it would be deleted to make "
                           "room; remove it or give another folder", path=target)
+    if target.is_dir() and any(target.iterdir()):
+        raise ToucheError("the folder exists and is not empty: nothing is replaced; give a new one", path=target)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(target)
     temporary = temporary_name(target)
     temporary.mkdir()
     try:
         yield temporary
-        if target.exists():
-            shutil.rmtree(target)
+        if target.is_dir() and not target.is_symlink():
+            target.rmdir()  # empty, or this fails: nothing that appeared meanwhile is deleted
         os.replace(temporary, target)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
+
+
+def place_folder(source: Path, target: str | os.PathLike) -> Path:
+    """Move the finished folder ``source`` (built in a temporary of the caller's) to ``target``,
+    which must not exist: nothing is replaced (a new index of a user's documents)."""
+    target = Path(target)
+    if target.exists() or target.is_symlink():
+        raise ToucheError("exists: give a new path (nothing is replaced)", path=target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(source, target)
+    return target

@@ -19,10 +19,10 @@ SCORE_LIMIT = 3.4028234663852886e38  # |score| a run may hold: the largest 32-bi
 MODEL_LIMIT = 1e6  # |value| of any number in a model file
 
 
-def label_problem(value: int) -> str | None:
-    """Why a qrels label is refused, or None."""
+def label_problem(value: int, shown: str | None = None) -> str | None:
+    """Why a qrels label is refused, or None; ``shown``: the label as written."""
     if not LABEL_MIN <= value <= LABEL_MAX:
-        return (f"label {value} lies outside {LABEL_MIN}…{LABEL_MAX} (Touché's labels are −2…5; trec_eval keeps "
+        return (f"label {shown or value} lies outside {LABEL_MIN}…{LABEL_MAX} (Touché's labels are −2…5; trec_eval keeps "
                 "labels as 32-bit integers and goes wrong far below 2^31)")
     return None
 
@@ -31,8 +31,8 @@ def score_problem(value: float, shown: str | None = None) -> str | None:
     """Why a run score is refused, or None (the caller has checked it is a number); ``shown``: how
     to write it when ``value`` stands for it (an integer too long for a float, as ``inf``)."""
     if abs(value) > SCORE_LIMIT:
-        return (f"score {shown or f'{value:g}'} lies beyond ±3.4e38, the largest 32-bit float: trec_eval reads it as "
-                "infinite and ties it with every other such score")
+        return (f"score {shown or repr(value)} lies beyond ±{SCORE_LIMIT!r}, the largest 32-bit float: trec_eval "
+                "reads it as infinite and ties it with every other such score")
     return None
 
 
@@ -55,8 +55,13 @@ def checked_array(values, where: str, shape: tuple[int, ...] | None = None, *, l
         raise ValueError(f"{where} is not a regular array (rows of different lengths)") from None
     bad = next((v for v in objects.ravel() if not is_number(v)), None)
     if bad is not None:
-        raise ValueError(f"{where} holds {bad!r}, not a number")
-    array = objects.astype(float)
+        raise ValueError(f"{where} holds {_shown(bad)}, not a number")
+    try:
+        array = objects.astype(float)
+    except (OverflowError, ValueError):  # an integer of hundreds of digits; Decimal('sNaN')
+        bad = next(v for v in objects.ravel() if not _float_or_none(v))
+        raise ValueError(f"{where} holds {_shown(bad)}, which is no finite number a float can hold "
+                         f"(every value must be finite, within {low:g}…{high:g})") from None
     if shape is not None and array.shape != shape:
         raise ValueError(f"{where} has shape {array.shape}, expected {shape}")
     wrong = ~np.isfinite(array) | (array < low) | (array > high)
@@ -67,6 +72,50 @@ def checked_array(values, where: str, shape: tuple[int, ...] | None = None, *, l
         limits = f"finite, within {low:g}…{high:g}" + (f", above {above:g}" if above is not None else "")
         raise ValueError(f"{where}{list(place) if place else ''} is {float(array[place])!r} (every value must be {limits})")
     return array
+
+
+def _float_or_none(value) -> bool:
+    try:
+        float(value)
+    except (OverflowError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _shown(value, limit: int = 40) -> str:
+    """A value as a message quotes it: a number of hundreds of digits by its head and length."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:20]}… ({len(text)} characters)"
+
+
+# A linear model's inputs and output (quality and stance models): every feature the toolkit computes
+# of a text is a count, a share or a logarithm, so a text of up to 10^8 characters keeps each within
+# ±10^8; the model's score over all such inputs must stay within ±10^20, eighteen orders below the
+# largest 32-bit float. A standard deviation of 1e-300 passed every value check and made scores of
+# 8e304 at the end of a run.
+FEATURE_LIMIT = 1e8
+OUTPUT_LIMIT = 1e20
+
+
+def check_linear_output(coef, intercept, where: str, *, mean=None, scale=None, factor: float = 1.0,
+                        inputs=FEATURE_LIMIT) -> float:
+    """The largest |score| the linear model ``factor`` × (``coef`` · (x − mean) / scale +
+    ``intercept``) gives for any x with every |x_i| ≤ ``inputs`` (a number or one per feature), or
+    ValueError naming ``where`` when it exceeds ``OUTPUT_LIMIT``. ``coef``: one row per class."""
+    import numpy as np
+    coef = np.atleast_2d(np.asarray(coef, dtype=float))
+    n = coef.shape[1]
+    inputs = np.broadcast_to(np.asarray(inputs, dtype=float), (n,))
+    mean = np.zeros(n) if mean is None else np.asarray(mean, dtype=float)
+    scale = np.ones(n) if scale is None else np.asarray(scale, dtype=float)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        spread = (inputs + np.abs(mean)) / scale
+        bound = float(np.max(np.abs(coef) @ spread + np.abs(np.atleast_1d(intercept))) * abs(factor))
+    if not bound <= OUTPUT_LIMIT:  # nan and inf too
+        raise ValueError(f"{where} can score {bound:.3g} on a text of up to 10^8 characters (every feature within "
+                         f"±10^8): a deviation or scale that small, or weights that large, break the model (its "
+                         f"score must stay within ±{OUTPUT_LIMIT:g} on every such text)")
+    return bound
 
 
 def checked_count(value, where: str, low: int = 1) -> int:

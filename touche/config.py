@@ -31,15 +31,25 @@ from touche.specs.task2 import Task2Spec
 
 
 # ---------------------------------------------------------------- analyzer
+FILLER = "_"  # Lucene ShingleFilter's token where a stopword was: "should teachers get tenure" → [_ teachers]
+
+
 class ShingleSpec(Strict):
     min_size: int = Field(2, ge=2, le=5, description="smallest word n-gram")
     max_size: int = Field(2, ge=2, le=5, description="largest word n-gram")
     keep_unigrams: bool = Field(True, description="also emit the single words")
+    filler: str = Field(FILLER, max_length=10, description="the token Lucene puts in an n-gram where the stoplist "
+                                                           "removed a word (\"should teachers get tenure\" with "
+                                                           "smart: [_ teachers], [teachers _]); \"\" for none: n-grams "
+                                                           "of the words that remain ([teachers tenure])")
 
     @model_validator(mode="after")
     def _order(self):
         if self.max_size < self.min_size:
             raise ValueError(f"max_size ({self.max_size}) must be >= min_size ({self.min_size})")
+        if any(c in self.filler for c in "|=") or (self.filler and not self.filler.strip()) or \
+                any(c.isspace() for c in self.filler):
+            raise ValueError(f"filler {self.filler!r}: a word without spaces, '|' or '=', or \"\" for none")
         return self
 
 
@@ -217,7 +227,10 @@ class Variant(Strict):
 
     def index_key(self) -> str:
         """Hash of what determines the index: variants that agree here share one index."""
-        payload = {"format": 1, "corpus": self.corpus.format, "analyzer": self.analyzer.model_dump(mode="json"),
+        analyzer = self.analyzer.model_dump(mode="json")
+        if analyzer.get("shingles") and analyzer["shingles"]["filler"] == FILLER:
+            del analyzer["shingles"]["filler"]  # the default keeps the keys indexes had before it was a setting
+        payload = {"format": 1, "corpus": self.corpus.format, "analyzer": analyzer,
                    "index": self.index.model_dump(mode="json", exclude={"threads", "ram_buffer_mb"})}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -442,16 +455,69 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     return out
 
 
-def validate(data: dict, path: Path) -> Variant:
+def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> Variant:
+    """The variant ``data`` holds, or a ConfigError naming where the wrong value came from: the
+    ``--set KEY=VALUE`` that set it (``overrides``), else the file."""
     try:
         return Variant.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(exc, Variant), path=path) from None
+        message = describe_validation_error(exc, Variant)
+        given = _overrides_behind(exc, overrides or {})
+        if given:
+            raise ConfigError(f"{message} (in variant {path})", where=given) from None
+        raise ConfigError(message, path=path) from None
+
+
+def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | None:
+    """``--set KEY=VALUE`` for the overrides every error of ``exc`` lies under, or None when one
+    of them comes from the file."""
+    if not overrides:
+        return None
+    found: list[str] = []
+    for err in exc.errors():
+        loc = _readable(err["loc"], Variant)[0]
+        key = next((k for k in overrides if loc == k or loc.startswith(k + ".") or k.startswith(loc + ".")), None)
+        if key is None:
+            return None
+        if key not in found:
+            found.append(key)
+    return ", ".join(f"--set {k}={_shown(overrides[k], 60) if not isinstance(overrides[k], str) else overrides[k][:60]}"
+                     for k in found)
+
+
+# pydantic's error types in the words of a variant's author (its own messages name Python types)
+_WORDS = {
+    "float_parsing": "expected a number", "float_type": "expected a number",
+    "int_parsing": "expected a whole number", "int_type": "expected a whole number",
+    "int_from_float": "expected a whole number", "finite_number": "expected a finite number (not .nan or .inf)",
+    "bool_parsing": "expected true or false", "bool_type": "expected true or false",
+    "string_type": "expected text", "list_type": "expected a list", "tuple_type": "expected a list",
+    "dict_type": "expected a mapping of keys", "none_required": "expected null",
+}
+_BOUNDS = {"greater_than": "greater than", "greater_than_equal": "at least", "less_than": "less than",
+           "less_than_equal": "at most"}
+
+
+def _words(err: dict, model: Any) -> str:
+    """One problem in our words."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    if kind in _BOUNDS:
+        bound = next(iter(ctx.values()), "?")
+        return f"must be {_BOUNDS[kind]} {bound}"
+    if kind in ("too_short", "too_long"):
+        limit = ctx.get("min_length" if kind == "too_short" else "max_length")
+        return f"needs {'at least' if kind == 'too_short' else 'at most'} {limit} item(s)"
+    if kind in ("model_type", "model_attributes_type") or (kind == "dict_type" and isinstance(model, type)):
+        keys = sorted(getattr(model, "model_fields", {}))
+        return "expected a mapping" + (f" of the keys {', '.join(keys)}" if keys else "")
+    if kind == "string_pattern_mismatch":
+        return f"does not match the pattern {ctx.get('pattern')}"
+    return _WORDS.get(kind) or _message(err)
 
 
 def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None = None) -> str:
-    """One line per problem, in the keys the user wrote; ``root`` (the validated model) lets
-    unknown-key messages list the valid keys."""
+    """One line per problem, in the keys the user wrote and in our words; ``root`` (the validated
+    model) lets unknown-key messages list the valid keys."""
     lines = []
     for err in exc.errors():
         loc, parent = _readable(err["loc"], root)
@@ -465,11 +531,27 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None
             lines.append(f"{loc}: unknown name {err['ctx']['tag']!r}; expected {err['ctx']['expected_tags']}")
         elif kind == "missing":
             lines.append(f"missing required key '{loc}'")
-        elif "input" in err and not isinstance(err["input"], dict) and repr(err["input"]) not in _message(err):
-            lines.append(f"{loc or 'config'}: {_message(err)} (got {_shown(err['input'])})")
         else:
-            lines.append(f"{loc or 'config'}: {_message(err)}")
+            words = _words(err, _model_at(err["loc"], root))
+            shown = "input" in err and not isinstance(err["input"], dict) and repr(err["input"]) not in words
+            lines.append(f"{loc or 'config'}: {words}" + (f" (got {_shown(err['input'])})" if shown else ""))
     return "; ".join(lines)
+
+
+def _model_at(loc: tuple, root: Any) -> Any:
+    """The model a location's value should be (a nested section), if any."""
+    model = root
+    for part in loc:
+        fields = getattr(model, "model_fields", None)
+        if isinstance(part, int) or fields is None:
+            continue
+        if part in fields:
+            model = _models_of(fields[part].annotation)
+        elif isinstance(model, dict) and part in model:
+            model = model[part]
+        else:
+            return None
+    return model if isinstance(model, type) else None
 
 
 def _shown(value: Any, limit: int = 80) -> str:
@@ -533,7 +615,7 @@ def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> L
     data = resolve_raw(path)
     if overrides:
         data = apply_overrides(data, overrides)
-    return LoadedVariant(path=path, variant=validate(data, path), merged=data)
+    return LoadedVariant(path=path, variant=validate(data, path, overrides), merged=data)
 
 
 # ---------------------------------------------------------------- suites: the five submissions

@@ -41,6 +41,7 @@ from typing import Callable, Literal
 
 from touche.errors import InputError
 from touche.settings import setting
+from touche.progress import progress_bar
 
 PREFIX = "irds:"
 
@@ -357,8 +358,7 @@ def _unzip_once(corpus: CorpusDef, archive: Path, progress: bool) -> Path:
 
 
 def _progress(total: int, desc: str, enabled: bool):
-    from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit="B", unit_scale=True, disable=not enabled, leave=False)
+    return progress_bar(total=total, desc=desc, unit="B", unit_scale=True, disable=not enabled, leave=False)
 
 
 def corpus_path(dataset_id: str, *, fetcher: Fetcher | None = None, progress: bool = True) -> Path:

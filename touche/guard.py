@@ -7,21 +7,31 @@ output that is, or resolves to (symlinks followed), one of its inputs, lies insi
 folder (a corpus folder, an image collection), or is another of its outputs. Library functions
 that decide their outputs later (a suite's run files, the files ``choose`` writes) call ``check``
 with the full list before they write the first one; the Python API goes through the same calls.
-Folders a command creates are made by ``made_folder``, which never follows a symlink it did not
-make: ``choose --out DIR`` once wrote and deleted inside the folder ``DIR/corpus`` linked to. A
-folder a command fills is its own (``own_folder``, ``LinkFolder``): what it did not make there is
-refused before it writes, since it would be submitted (run-all), indexed (a corpus link folder)
-or read as the command's own: a link left in ``choose``'s corpus folder once put another corpus
-file into the chosen suite's index.
+A folder a command fills (run-all's output, a sweep's and its ``runs/`` and ``sets/``, choose's,
+a corpus link folder) is an ``OutputFolder``, the one owner of every path in it: the command
+writes, replaces and deletes there only what the folder's record (``.touche-made``) says it made,
+unchanged since (a file by its content, a link by its target and inode, a folder as a real
+folder), and everything else is left alone or refused before any work. Its subfolders are
+``OutputFolder``s too, never a link followed out of it: a sweep once wrote a user's ``topics.xml``
+through a ``sets`` link, run-all deleted a user's ``evaluation.md``, and a run file linked to a
+device was written into and then copied back empty. A record that names what the command did not
+make (forged, stale, copied from elsewhere) gives no licence: the content must match.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import json
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import stat
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from touche.atomic import TEMP_SUFFIX, check_output, is_stdout, write_text
+from touche.atomic import TEMP_SUFFIX, TEMP_TOKEN, atomic_open, check_output, is_stdout, temporary_owner
 from touche.errors import ToucheError
 
 PathLike = str | os.PathLike[str]
@@ -55,6 +65,13 @@ def _inside(path: Path, folder: Path) -> bool:
     return path != folder and folder in path.parents
 
 
+def _is_character_device(path: Path) -> bool:
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def check(files: Files) -> None:
     """Refuse (ToucheError naming both) an output that is, or resolves to, an input or another
     output, an output inside an input folder, an output folder that is an input or holds one
@@ -80,6 +97,11 @@ def check(files: Files) -> None:
                 raise ToucheError(f"the {what} would be written inside the {in_what} ({in_given}), which the "
                                   "command reads; write it elsewhere", path=given)
         for other_what, other_given, other_real in outputs[:i]:
+            if real == other_real and _is_character_device(real):
+                continue  # /dev/null twice: each written into whole, nothing replaced
+            if real == other_real and check_output(given, what) == "stream":
+                raise ToucheError(f"the {what} and the {other_what} both go to the named pipe {other_given}, where "
+                                  "they would run into each other; give one of them a file name", path=given)
             if real == other_real:
                 raise ToucheError(f"the {what} and the {other_what} are one file ({other_given}): the second "
                                   "would replace the first; give each its own name", path=given)
@@ -94,74 +116,114 @@ def check(files: Files) -> None:
                                   "give another folder", path=given)
 
 
-# ------------------------------------------------------------------- folders a command makes
-# The links a command made in a folder, one name a line: the only ones it deletes. No suffix a corpus
-# reader looks for (".json" would be read as args.me), hidden.
-LINKS_RECORD = ".touche-links"
-# The entries a command made in a folder it fills (run-all's output, choose's, a sweep's), one a line.
-MADE_RECORD = ".touche-made"
-# What the commands keep beside their outputs: the records and the lock files.
-BOOKKEEPING = frozenset({LINKS_RECORD, MADE_RECORD, ".touche.lock", ".sweep.lock"})
+# ------------------------------------------------------------------- folders a command fills
+# What a command made in a folder, one JSON line per write (appended: workers of one sweep write
+# into one runs/ folder at once). Hidden, and no suffix a corpus reader looks for.
+RECORD = ".touche-made"
+# Records of toolkits before content was recorded: never trusted, never refused (a rerun in such a
+# folder refuses to replace what they name, since nothing says it is unchanged).
+OLD_RECORDS = frozenset({".touche-links"})
+LOCKS = frozenset({".touche.lock", ".sweep.lock"})
+BOOKKEEPING = frozenset({RECORD, *LOCKS, *OLD_RECORDS})
 
 
-def _ours(name: str, allowed: set[str]) -> bool:
-    """Whether a folder entry is one the command accounts for: a name it allows, its bookkeeping,
-    or a temporary of the atomic writer's (``.<name>.<pid>.<hex>.tmp``)."""
-    return name in allowed or name in BOOKKEEPING or (name.startswith(".") and name.endswith(TEMP_SUFFIX))
+def _content_digest(path: Path, size: int | None = None) -> str:
+    """The SHA-256 of the file's content (of its first ``size`` bytes, if given)."""
+    digest = hashlib.sha256()
+    left = size
+    with open(path, "rb") as handle:
+        while left is None or left > 0:
+            block = handle.read(1 << 20 if left is None else min(1 << 20, left))
+            if not block:
+                break
+            digest.update(block)
+            left = None if left is None else left - len(block)
+    return digest.hexdigest()
 
 
-def _refuse_foreign(folder: Path, entries: Iterable[Path], allowed: set[str], what: str, because: str,
-                    considered: Callable[[Path], bool] = lambda entry: True, shown: int = 8) -> None:
-    """A located error listing the ``entries`` (of those ``considered``) a command did not make:
-    neither ``allowed`` nor its bookkeeping."""
-    foreign = sorted(e.name for e in entries if not _ours(e.name, allowed) and considered(e))
-    if foreign:
-        listed = ", ".join(foreign[:shown]) + (f" and {len(foreign) - shown} more" if len(foreign) > shown else "")
-        raise ToucheError(f"the {what} holds {len(foreign)} file(s) this command did not make ({listed}); {because}: "
-                          "remove them or give another folder", path=folder)
+@dataclass(frozen=True)
+class Made:
+    """An entry as the command left it: what licenses replacing or deleting it later. A file is
+    known by its content (a copied or moved folder keeps the licence; an edited file loses it);
+    its stat at the time only spares hashing it again when nothing has changed."""
+    kind: str  # "file" | "folder" | "link"
+    size: int = 0
+    sha256: str = ""
+    target: str = ""  # a link's
+    inode: int = 0
+    mtime_ns: int = 0
+    grows: bool = False  # a file the command appends to: its own while it begins with what it wrote
+    command: str = ""  # which command made it: one folder may hold what two commands made
+
+    @classmethod
+    def of(cls, path: Path, command: str, *, grows: bool = False) -> "Made":
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return cls("link", target=os.readlink(path), inode=info.st_ino, command=command)
+        if stat.S_ISDIR(info.st_mode):
+            return cls("folder", inode=info.st_ino, command=command)
+        if not stat.S_ISREG(info.st_mode):
+            raise ToucheError("is no file, folder or link: a command makes none of those", path=path)
+        return cls("file", info.st_size, _content_digest(path), inode=info.st_ino, mtime_ns=info.st_mtime_ns,
+                   grows=grows, command=command)
+
+    def matches(self, path: Path) -> bool:
+        """Whether ``path`` is still what the command made."""
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return False
+        if self.kind == "link":
+            return stat.S_ISLNK(info.st_mode) and info.st_ino == self.inode and os.readlink(path) == self.target
+        if self.kind == "folder":
+            return stat.S_ISDIR(info.st_mode)
+        if self.kind != "file" or not stat.S_ISREG(info.st_mode):
+            return False
+        if info.st_size != self.size and not (self.grows and info.st_size > self.size):
+            return False
+        if (info.st_size, info.st_ino, info.st_mtime_ns) == (self.size, self.inode, self.mtime_ns):
+            return True
+        try:  # a line appended after the last note (a crash between the two) keeps it the command's
+            return _content_digest(path, self.size if self.grows else None) == self.sha256
+        except OSError:
+            return False
+
+    def line(self, name: str) -> str:
+        return json.dumps({"name": name, **{k: v for k, v in self.__dict__.items() if v not in ("", 0, False)}},
+                          ensure_ascii=False) + "\n"
 
 
-def recorded(folder: Path, record: str) -> set[str]:
-    """The names a command recorded making in ``folder`` (plain names only)."""
+def _plain_name(name: object) -> bool:
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def read_record(folder: Path) -> dict[str, Made]:
+    """What the record in ``folder`` says the command made (the last line of a name wins; a torn,
+    foreign or old-format line is no licence)."""
+    path = folder / RECORD
+    made: dict[str, Made] = {}
     try:
-        names = (folder / record).read_text(encoding="utf-8").splitlines()
-    except (OSError, ValueError):
-        return set()
-    return {n for n in names if n and "/" not in n and n not in (".", "..")}
-
-
-@dataclass
-class Claim:
-    """A folder a command fills, checked (``own_folder``): ``record`` notes what it made there."""
-    folder: Path
-    names: set[str]
-    before: set[str]
-
-    def record(self) -> None:
-        """Record the names it writes that exist now and every entry that appeared since the
-        claim (an index root inside the folder, a sweep's sets): a later call knows them as its own."""
-        now = {entry.name for entry in self.folder.iterdir()} if self.folder.is_dir() else set()
-        record_made(self.folder, (self.names & now) | (now - self.before - BOOKKEEPING))
-
-
-def own_folder(folder: PathLike, names: Iterable[str], what: str = "output folder", *,
-               considered: Callable[[Path], bool] = lambda entry: True) -> Claim:
-    """Claim the existing ``folder`` for the entries ``names`` a command writes there now:
-    refuse, before anything is written, the entries (of those ``considered``) it did not make,
-    neither these names nor ones it recorded making before. The command's earlier outputs may
-    stay (a rerun with one variant keeps the others); a user's file may not, unseen."""
-    folder, names = Path(folder), set(names)
-    entries = list(folder.iterdir())
-    _refuse_foreign(folder, entries, names | recorded(folder, MADE_RECORD), what, "they would pass for its own",
-                    considered)
-    return Claim(folder, names, {e.name for e in entries})
-
-
-def record_made(folder: PathLike, names: Iterable[str]) -> None:
-    """Add ``names`` to the entries a command recorded making in ``folder`` (nothing to add: no write)."""
-    folder, made = Path(folder), recorded(Path(folder), MADE_RECORD)
-    if not set(names) <= made:
-        write_text(folder / MADE_RECORD, "".join(f"{name}\n" for name in sorted(made | set(names))))
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return made  # a link or a folder in the record's place is no record
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return made
+    for line in lines:
+        try:
+            data = json.loads(line)
+            name = data.pop("name")
+            if not _plain_name(name):
+                continue
+            if data.get("gone"):
+                made.pop(name, None)
+                continue
+            entry = Made(**data)
+            if entry.kind not in ("file", "folder", "link"):
+                continue
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        made[name] = entry
+    return made
 
 
 def made_folder(path: PathLike, what: str = "output folder") -> Path:
@@ -182,45 +244,289 @@ def made_folder(path: PathLike, what: str = "output folder") -> Path:
     return path
 
 
-def own_links(folder: Path) -> set[str]:
-    """The names of the links a command recorded making in ``folder``."""
-    return recorded(folder, LINKS_RECORD)
+def _listed(names: Iterable[str], shown: int = 8) -> str:
+    names = sorted(names)
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-@dataclass
+class OutputFolder:
+    """A folder a command fills, and the one owner of every path in it.
+
+    The command writes, replaces and deletes here only through this object, and only what the
+    record says it made, unchanged since; a name it means to write that holds anything else (a
+    user's file, a link, a pipe, a file it made but someone edited) is refused, before any work
+    when the command ``claim``s its names first. Subfolders are ``folder(name)``: made here or
+    recorded as made here, never a link followed out. Everything else is left alone."""
+
+    def __init__(self, path: PathLike, what: str = "output folder", *, command: str = "this command"):
+        self.path = made_folder(path, what)
+        self.what = what
+        self.command = command
+        self.made = read_record(self.path)
+
+    def __repr__(self) -> str:
+        return f"OutputFolder({str(self.path)!r})"
+
+    # ----------------------------------------------------------------------- licences
+    def ours(self, name: str) -> bool:
+        """Whether the entry ``name`` is what this command made there, unchanged."""
+        entry = self.made.get(name)
+        return entry is not None and entry.command == self.command and entry.matches(self.path / name)
+
+    def foreign(self, name: str) -> str | None:
+        """Why the command may not replace or delete ``name`` (None: absent, or its own)."""
+        path = self.path / name
+        if not (path.exists() or path.is_symlink()):
+            return None
+        if self.ours(name):
+            return None
+        if name in self.made and self.made[name].command != self.command:
+            return f"what {self.made[name].command or 'another command'} made, not {self.command}"
+        if name in self.made:
+            return f"changed since {self.command} made it (its content or kind is not what it wrote)"
+        if path.is_symlink():
+            return f"a link (to {os.readlink(path)}), which {self.command} would write through"
+        kind = "a folder" if path.is_dir() else "a file" if path.is_file() else "a pipe, device or socket"
+        return f"{kind} {self.command} did not make (its record, {RECORD}, does not name it)"
+
+    def claim(self, names: Iterable[str], *, refuse: Callable[[Path], bool] = lambda entry: False,
+              because: str = "") -> "OutputFolder":
+        """Before any work: refuse (one located error listing them) the ``names`` the command will
+        write that hold something it did not make, and the other entries ``refuse`` selects that it
+        did not make (a run file run-all did not write would be submitted with its own)."""
+        names = set(names)
+        record = self.path / RECORD
+        if record.is_symlink() or (record.exists() and not record.is_file()):
+            raise ToucheError(f"{RECORD}, where {self.command} records what it makes, is a link or no file: remove "
+                              "it", path=record)
+        self._compact()
+        blocked = {name: why for name in names if (why := self.foreign(name))}
+        others = [e.name for e in self._entries() if e.name not in names and e.name not in BOOKKEEPING
+                  and temporary_owner(e.name) is None and refuse(e) and not self.ours(e.name)]
+        if blocked:
+            first, why = sorted(blocked.items())[0]
+            raise ToucheError(f"the {self.what} holds {len(blocked)} entr{'y' if len(blocked) == 1 else 'ies'} "
+                              f"{self.command} would replace but did not make ({_listed(blocked)}): {first} is {why}; "
+                              "remove or rename them, or give another folder", path=self.path)
+        if others:
+            raise ToucheError(f"the {self.what} holds {len(others)} file(s) {self.command} did not make "
+                              f"({_listed(others)}); {because or 'they would pass for its own'}: remove them or "
+                              "give another folder", path=self.path)
+        return self
+
+    def check_writable(self, name: str) -> Path:
+        """The path of ``name``, or a located error when the command may not replace it."""
+        if not _plain_name(name) or name in BOOKKEEPING:
+            raise ValueError(f"not an entry name a command writes: {name!r}")
+        why = self.foreign(name)
+        if why:
+            raise ToucheError(f"{name} in the {self.what} is {why}; {self.command} replaces only what it made: "
+                              "remove or rename it, or give another folder", path=self.path / name)
+        return self.path / name
+
+    def _compact(self) -> None:
+        """Rewrite a record grown long (a line per write, over many calls) as one line per entry it
+        still names; by the command that claims the folder, while no worker appends."""
+        record = self.path / RECORD
+        try:
+            lines = sum(1 for _ in record.open("rb")) if stat.S_ISREG(os.lstat(record).st_mode) else 0
+        except OSError:
+            return
+        if lines > 2 * len(self.made) + 64:
+            with atomic_open(record, "w") as handle:
+                handle.writelines(entry.line(name) for name, entry in sorted(self.made.items()))
+
+    def _entries(self) -> list[Path]:
+        return list(self.path.iterdir())
+
+    def _note(self, name: str, entry: Made | None) -> None:
+        """Append what ``name`` now is (None: gone) to the record, one whole line, synced."""
+        line = entry.line(name) if entry is not None else json.dumps({"name": name, "gone": True}) + "\n"
+        record = self.path / RECORD
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(os.lstat(record).st_mode):
+                raise ToucheError(f"{RECORD}, where {self.command} records what it made, is a link or no file: "
+                                  "remove it", path=record)
+        fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if entry is None:
+            self.made.pop(name, None)
+        else:
+            self.made[name] = entry
+
+    # ----------------------------------------------------------------------- writes
+    @contextlib.contextmanager
+    def open(self, name: str, mode: str = "w", *, check: Callable[[Path], None] | None = None,
+             **options) -> Iterator[IO]:
+        """``atomic_open`` of the entry ``name``: refused now unless absent or its own, checked
+        again just before the rename, recorded after."""
+        path = self.check_writable(name)
+
+        def checked(temporary: Path) -> None:
+            if check is not None:
+                check(temporary)
+            self.check_writable(name)  # nothing slipped in while the text was written
+
+        with atomic_open(path, mode, check=checked, **options) as handle:
+            yield handle
+        self._note(name, Made.of(path, self.command))
+
+    def write_text(self, name: str, text: str, *, newline: str | None = "") -> Path:
+        with self.open(name, "w", newline=newline) as handle:
+            handle.write(text)
+        return self.path / name
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        with self.open(name, "wb") as handle:
+            handle.write(data)
+        return self.path / name
+
+    def append(self, name: str, data: bytes) -> None:
+        """One O_APPEND write of ``data``, synced (a results file that grows a line per run)."""
+        path = self.check_writable(name)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._note(name, Made.of(path, self.command, grows=True))
+
+    def remove(self, name: str) -> bool:
+        """Delete ``name`` if it is the command's own, unchanged (a file or a link; a folder only
+        when empty); leave anything else. Whether it was removed."""
+        if not self.ours(name):
+            return False
+        path = self.path / name
+        if self.made[name].kind == "folder":
+            try:
+                path.rmdir()
+            except OSError:
+                return False
+        else:
+            path.unlink()
+        self._note(name, None)
+        return True
+
+    def folder(self, name: str, what: str | None = None) -> "OutputFolder":
+        """The subfolder ``name``, made here (and recorded) or recorded as made here: its own
+        ``OutputFolder``. A link, a file or a folder the record does not name is refused."""
+        path = self.path / name
+        if path.exists() or path.is_symlink():
+            self.check_writable(name)
+        what = what or f"{name} folder of the {self.what}"
+        child = OutputFolder(path, what, command=self.command)
+        if not self.ours(name):
+            self._note(name, Made.of(path, self.command))
+        return child
+
+    def link(self, name: str, target: Path) -> None:
+        """Make the link ``name`` → ``target`` (replacing only a link of its own)."""
+        path = self.check_writable(name)
+        if path.is_symlink():
+            path.unlink()
+        path.symlink_to(target)
+        self._note(name, Made.of(path, self.command))
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
+    """One command at a time in ``folder``: an exclusive lock on ``folder/name``, removed after, so
+    a finished folder holds what the command made only (TIRA uploads it whole). The lock file is
+    made whole (a line of ours, linked into place), so a lock file is the toolkit's exactly when it
+    holds that line: one a killed command left is taken over, anything else in its place (a file
+    of someone else's, empty or not, a link, a pipe) is refused, never written into or deleted."""
+    path = folder / name
+    if not (path.exists() or path.is_symlink()):
+        with contextlib.suppress(FileExistsError):  # another command made it meanwhile: its lock decides
+            _place_lock_file(path)
+    if not _is_lock_file(path):
+        raise ToucheError(f"cannot take the lock {name}: it is a link, a pipe, a folder or a file of someone "
+                          "else's (a lock holds a line of touche's); remove it", path=folder)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise ToucheError(f"cannot take the lock {name} ({exc.strerror}): remove it if it is a link or a folder",
+                          path=folder) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ToucheError(held_message, path=folder) from None
+        try:
+            yield
+        finally:
+            # still the lock file it holds, not something put in its place
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_ino == os.fstat(fd).st_ino and _is_lock_file(path):
+                    path.unlink()
+    finally:
+        os.close(fd)
+
+
+LOCK_MARK = b"touche lock\n"
+
+
+def _place_lock_file(path: Path) -> None:
+    """The lock file with its line, appearing whole: written aside, then linked to its name (a
+    link fails where anything exists, so nothing is replaced)."""
+    temporary = path.with_name(f".{path.name}{TEMP_TOKEN}{os.getpid()}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        os.write(fd, LOCK_MARK)
+    finally:
+        os.close(fd)
+    try:
+        os.link(temporary, path)
+    finally:
+        temporary.unlink()
+
+
+def _is_lock_file(path: Path) -> bool:
+    """A regular file holding the toolkit's lock line and nothing else."""
+    try:
+        info = os.lstat(path)
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and path.read_bytes() == LOCK_MARK
+    except OSError:
+        return False
+
+
 class LinkFolder:
     """A folder of symlinks a command keeps (a corpus given as a list of files), read whole as a
     corpus: anything in it the command did not make is refused (it would be indexed beside the
     listed files), never replaced or deleted."""
-    folder: Path
-    what: str = "corpus folder"
-    made: set[str] = field(default_factory=set)
+
+    def __init__(self, folder: PathLike | OutputFolder, what: str = "corpus folder"):
+        self.output = folder if isinstance(folder, OutputFolder) else None
+        self.folder = Path(folder.path if isinstance(folder, OutputFolder) else folder)
+        self.what = what
 
     def sync(self, wanted: dict[str, Path]) -> None:
-        """Make ``folder`` hold exactly these links (name → target) among the ones it made."""
-        made_folder(self.folder, self.what)
-        self.made = own_links(self.folder)
-        _refuse_foreign(self.folder, self.folder.iterdir(),
-                        {n for n in self.made if (self.folder / n).is_symlink()},  # a recorded name counts while a link
-                        self.what, "it is read whole as the corpus, so they would be indexed beside the listed files",
-                        lambda entry: not self._links_to(entry, wanted))
-        for name in sorted(self.made - wanted.keys()):
-            stale = self.folder / name
-            if stale.is_symlink():
-                stale.unlink()
+        """Make the folder hold exactly these links (name → target) among the ones it made."""
+        links = self.output or OutputFolder(self.folder, self.what, command="this command")
+        links.what = self.what
+        wanted = {name: _resolved(target) for name, target in wanted.items()}
+        foreign = [e.name for e in links._entries() if e.name not in BOOKKEEPING and temporary_owner(e.name) is None
+                   and not links.ours(e.name) and not self._links_to(e, wanted)]
+        if foreign:
+            raise ToucheError(f"the {self.what} holds {len(foreign)} file(s) this command did not make "
+                              f"({_listed(foreign)}); it is read whole as the corpus, so they would be indexed "
+                              "beside the listed files: remove them or give another folder", path=self.folder)
+        for name in sorted(set(links.made) - wanted.keys()):
+            links.remove(name)
         for name, target in wanted.items():
-            link = self.folder / name
-            if link.is_symlink() and _resolved(link) == _resolved(target):
+            path = self.folder / name
+            if path.is_symlink() and _resolved(path) == target:
+                if not links.ours(name):
+                    links._note(name, Made.of(path, links.command))  # a right link made before its record
                 continue
-            if link.is_symlink() and name in self.made:
-                link.unlink()
-            elif link.exists() or link.is_symlink():
-                raise ToucheError(f"{name} in the {self.what} is not a link this command made; it would be "
-                                  "replaced: remove it or give another folder", path=link)
-            link.symlink_to(_resolved(target))
-        write_text(self.folder / LINKS_RECORD, "".join(f"{name}\n" for name in sorted(wanted)))
+            links.link(name, target)
 
     @staticmethod
     def _links_to(entry: Path, wanted: dict[str, Path]) -> bool:
         """A link at a wanted name that already points where it should (made before its record)."""
-        return entry.name in wanted and entry.is_symlink() and _resolved(entry) == _resolved(wanted[entry.name])
+        return entry.name in wanted and entry.is_symlink() and _resolved(entry) == wanted[entry.name]

@@ -161,25 +161,35 @@ def is_beir_folder(path: Path) -> bool:
     return Path(path).is_dir() and all((Path(path) / name).is_file() for name in BEIR_FILES)
 
 
-def check_input_dir(input_dir: Path) -> tuple[Path, Path]:
+def check_input_dir(input_dir: Path, topics: Path | None = None) -> tuple[Path, Path]:
     """(corpus path, topics file) of a TIRA-style input directory (or a BEIR folder: its
-    queries.jsonl are the topics), with a clear error if incomplete."""
+    queries.jsonl are the topics), with a clear error if incomplete. ``topics``: the topics file
+    when it has another name (a path, or a name inside the folder)."""
     if not input_dir.is_dir():
         raise ToucheError("input directory not found", path=input_dir)
+    if topics is not None:
+        given = topics if topics.is_file() or topics.is_absolute() else input_dir / topics
+        if not given.is_file():
+            raise ToucheError(f"the topics file {topics} is neither a file nor one inside the input directory",
+                              path=input_dir)
+        return input_dir, given
     topics = input_dir / "topics.xml"
     if not topics.is_file() and is_beir_folder(input_dir):
         return input_dir, input_dir / "queries.jsonl"
     if not topics.is_file():
-        raise ToucheError("the input directory has no topics.xml (TIRA input: corpus files + topics.xml)", path=input_dir)
+        others = sorted(p.name for p in input_dir.glob("*.xml"))
+        hint = f"; it holds {', '.join(others[:3])}: name the topics file with --topics" if others else ""
+        raise ToucheError(f"the input directory has no topics.xml (TIRA input: corpus files + topics.xml){hint}",
+                          path=input_dir)
     return input_dir, topics
 
 
-def resolve_input(value: str | Path) -> Inputs:
+def resolve_input(value: str | Path, topics: Path | None = None) -> Inputs:
     """A run-all input: ``irds:<id>`` → corpus, topics and the qrels that can be had; a TIRA input
-    directory (corpus files + topics.xml) → the directory and its topics.xml."""
+    directory (corpus files + topics.xml, or ``topics``) → the directory and its topics."""
     ref = parse_ref(value)
     if ref is None:
-        corpus, topics = check_input_dir(Path(value))
+        corpus, topics = check_input_dir(Path(value), topics)
         beir_qrels = Path(value) / "qrels" / "test.tsv"
         if is_beir_folder(Path(value)) and beir_qrels.is_file():
             return Inputs(corpus, topics, {"relevance": beir_qrels})
@@ -210,4 +220,10 @@ def detect_task(input_dir: Path) -> str:
     if len(found) > 1:
         raise InputError(f"the input directory holds the files of two tasks ({' and '.join(found)}); "
                          f"choose one with --task", path=input_dir)
+    if not found and next(input_dir.glob("*.json"), None) is None:
+        held = sorted(p.name for p in input_dir.iterdir())
+        raise InputError("the input directory holds no corpus (args.me JSON *.json, the 2022 sentence CSV, ClueWeb12 "
+                         "WARC files, passage JSONL or images/); it holds "
+                         + (", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "") if held
+                            else "nothing"), path=input_dir)
     return found[0] if found else "task1"

@@ -128,6 +128,10 @@ _register(
     Setting("TOUCHE_MODEL_CACHE", "a folder", parse_path, None, "where packaged models are unpacked"),
     Setting("TOUCHE_DATASETS_CACHE", "a folder", parse_path, None, "our links into ir_datasets' cache"),
     Setting("TOUCHE_SHARED", "a folder", parse_path, None, "the real Touché data beside the checkout"),
+    Setting("TOUCHE_PROGRESS", "auto, bar, lines or off", _choice("auto", "bar", "lines", "off"), "auto",
+            "progress as a bar (on a terminal), as lines (a log), or none"),
+    Setting("TOUCHE_PIPE_WAIT", "seconds, e.g. 30", parse_seconds, 30.0,
+            "how long an output into a named pipe waits for a process to read it"),
     Setting("IR_DATASETS_HOME", "a folder", parse_path, None, "ir_datasets' cache"),
 )
 

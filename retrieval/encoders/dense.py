@@ -32,6 +32,7 @@ import numpy as np
 from touche.errors import ToucheError
 from touche.paths import default_index_root
 from touche.settings import setting
+from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -267,8 +268,7 @@ class SentenceEncoder:
 
             bar = None
             if progress:
-                from tqdm import tqdm
-                bar = tqdm(total=len(order), desc="dense encoding", unit="text")
+                bar = progress_bar(total=len(order), desc="dense encoding", unit="text")
             for chunk, vectors in zip(batches, _on_every_core(forward, batches)):
                 for i, vector in zip(chunk, vectors):
                     self._cache[items[i][0]] = vector

@@ -31,6 +31,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
@@ -45,6 +46,8 @@ from touche.retrieval.formats.gate import is_frame, load_qrels, load_run
 from touche.retrieval.formats.qrels import Qrels
 from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
 from touche.retrieval.formats.runtable import RunTable
+from touche.retrieval.formats.runwriter import WrittenRun
+from touche.retrieval.formats.selection import TopicSelection
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -98,6 +101,8 @@ def _first_columns(path: Path) -> int | None:
 
 def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
     """RUN and QRELS given the wrong way round: say so, instead of a column-count error."""
+    if isinstance(run_path, (WrittenRun, RunTable)):
+        return  # written by us, or read already: a run
     qrels_paths = [path for _, path in named_qrels(qrels) if isinstance(path, Path)]
     if _first_columns(Path(run_path)) == 4 and any(_first_columns(q) == 6 for q in qrels_paths):
         raise InputError("this looks like a qrels file (4 columns) and the qrels like a run (6 columns): "
@@ -189,6 +194,7 @@ def evaluate(
     *,
     depth: int = 5,
     fmt: RunFormat | str | None = None,
+    topics: TopicSelection | None = None,
 ) -> dict[str, float]:
     """Score one run against one or more qrels files; returns {measure: value}.
 
@@ -205,10 +211,19 @@ def evaluate(
 
     A measure is computed for every qrels file whose kind it fits. An invalid run (duplicate
     documents, more than 1,000 per topic, increasing scores …) is refused, not scored: scoring a
-    run concatenated with itself once gave nDCG@5 above 1.
+    run concatenated with itself once gave nDCG@5 above 1. ``topics``: score the topics this
+    selection keeps only (of the run and of the qrels).
     """
     _refuse_swapped(run_path, qrels)
-    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth)
+    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
+                         name=_run_name(run_path))
+
+
+def _run_name(run) -> str:
+    """How a warning names a run: its file, or what the writer wrote it as."""
+    if isinstance(run, RunTable):
+        return "the run"
+    return str(getattr(run, "label", run)) if not is_frame(run) else str(run.attrs.get("name") or "the run frame")
 
 
 Rows = Union[Sequence[RunRow], RunTable]
@@ -238,11 +253,13 @@ def evaluate_rows(
     measures: Sequence[str] | None = None,
     *,
     depth: int = 5,
+    topics: TopicSelection | None = None,
+    name: str = "the run",
 ) -> dict[str, float]:
     """``evaluate`` on rows already in memory (the Python API's runs, or a ``RunTable``); the
     caller vouches for their validity (ranks per topic 1, 2, …, no document twice)."""
     results: dict[str, float] = {}
-    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth, topics, name):
         for measure, value in _means(rows_, judged, wanted).items():
             results[label(measure)] = value
     return results
@@ -254,6 +271,8 @@ def evaluate_rows_per_topic(
     measures: Sequence[str] | None = None,
     *,
     depth: int = 5,
+    topics: TopicSelection | None = None,
+    name: str = "the run",
 ) -> dict[str, dict[str, float]]:
     """{measure: {topic: value}}, the values ``evaluate_rows`` averages, for the topics it
     averages over (Touché's nDCG: topics with a judged document in the cut; trec_eval-style:
@@ -261,7 +280,7 @@ def evaluate_rows_per_topic(
     Stance macro-F1 is one F1 over every judged row of every topic, not a mean of topics: it has
     no per-topic values (``stance.N`` has: the judged rows per topic)."""
     results: dict[str, dict[str, float]] = {}
-    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth, topics, name):
         for measure, values in _per_topic(rows_, judged, wanted).items():
             results[label(measure)] = values
     return results
@@ -273,29 +292,35 @@ def score_rows(
     measures: Sequence[str] | None = None,
     *,
     depth: int = 5,
+    topics: TopicSelection | None = None,
+    name: str = "the run",
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """``evaluate_rows`` and ``evaluate_rows_per_topic`` at once: one plan (qrels read and rows
     grouped once); each measure is then computed for its mean and for its per-topic values."""
     means: dict[str, float] = {}
     per_topic: dict[str, dict[str, float]] = {}
-    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth):
+    for label, rows_, judged, wanted in _scoring_plan(rows, qrels, measures, depth, topics, name):
         means.update((label(m), v) for m, v in _means(rows_, judged, wanted).items())
         per_topic.update((label(m), v) for m, v in _per_topic(rows_, judged, wanted).items())
     return means, per_topic
 
 
-def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int):
+def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | None, depth: int,
+                  topics: TopicSelection | None = None, name: str = "the run"):
     """(label of a measure, rows, qrels, measures to compute) per qrels file: measure names
     parsed and checked, topic ids made comparable, the same plan for means and per-topic values.
     A measure named with its qrels (``relevance:touche.nDCG@5``) is computed on that file only.
-    From a ``RunTable`` each family gets only the rows it looks at (``_family_rows``)."""
+    From a ``RunTable`` each family gets only the rows it looks at (``_family_rows``). A topic
+    selection keeps its topics of the run and of the qrels alike."""
     if isinstance(measures, str):
         measures = [measures]  # one measure's name, not a sequence of one-letter names
     parsed = [parse_measure(m) for m in measures] if measures is not None else None
     check_cutoffs([m.name for m in parsed or ()], depth)
     for measure in parsed or ():
         check_trec_name(measure)
-    named = [(name, load_qrels(path)) for name, path in named_qrels(qrels)]
+    named = [(qrels_name, load_qrels(path)) for qrels_name, path in named_qrels(qrels)]
+    if topics is not None:
+        named = [(qrels_name, judged.restricted(topics.keeps)) for qrels_name, judged in named]
     if parsed is not None:
         unknown = [m.label(m.qrels) for m in parsed if not any(m.applies_to(n, q.kind) for n, q in named)]
         if unknown:
@@ -303,35 +328,71 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
                 f"measure(s) {', '.join(unknown)} do not apply to the given qrels "
                 f"({', '.join((f'{n}: ' if n else '') + q.kind.value for n, q in named)}); known: {known_measures()}")
     table = as_table(rows)
+    if topics is not None:
+        table = table.restricted(topics.keeps)
     plan = []
-    for name, judged in named:
-        _warn_unmatched_topics(table.topics(), judged)
-        wanted = [m for m in parsed if m.applies_to(name, judged.kind)] if parsed is not None \
+    for qrels_name, judged in named:
+        _warn_unmatched(table, judged, name)
+        wanted = [m for m in parsed if m.applies_to(qrels_name, judged.kind)] if parsed is not None \
             else [parse_measure(m) for m in defaults_for(judged.kind, depth)]
         wanted = list({m.name: m for m in wanted}.values())  # a measure asked for twice is computed once
-        plan.append(((lambda m, n=name: f"{n}:{m}" if n else m), table, judged, wanted))
+        plan.append(((lambda m, n=qrels_name: f"{n}:{m}" if n else m), table, judged, wanted))
     return plan
 
 
-def _warn_unmatched_topics(run_topics: set[str], qrels: Qrels) -> None:
-    """Run and qrels without a topic in common score '-' everywhere: say so, naming both sets."""
-    judged = qrels.topics()
+def _warn_unmatched(table: RunTable, qrels: Qrels, name: str) -> None:
+    """A run scored '-' or 0 everywhere because of the qrels given, said with both named: no topic
+    in common (another year), or no document of the run judged (another task or collection: a
+    Task 1 run against Task 2 qrels shares topics 1-50 and nothing else)."""
+    judged, run_topics = qrels.topics(), table.topics()
+
+    def sample(ids: set[str]) -> str:
+        shown = sorted(ids, key=natural_key)
+        return ", ".join(shown[:6]) + (f", … ({len(shown)} in all)" if len(shown) > 6 else "")
     if run_topics and not run_topics & judged:
-        def sample(ids: set[str]) -> str:
-            shown = sorted(ids, key=natural_key)
-            return ", ".join(shown[:6]) + (f", … ({len(shown)} in all)" if len(shown) > 6 else "")
-        log.warning("warning: the run and %s have no topic in common (run: %s; qrels: %s): every score is "
-                    "undefined; are they of the same year and task?", qrels.path, sample(run_topics), sample(judged))
+        log.warning("warning: %s and %s have no topic in common (run: %s; qrels: %s): every score is undefined; "
+                    "are they of the same year and task?", name, qrels.path, sample(run_topics), sample(judged))
+    elif run_topics and not table.judged_mask(qrels.judgments).any():
+        log.warning("warning: %s judges none of the documents of %s (its ids look like %s): every score is 0 or "
+                    "undefined; are they of the same task and collection?", qrels.path, name,
+                    ", ".join(table.frame["docid"].head(3).tolist()))
+
+
+@dataclass
+class Scored:
+    """A run scored: its means, how many topics each mean is taken over, its per-topic values."""
+    means: dict[str, float]
+    counts: dict[str, int]
+    per_topic: dict[str, dict[str, float]]
+
+
+def score_run(run, qrels: QrelsArg, measures: Sequence[str] | None = None, *, depth: int = 5,
+              fmt: RunFormat | str | None = None, topics: TopicSelection | None = None,
+              name: str | None = None) -> Scored:
+    """``evaluate`` with what a table of means should say beside them: over how many topics each
+    is taken (Touché's nDCG: the topics with a judged document in the cut; trec_eval's: the run's
+    judged topics; a pooled measure: the topics the run and the qrels share), and the values per
+    topic (``trec_eval -q``)."""
+    _refuse_swapped(run, qrels)
+    table = load_run(run, fmt)
+    means, per_topic = score_rows(table, qrels, measures, depth=depth, topics=topics, name=name or _run_name(run))
+    kept = table.restricted(topics.keeps) if topics is not None else table
+    shared = kept.topics() & set().union(*(load_qrels(path).topics() for _, path in named_qrels(qrels)))
+    counts = {m: len(per_topic[m]) if m in per_topic else len(shared) for m in means}
+    return Scored(means, counts, per_topic)
 
 
 def format_table(
     results: Mapping[str, Mapping[str, float]] | Mapping[str, float],
     digits: int = 3,
+    counts: Mapping[str, Mapping[str, int]] | None = None,
 ) -> str:
     """A Markdown table (readable as plain text): one row per run, one column per measure.
 
     ``results`` is {run name: {measure: value}}; a flat {measure: value} is one run named
-    ``run``. Undefined values (nan, or a measure a run lacks) print as ``-``.
+    ``run``. Undefined values (nan, or a measure a run lacks) print as ``-``. ``counts`` ({run:
+    {measure: topics}}) adds the column ``topics``: how many topics the run's means are taken over;
+    a mean over another number says its own, ``0.901 (47)``.
     """
     if results and all(isinstance(v, (int, float)) for v in results.values()):
         results = {"run": results}  # type: ignore[dict-item]
@@ -339,19 +400,55 @@ def format_table(
     columns = list(dict.fromkeys(m for values in table.values() for m in values))
 
     def cell(value: float | None) -> str:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return "-"
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-        return f"{value:.{digits}f}"
+        return _cell(value, digits)
 
-    header = ["run", *columns]
-    body = [[name, *(cell(values.get(m)) for m in columns)] for name, values in table.items()]
+    def usual(name: str) -> int | None:  # the number most of a run's means are taken over
+        found = list((counts or {}).get(name, {}).values())
+        return max(set(found), key=lambda n: (found.count(n), n)) if found else None
+
+    def counted(name: str, measure: str, text: str) -> str:
+        n = (counts or {}).get(name, {}).get(measure)
+        return text if n is None or n == usual(name) or text == "-" else f"{text} ({n})"
+
+    header = ["run", *(["topics"] if counts is not None else []), *columns]
+    body = [[name, *([str(usual(name)) if usual(name) is not None else "-"] if counts is not None else []),
+             *(counted(name, m, cell(values.get(m))) for m in columns)] for name, values in table.items()]
+    return _grid(header, body, left=1)
+
+
+def _cell(value: float | None, digits: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def _grid(header: list[str], body: list[list[str]], left: int) -> str:
+    """A Markdown table: the first ``left`` columns aligned left (names), the rest right (numbers)."""
     widths = [max(3, *(len(r[i]) for r in [header, *body])) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
-        padded = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        padded = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "| " + " | ".join(padded) + " |"
 
-    rule = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]]) + "|"
+    rule = "|" + "|".join(["-" * (w + 2) if i < left else "-" * (w + 1) + ":" for i, w in enumerate(widths)]) + "|"
     return "\n".join([line(header), rule, *(line(r) for r in body)])
+
+
+
+def format_per_topic(scored: Mapping[str, Scored], digits: int = 3) -> str:
+    """``trec_eval -q`` as a table: for each run a row per topic (in topic order), then its row
+    ``all`` with the means and, where a mean is over fewer topics than the run has rows for, how
+    many. A measure pooled over topics (stance F1) has its mean only."""
+    columns = list(dict.fromkeys(m for result in scored.values() for m in result.means))
+    body = []
+    for run, result in scored.items():
+        topics = sorted({t for values in result.per_topic.values() for t in values}, key=natural_key)
+        for topic in topics:
+            body.append([run, topic, *(_cell(result.per_topic.get(m, {}).get(topic), digits) for m in columns)])
+        most = max(result.counts.values(), default=0)
+        body.append([run, f"all ({most})", *(_cell(result.means.get(m), digits) + (
+            f" ({result.counts[m]})" if m in result.counts and result.counts[m] != most
+            and _cell(result.means.get(m), digits) != "-" else "") for m in columns)])
+    return _grid(["run", "topic", *columns], body, left=2)

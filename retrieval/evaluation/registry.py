@@ -27,7 +27,7 @@ from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
 from touche.bounds import label_problem
 from touche.errors import ToucheError
 
-_CUTOFF = re.compile(r"@(\d+)$")
+_CUTOFF = re.compile(r"@([0-9]+)$")
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def ranking_measure(labels: Sequence[str]) -> str:
 class ToucheNdcg(MeasureFamily):
     """nDCG@k as the organisers' evaluate.py computes it; ``touche2021.`` orders by score."""
     prefixes = ("touche.", "touche2021.")
-    pattern = re.compile(r"touche(2021)?\.nDCG@(\d+)")
+    pattern = re.compile(r"touche(2021)?\.nDCG@([0-9]+)")
     qrels_kind = QrelsKind.GRADED
     names = "touche.nDCG@k, touche2021.nDCG@k"
     leaderboard = ("touche.nDCG@5",)
@@ -260,7 +260,7 @@ class Stance(MeasureFamily):
 class ImageRetrieval(MeasureFamily):
     """Image retrieval 2022/23: on-topic, argumentative and on-stance precision@k per stance."""
     prefixes = ("image.",)
-    pattern = re.compile(r"image\.(on_topic|argumentative|on_stance)_P@(\d+)")
+    pattern = re.compile(r"image\.(on_topic|argumentative|on_stance)_P@([0-9]+)")
     qrels_kind = QrelsKind.IMAGE
     names = "image.on_topic_P@10, image.argumentative_P@10, image.on_stance_P@10"
     leaderboard = ("image.on_topic_P@10", "image.argumentative_P@10", "image.on_stance_P@10")

@@ -93,10 +93,18 @@ def touche_ndcg(
 
 
 def parse_trec(name: str):
+    """An ir_measures measure by its name; a located error for a name or a parameter it does not
+    know (ir_measures takes ``nDCG(rel=1)@5`` and fails with a KeyError when it is printed)."""
     try:
-        return ir_measures.parse_measure(name)
+        measure = ir_measures.parse_measure(name)
     except (ValueError, NameError, SyntaxError, TypeError):
         raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+    supported = getattr(measure, "SUPPORTED_PARAMS", None)
+    unknown = sorted(set(measure.params) - set(supported)) if supported is not None else []
+    if unknown:
+        raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no parameter "
+                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported))})")
+    return measure
 
 
 def trec_measures(

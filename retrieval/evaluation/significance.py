@@ -11,6 +11,7 @@ import numpy as np
 
 from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
 from touche.retrieval.evaluation.registry import parse_measure
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.gate import load_qrels, load_run
 from touche.retrieval.formats.runfile import natural_key
 from touche.errors import ToucheError
@@ -27,8 +28,9 @@ def split_measure(qualified: str) -> tuple[str | None, str]:
 
 
 def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.PathLike[str],
-                     measure: str = "touche.nDCG@5") -> dict[str, float]:
-    """{topic: score} of one run, for the topics the measure averages over.
+                     measure: str = "touche.nDCG@5", topics: TopicSelection | None = None) -> dict[str, float]:
+    """{topic: score} of one run, for the topics the measure averages over (of those ``topics``
+    keeps).
 
     ``touche.nDCG@k`` / ``touche2021.nDCG@k``: the topics Touché counts (a judged document in
     the cut); ``trec.<ir_measures name>``: the run's topics that have judgments.
@@ -43,7 +45,8 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
         raise ToucheError(f"per-topic scores of {parsed.name} need {parsed.qrels_kind.value} qrels; this file holds "
                           f"{qrels.kind.value} judgments", path=qrels_path)
     # the one gate: a run evaluate refuses (a file concatenated with itself) is never compared
-    return evaluate_rows_per_topic(load_run(run_path), qrels_path, [parsed.name])[parsed.name]
+    return evaluate_rows_per_topic(load_run(run_path), qrels_path, [parsed.name], topics=topics,
+                                   name=str(run_path))[parsed.name]
 
 
 # ------------------------------------------------------------------ significance

@@ -23,7 +23,6 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from tqdm import tqdm
 
 from touche.indexing import ocr
 from touche.indexing.images import collection_root, image_dir, image_fields, read_image
@@ -34,6 +33,7 @@ from touche.retrieval.formats.topics import Topic
 from touche.errors import InputError
 from touche.atomic import write_text
 from touche.specs.image import ImageSpec
+from touche.progress import progress_bar
 
 __all__ = ["write_contact_sheet", "render_contact_sheet", "thumbnail", "thumbnail_data_uri", "highlight", "snippet"]
 
@@ -159,7 +159,7 @@ class ImageRecords:
     def encode_thumbnails(self, image_ids: list[str], progress: bool) -> str:
         """Each image's thumbnail once, as CSS rules the cards name (``.t-<id>``)."""
         rules = []
-        for image_id in tqdm(list(dict.fromkeys(image_ids)), desc="thumbnails", unit="image", disable=not progress):
+        for image_id in progress_bar(list(dict.fromkeys(image_ids)), desc="thumbnails", unit="image", disable=not progress):
             if self.get(image_id) is None:
                 continue
             found = self.thumbnails[image_id] = thumbnail(self.files[image_id])

@@ -35,10 +35,13 @@ def suites() -> list[Path]:
     return sorted(CONFIGS.glob("*/suite.yaml"))
 
 
-def measure(suite: Path, index_root: Path) -> dict[str, Any]:
-    """Run the suite on its demo data and collect what the regression file pins."""
+def measure(suite: Path, index_root: Path, warnings: dict[str, list] | None = None) -> dict[str, Any]:
+    """Run the suite on its demo data and collect what the regression file pins (and, into
+    ``warnings``, what the validator said of each run written)."""
     with tempfile.TemporaryDirectory(prefix="touche-regression-") as out:
         outcome = run_suite(suite, None, Path(out), index_root=index_root, progress=False)
+    if warnings is not None:
+        warnings.update({r.loaded.name: list(r.written.warnings) for r in outcome.results})
     indexes = {}
     for result in outcome.results:
         stats = result.index.meta["stats"]

@@ -15,6 +15,7 @@ comparison uses the topics both runs have a score for and lists the others separ
 from __future__ import annotations
 
 import math
+import re
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from touche.retrieval.formats.runfile import natural_key
 from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE, paired_randomization_test,
                                                paired_t_test, per_topic_scores)
 from touche.atomic import atomic_open
+from touche.retrieval.formats.selection import TopicSelection
+from touche.guard import OutputFolder
 
 # ------------------------------------------------------------------ two runs, topic by topic
 @dataclass(frozen=True)
@@ -105,9 +108,10 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
 
 def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], qrels: str | os.PathLike[str],
                  measure: str = "touche.nDCG@5", *, resamples: int = DEFAULT_RESAMPLES,
-                 seed: int = DEFAULT_SEED) -> Comparison:
-    """Per-topic comparison of two run files on one qrels file (B − A)."""
-    return compare_scores(per_topic_scores(run_a, qrels, measure), per_topic_scores(run_b, qrels, measure),
+                 seed: int = DEFAULT_SEED, topics: TopicSelection | None = None) -> Comparison:
+    """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
+    keeps."""
+    return compare_scores(per_topic_scores(run_a, qrels, measure, topics), per_topic_scores(run_b, qrels, measure, topics),
                           measure=measure, name_a=Path(run_a).name, name_b=Path(run_b).name,
                           resamples=resamples, seed=seed)
 
@@ -180,11 +184,12 @@ def _pyplot():
     return plt
 
 
-def save_figure(fig, path: Path) -> Path:
-    """Write a PNG atomically (temp file + rename): a reader never sees half an image."""
+def save_figure(fig, path: Path, into: OutputFolder | None = None) -> Path:
+    """Write a PNG atomically (temp file + rename): a reader never sees half an image. ``into``:
+    the output folder ``path`` lies in (a sweep's), which writes it only where it may."""
     path = Path(path)
     try:
-        with atomic_open(path, "wb") as handle:
+        with (into.open(path.name, "wb") if into is not None else atomic_open(path, "wb")) as handle:
             fig.savefig(handle, format="png", dpi=110, bbox_inches="tight")
     finally:
         _pyplot().close(fig)
@@ -218,6 +223,29 @@ class Axis:
     def numeric(self) -> bool:
         return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values)
 
+    @property
+    def logarithmic(self) -> bool:
+        """Drawn on a log scale: positive values spanning ten times or more (μ from 500 to 8,000
+        drawn linearly crowded its small values into overlapping labels)."""
+        return self.numeric and len(self.values) > 1 and min(self.values) > 0 \
+            and max(self.values) >= 10 * min(self.values)
+
+
+def grid_edges(axes: Sequence[Axis], coordinates: Mapping[str, Any]) -> list[str]:
+    """Where a point sits at an end of the grid: for each numeric axis of three or more values
+    whose smallest or largest value the point has, ``k1 = 1.7 (the largest tried)``. The best
+    point there may be beaten beyond the grid."""
+    found = []
+    for axis in axes:
+        value = coordinates.get(axis.label)
+        if not axis.numeric or len(axis.values) < 3 or value is None:
+            continue
+        if value == max(axis.values):
+            found.append(f"{axis.label} = {format_value(value)} (the largest tried)")
+        elif value == min(axis.values):
+            found.append(f"{axis.label} = {format_value(value)} (the smallest tried)")
+    return found
+
 
 @dataclass
 class PlotPoint:
@@ -229,6 +257,26 @@ class PlotPoint:
 def describe_overrides(overrides: Mapping[str, Any]) -> str:
     """``retrieval.similarity.k1=1.2, analyzer.stemmer=krovetz``"""
     return ", ".join(f"{key}={format_value(value)}" for key, value in overrides.items())
+
+
+def slug(text: str) -> str:
+    """Text as a file name or run tag: letters, digits and ``.+-`` only."""
+    return re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-.")
+
+
+def point_slug(overrides: dict[str, Any]) -> str:
+    """A short name of a point: words stand for themselves, numbers keep their key's last part.
+
+    ``analyzer.stemmer: krovetz, retrieval.similarity.k1: 1.2`` → ``krovetz_k1-1.2``;
+    ``retrieval.similarity: {name: lmdirichlet, mu: 300}`` → ``lmdirichlet-mu-300``.
+    """
+    parts = []
+    for key, value in overrides.items():
+        label = format_value(value)
+        if not isinstance(value, (str, dict)) or label in ("none", "null", "true", "false", ""):
+            label = f"{key.rsplit('.', 1)[-1]}-{label}"  # 1.2 or none alone would say nothing
+        parts.append(slug(label))
+    return "_".join(parts)
 
 
 def format_value(value: Any) -> str:
@@ -272,14 +320,14 @@ def sweep_layout(axes: Sequence[Axis]) -> str:
 
 
 def plot_sweep(axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str, path: str | os.PathLike[str],
-               title: str | None = None) -> Path:
+               title: str | None = None, into: OutputFolder | None = None) -> Path:
     """The measure over the swept parameters.
 
     Two numeric parameters and nothing else: a heatmap with the values written in (best
     framed). Otherwise one panel per parameter: every point (grey), the best point for each
     value (the line that matters when picking), and the mean.
     """
-    return save_figure(sweep_figure(axes, points, measure, title), Path(path))
+    return save_figure(sweep_figure(axes, points, measure, title), Path(path), into)
 
 
 def sweep_figure(axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str, title: str | None = None):
@@ -345,6 +393,9 @@ def _panels(plt, axes: Sequence[Axis], points: Sequence[PlotPoint], measure: str
                    color="#e07b22", markersize=4, label="mean", zorder=3)
         labels = [format_value(v) for v in axis.values]
         crowded = sum(map(len, labels)) > 40  # long labels side by side would overlap
+        if axis.logarithmic:
+            panel.set_xscale("log")
+            panel.minorticks_off()
         panel.set_xticks(positions, labels, rotation=30 if crowded else 0, ha="right" if crowded else "center",
                          fontsize=8)
         panel.margins(x=0.12)

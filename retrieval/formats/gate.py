@@ -35,13 +35,14 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from touche.bounds import is_number
 from touche.errors import InputError
 from touche.inputs import printable_label
 from touche.retrieval.formats.qrels import Qrels, QrelsKind, detect_qrels_kind, parse_kind, READERS
 from touche.retrieval.formats.runfile import (COMPARATIVE_STANCES, RunFormat, RunRow, canonical_topic,
                                               detect_format, validated_lines)
 from touche.retrieval.formats.runtable import RunTable, fast_table
-from touche.retrieval.formats.runwriter import ranked_rows
+from touche.retrieval.formats.runwriter import WrittenRun, ranked_rows
 from touche.retrieval.formats.topics import Topic, read_topics, topics_from_records
 
 __all__ = ["load_run", "read_run", "load_qrels", "load_topics", "RUN_LAYOUTS", "QRELS_LAYOUTS", "run_layout",
@@ -60,12 +61,12 @@ def is_frame(value: Any) -> bool:
 
 
 # --------------------------------------------------------------------------- runs
-def load_run(source: PathLike | pd.DataFrame, fmt: RunFormat | str | None = None, *,
+def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str | None = None, *,
              name: str | None = None) -> RunTable:
     """A run that passes validation, as columns (file order; a frame in the order its file
     would hold); InputError naming the first errors otherwise: an invalid run is never scored.
 
-    ``source``: a run file, or a frame in our layout (``query_id, doc_id, score`` and optionally
+    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout (``query_id, doc_id, score`` and optionally
     ``stance``) or PyTerrier's (``qid, docno, score``; ``query`` is ignored). A frame is ranked by
     score as its file would be; equal scores keep the order of its ``rank`` column (a run file
     read into a frame keeps its ranks), or else go by document id. ``fmt`` is detected unless
@@ -73,6 +74,10 @@ def load_run(source: PathLike | pd.DataFrame, fmt: RunFormat | str | None = None
     if is_frame(source):
         raw, fmt, label = _frame_run_text(source, fmt, name)
         return _table(raw, fmt, label, "line of the run file the frame makes")
+    if isinstance(source, WrittenRun):  # what the writer wrote, from memory: a stream is never read back
+        return _table(source.text, source.fmt, source.label, "line")
+    if isinstance(source, RunTable):  # already through the gate
+        return source
     path = Path(source)
     if path.is_dir():
         raise InputError("is a folder, not a run file", path=path)
@@ -119,10 +124,22 @@ def run_layout(frame: pd.DataFrame, what: str = "run frame") -> tuple[str, str]:
 
 def topic_id(value: Any) -> str:
     """A frame's topic id as a run file writes it: 1.0 (pandas makes int columns with gaps float)
-    is topic 1, not "1.0"."""
-    if isinstance(value, float) and value.is_integer():
+    is topic 1, not "1.0"; ValueError (why) for a bool or a number that is not whole, which no
+    topic is (a run frame once wrote topics "True" and "1.5")."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError("is a truth value, not a topic id")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or not float(value).is_integer():
+            raise ValueError("is a number that is not whole, which no topic id is")
         return str(int(value))
     return str(value)
+
+
+def _topic_of_row(value: Any, number: int, label: str) -> str:
+    try:
+        return topic_id(value)
+    except ValueError as why:
+        raise InputError(f"topic id {value!r} {why}", path=label, where=f"row {number}") from None
 
 
 def frame_format(frame: pd.DataFrame, stances: Sequence[Any]) -> RunFormat:
@@ -150,6 +167,8 @@ def frame_rows(frame: pd.DataFrame, fmt: RunFormat | str | None = None, *, name:
     ties = "docid"
     if "rank" in frame.columns and len(frame):
         ranks = frame["rank"]
+        if ranks.dtype == object and all(is_number(r) for r in ranks):  # ints a list of objects made
+            ranks = pd.to_numeric(ranks)
         numeric = pd.api.types.is_numeric_dtype(ranks) and not pd.api.types.is_bool_dtype(ranks)
         if not numeric or ranks.isna().any():
             row = int(np.flatnonzero(ranks.isna().to_numpy())[0]) if numeric else 0
@@ -164,7 +183,7 @@ def frame_rows(frame: pd.DataFrame, fmt: RunFormat | str | None = None, *, name:
         if _missing(qid) or _missing(docid):
             raise InputError(f"row {number}: the {'topic' if _missing(qid) else 'document'} id is missing", path=label)
         entry = (str(docid), score) if _missing(stance) else (str(docid), score, str(stance))
-        grouped.setdefault(canonical_topic(topic_id(qid)), []).append(entry)
+        grouped.setdefault(canonical_topic(_topic_of_row(qid, number, label)), []).append(entry)
     return ranked_rows(grouped, fmt, tag, where=label, ties=ties), fmt
 
 
@@ -228,8 +247,12 @@ def _frame_qrels_lines(frame: pd.DataFrame, name: str | None) -> tuple[list[tupl
     lines = []
     for number, (qid, docid, relevance, aspect) in enumerate(zip(frame[topic].tolist(), frame[doc].tolist(),
                                                                  frame[value].tolist(), aspects), start=1):
-        fields = [topic_id(qid), str(aspect), str(docid), topic_id(relevance)]
-        if any(_missing(v) for v in (qid, docid, relevance)) or any(not f or len(f.split()) != 1 for f in fields):
+        if any(_missing(v) for v in (qid, docid, relevance)):
+            raise InputError(f"topic, document and label must each be one word; got {[qid, aspect, docid, relevance]}",
+                             path=label, where=f"row {number}")
+        fields = [_topic_of_row(qid, number, label), str(aspect), str(docid),
+                  str(relevance) if isinstance(relevance, (bool, np.bool_)) else topic_id(relevance)]
+        if any(not f or len(f.split()) != 1 for f in fields):
             raise InputError(f"topic, document and label must each be one word; got {fields}", path=label,
                              where=f"row {number}")
         lines.append((number, " ".join(fields) + "\n"))

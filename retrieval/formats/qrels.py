@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -51,9 +50,9 @@ GradedQrels = dict[str, dict[str, int]]
 StanceQrels = dict[str, dict[str, str]]
 ImageQrels = dict[str, dict[str, dict[str, int]]]  # topic -> image -> {ONTOPIC/PRO/CON: 0|1}
 
-_NUMBER = re.compile(r"[+-]?\d+(?:\.\d*)?")
+_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?")  # ASCII digits only: float("١") is 1.0 in Python
 _SENTENCE_PAIR = re.compile(
-    r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+),S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+)"
+    r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+),S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+)"
 )
 
 
@@ -71,6 +70,10 @@ class Qrels:
 
     def topics(self) -> set[str]:
         return set(self.judgments)
+
+    def restricted(self, keeps) -> "Qrels":
+        """The judgements of the topics ``keeps(topic)`` keeps (a topic selection's)."""
+        return Qrels(self.kind, {t: docs for t, docs in self.judgments.items() if keeps(t)}, self.path)
 
     def digest(self) -> str:
         """The judgements by content: the same (topic, document, label) triples in any order,
@@ -197,6 +200,20 @@ def _assign(docs: dict, key: tuple, label: object) -> None:
     docs[key[-1]] = label
 
 
+def _whole_number(text: str) -> int | None:
+    """A label as written (``2``, ``-2``, ``1.0``), exactly: ``999999999999999999999`` stays itself,
+    not the float 1e21 it once was quoted as; None for anything else (``1.5``, ``١``, 400 digits of
+    a fraction)."""
+    if not _NUMBER.fullmatch(text):
+        return None
+    whole, _, fraction = text.partition(".")
+    if fraction.strip("0"):
+        return None
+    if len(whole.lstrip("+-0")) > 30:  # far out of range, and int() takes at most 4,300 digits
+        return -(10 ** 31) if whole.startswith("-") else 10 ** 31
+    return int(whole)
+
+
 def read_graded_qrels(path: str | os.PathLike[str] | Lines, *, pair_ids: bool = False,
                       label: str | None = None) -> GradedQrels:
     """``qid 0 docid label`` -> {qid: {docid: label}}; labels kept as written (-2 stays -2),
@@ -208,17 +225,17 @@ def read_graded_qrels(path: str | os.PathLike[str] | Lines, *, pair_ids: bool = 
     table = _Table(where, unit)
     for number, (qid, _, docid, label_text) in _fields(lines, where, unit):
         here = f"{unit} {number}"
-        # math.isfinite first: a label of 400 digits reads as float inf, which int() cannot take
-        if not _NUMBER.fullmatch(label_text) or not math.isfinite(float(label_text)) \
-                or float(label_text) != int(float(label_text)):
+        value = _whole_number(label_text)
+        if value is None:
             raise InputError(f"relevance label {label_text!r} is not an integer (e.g. -2, 0, 1, 2)", path=where,
                              where=here)
-        if problem := label_problem(int(float(label_text))):
+        if problem := label_problem(value, label_text if len(label_text) <= 30 else
+                                    f"{label_text[:20]}… ({len(label_text)} characters)"):
             raise InputError(problem, path=where, where=here)
         if pair_ids and not _SENTENCE_PAIR.fullmatch(docid):
             raise InputError(f"docid {docid!r} is not a sentence pair `S…-A…__PREMISE__n,S…-A…__CONC__1`",
                              path=where, where=here)
-        table.store(qid, (docid,), int(float(label_text)), number, docid)
+        table.store(qid, (docid,), value, number, docid)
     return table.done()
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,12 +59,12 @@ __all__ = [
 ]
 
 IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
-SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__\d+|CONC__\d+)")
-PASSAGE_ID = re.compile(r"clueweb12-\S+___\d+")
-_INT = re.compile(r"[+-]?\d+")
+SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+)")
+PASSAGE_ID = re.compile(r"clueweb12-\S+___[0-9]+")
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
 MAX_RANK_DIGITS = 18  # ranks are 64-bit integers in every table that reads them
 # a score as the validator reads it (and float() converts it)
-SCORE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 WHITESPACE = re.compile(r"\s")
 
 
@@ -219,6 +220,13 @@ def _split_line(text: str) -> tuple[list[str], bool]:
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029\ufeff]")
 
 
+def _ascii_note(text: str) -> str:
+    """What a number written in other digits (Arabic-Indic ١, fullwidth １) is told: Python reads
+    them, trec_eval does not."""
+    return " in the digits 0-9 (trec_eval reads no others)" if any(c.isdigit() and not c.isascii() for c in text) \
+        else ""
+
+
 def _parse_line(
     text: str, line: int, fmt: RunFormat | None
 ) -> tuple[RunRow | None, list[Problem]]:
@@ -235,13 +243,21 @@ def _parse_line(
             if bad:
                 problems.append(Problem(line, f"{name} {value!r} contains the control character "
                                               f"U+{ord(bad.group()):04X}"))
+    if not text.isascii():  # a format character (U+202E reverses what follows, U+200B shows as nothing)
+        for name, value in (("topic id", qid), ("document id", docid), ("tag", tag)):
+            hidden = next((c for c in value if unicodedata.category(c) == "Cf"), None)
+            if hidden is not None:
+                problems.append(Problem(line, f"{name} {value!r} contains the invisible format character "
+                                              f"U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}): it reads "
+                                              "differently than it compares", Severity.WARNING,
+                                        "invisible character in an id or tag"))
     if not _INT.fullmatch(rank_text):
-        problems.append(Problem(line, f"rank {rank_text!r} is not an integer"))
+        problems.append(Problem(line, f"rank {rank_text!r} is not an integer{_ascii_note(rank_text)}"))
     elif len(rank_text.lstrip("+-").lstrip("0")) > MAX_RANK_DIGITS:  # beyond a 64-bit integer (and int()'s 4,300)
         problems.append(Problem(line, f"rank {rank_text[:30]}{'…' if len(rank_text) > 30 else ''} has more than "
                                       f"{MAX_RANK_DIGITS} digits; no run holds so many rows"))
     if not SCORE.fullmatch(score_text):
-        problems.append(Problem(line, f"score {score_text!r} is not a finite number"))
+        problems.append(Problem(line, f"score {score_text!r} is not a finite number{_ascii_note(score_text)}"))
     elif problem := score_problem(float(score_text)):
         problems.append(Problem(line, problem))
     if fmt is not None and column2 not in fmt.column2_values:
@@ -395,6 +411,7 @@ def validated_lines(
     serves both the check and the scorer."""
     problems: list[Problem] = []
     rows: list[tuple[int, RunRow]] = []
+    refused: set[str] = set()  # topics with a line refused: their rank sequence has a hole of our making
     for number, text in lines:
         if not text.strip():
             problems.append(Problem(number, "blank line", Severity.WARNING, "blank line"))
@@ -402,6 +419,7 @@ def validated_lines(
         row, line_problems = _parse_line(text, number, fmt)
         problems.extend(line_problems)
         if row is None:
+            refused.add(canonical_topic(text.split(None, 1)[0]))
             continue
         if row.rank < 0:
             problems.append(Problem(number, f"rank {row.rank} is negative"))
@@ -480,7 +498,8 @@ def validated_lines(
                     Severity.WARNING, f"fewer than {minimum} rows in a topic",
                 )
             )
-        problems.extend(_group_problems(key, entries))
+        problems.extend(p for p in _group_problems(key, entries)
+                        if not (key[0] in refused and p.kind in ("ranks not starting at 1", "gap in the ranks")))
 
     if fmt is RunFormat.IMAGE:
         for qid, entries in by_topic.items():

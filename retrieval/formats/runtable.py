@@ -83,6 +83,24 @@ class RunTable:
     def topics(self) -> set[str]:
         return set(self.frame["qid"].unique().tolist())
 
+    def keeping(self, docids: set[str]) -> "RunTable":
+        """The run as if retrieved from a collection of ``docids`` only: the other rows dropped,
+        the rest in their order, ranked 1, 2, … again (the docs' "restricted" official runs)."""
+        mask = self.frame["docid"].isin(docids).to_numpy()
+        if mask.all():
+            return self
+        order, _ = self._ranked()
+        kept = self.frame.iloc[order[mask[order]]].copy()
+        group = [kept["qid"]] + ([kept["column2"]] if self.format is RunFormat.IMAGE else [])
+        kept["rank"] = kept.groupby(group, sort=False).cumcount().to_numpy(np.int64) + 1
+        return RunTable(kept, self.format)
+
+    def restricted(self, keeps) -> "RunTable":
+        """The rows of the topics ``keeps(topic)`` keeps (a topic selection's), still as columns."""
+        kept = [t for t in self.topics() if keeps(t)]
+        mask = self.frame["qid"].isin(kept).to_numpy()
+        return self if mask.all() else RunTable(self.frame[mask], self.format)
+
     def mask(self, need: RowNeed, judged: Mapping[str, Mapping[str, object]] | None = None) -> np.ndarray | None:
         """The rows ``need`` asks for (None: all of them)."""
         if need.every:
@@ -181,7 +199,7 @@ def canonical_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Topic ids as numbers where they are (``runfile.canonical_topic``), once per distinct id."""
     qids = frame["qid"].astype(str)
     renamed = {q: c for q in qids.unique().tolist() if (c := canonical_topic(q)) != q}
-    return frame.assign(qid=qids.replace(renamed)) if renamed else frame.assign(qid=qids)
+    return frame.assign(qid=qids.replace(to_replace=renamed)) if renamed else frame.assign(qid=qids)
 
 
 # Scores pandas' float parser reads that the validator refuses: booleans in any case (True → 1.0;
@@ -257,7 +275,7 @@ def _checked(frame: pd.DataFrame, fmt: RunFormat) -> tuple[pd.DataFrame, dict] |
         return None
     rank_text = frame["rank"].to_numpy(dtype=object)
     # unsigned decimal digits (a sign sends the file to the validator), within int64
-    if not all(map(str.isdecimal, rank_text)) or max(map(len, rank_text)) > MAX_RANK_DIGITS:
+    if not all(t.isascii() and t.isdecimal() for t in rank_text) or max(map(len, rank_text)) > MAX_RANK_DIGITS:
         return None
     try:
         ranks = frame["rank"].astype(np.int64).to_numpy()

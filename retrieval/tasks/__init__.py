@@ -85,8 +85,13 @@ def corpus_format_of(run_format: RunFormat, corpus: Path) -> str:
     whose reader takes the corpus's first record."""
     tasks = [name for name in TASKS if handler(name).run_format is run_format]
     formats = list(dict.fromkeys(f for name in tasks for f in handler(name).corpus_formats))
-    if len(formats) > 1 and Path(corpus).is_dir() and (task := detect_task(Path(corpus))) in tasks:
-        return handler(task).corpus_formats[0]
+    if len(formats) > 1 and Path(corpus).is_dir():
+        try:
+            task = detect_task(Path(corpus))
+        except ToucheError:  # no TIRA folder: the first family whose reader takes it, below
+            task = None
+        if task in tasks:
+            return handler(task).corpus_formats[0]
     if len(formats) > 1:
         for fmt in formats:
             try:

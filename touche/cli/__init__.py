@@ -13,10 +13,9 @@ file and the line or record; ``--debug`` adds the traceback.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
+import io
 import logging
-import os
 import sys
 import traceback
 from collections.abc import Iterable
@@ -121,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # output piped into head and the like: not an error
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")
+        sys.stdout = io.StringIO()  # what is left to flush at exit goes nowhere, without an error
         return 0
     except OSError as exc:  # disk full, permission denied … while reading or writing a file
         if args.debug:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from touche.atomic import is_stdout
+from touche.retrieval.formats.selection import TopicSelection
 from touche.cli.commands import COMMANDS
 from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
 from touche.errors import ToucheError
@@ -45,6 +46,17 @@ def variant_options(p: argparse.ArgumentParser, config_required: bool = True) ->
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
     p.add_argument("--skip-bad-records", action="store_true",
                    help="skip malformed corpus records (counted and listed) instead of stopping")
+
+
+def topic_options(p: argparse.ArgumentParser) -> None:
+    """--topics-only / --topics-except, as a sweep's sets select topics (lists and ranges)."""
+    p.add_argument("--topics-only", metavar="SPEC", help="only these topics, e.g. 51,55,57-60")
+    p.add_argument("--topics-except", metavar="SPEC", help="all topics but these, e.g. 51,55,57,73,80 (a held-out "
+                                                           "test set)")
+
+
+def selection_of(args) -> TopicSelection | None:
+    return TopicSelection.of(getattr(args, "topics_only", None), getattr(args, "topics_except", None))
 
 
 def overrides(pairs: list[str] | None, skip_bad_records: bool = False) -> dict[str, str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
 from touche.atomic import write_text
-from touche.cli.common import add_command, note
+from touche.cli.common import add_command, note, selection_of, topic_options
 from touche.guard import Files
 
 
@@ -19,10 +19,12 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences (- : standard output)")
     p.add_argument("--resamples", type=int, default=10000, help="randomization test resamples (default 10000)")
     p.add_argument("--seed", type=int, default=20220401, help="randomization test seed (fixed: same p every time)")
+    topic_options(p)
 
 
 def run(args) -> int:
-    cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed)
+    cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed,
+                       topics=selection_of(args))
     text = format_comparison(cmp)
     note(args, text, about=args.output)  # -o - is the report on standard output, once
     if args.output:

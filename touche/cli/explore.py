@@ -8,7 +8,7 @@ from touche.retrieval.evaluation.registry import leaderboard_measures
 from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
-from touche.cli.common import add_command, dataset_option, note
+from touche.cli.common import add_command, dataset_option, note, selection_of, topic_options
 from touche.inputs import split_named
 from touche.guard import Files
 from touche.errors import ToucheError
@@ -48,6 +48,7 @@ def add_parser(sub) -> None:
                                                    "output)")
     p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "
                                                  "- : standard output)")
+    topic_options(p)
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE}; - : "
                                                                  "standard output)")
     dataset_option(p)
@@ -68,7 +69,7 @@ def run(args) -> int:
                           topics=topics, baseline=_baseline(args), top=args.top,
                           measures=args.measures.split(",") if args.measures else None, progress=True,
                           test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
-                          resamples=args.resamples)
+                          resamples=args.resamples, selection=selection_of(args))
     for kind, written in exports.items():
         note(args, f"wrote {written} ({kind})", about=written)
     size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""

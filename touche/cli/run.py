@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.evaluation.measures import evaluate, format_table
+from touche.retrieval.evaluation.measures import format_table, score_run
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
-from touche.cli.common import add_command, dataset_option, note, overrides, variant_options
+from touche.cli.common import add_command, dataset_option, note, overrides, selection_of, topic_options, variant_options
 from touche.inputs import split_named
 from touche.guard import Files
 from touche.config import load_variant
@@ -26,15 +26,18 @@ def add_parser(sub) -> None:
     dataset_option(p)
     p.add_argument("--qrels", action="append", metavar="[NAME=]PATH", help="evaluate against these qrels")
     p.add_argument("--index-root")
+    topic_options(p)
 
 
 def run(args) -> int:
     loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
     if not (args.input and args.topics):
         raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
-    scored = check_writable(Path(args.output)) == "file"  # before minutes of indexing and search
+    check_writable(Path(args.output))  # before minutes of indexing and search
     check_variant_files(loaded)
-    session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()))
+    selection = selection_of(args)
+    session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()),
+                      selection=selection)
     try:
         result = session.run(loaded)
         session.write(result, Path(args.output))
@@ -42,10 +45,9 @@ def run(args) -> int:
         session.close()
     note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
                f"in {result.seconds:.1f} s")
-    if args.qrels and scored:
-        note(args, format_table({loaded.name: evaluate(args.output, parse_named_qrels(args.qrels))}))
-    elif args.qrels:  # standard output or a pipe cannot be read back
-        note(args, "not scored: the run went to a stream; write a file (-o run.txt) or score it with touche evaluate")
+    if args.qrels:  # scored as written, from memory: a pipe or standard output is never read back
+        scored = score_run(result.written, parse_named_qrels(args.qrels), topics=selection)
+        note(args, format_table({loaded.name: scored.means}, counts={loaded.name: scored.counts}))
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.retrieval.suite import run_suite
-from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.cli.common import add_command, dataset_option, overrides, selection_of, topic_options, variant_options
 from touche.config import load_variant
 from touche.errors import ToucheError
 from touche.paths import CONFIGS
@@ -26,7 +26,10 @@ def add_parser(sub) -> None:
                                   "dataset's task, else task1)")
     p.add_argument("--suite", help="suite YAML naming the five variants and the primary (overrides --task)")
     p.add_argument("--qrels", action="append", metavar="[NAME=]PATH", help="qrels for the evaluation table")
+    p.add_argument("--topics", metavar="FILE", help="the topics file, where the input folder's is not topics.xml "
+                                                    "(a path, or a name inside the input folder)")
     p.add_argument("--index-root")
+    topic_options(p)
 
 
 def run(args) -> int:
@@ -34,7 +37,8 @@ def run(args) -> int:
                      output_dir=Path(args.output), only_config=Path(args.config) if args.config else None,
                      index_root=Path(args.index_root) if args.index_root else None,
                      qrels=parse_named_qrels(args.qrels) if args.qrels else None,
-                     overrides=overrides(args.set, args.skip_bad_records))
+                     overrides=overrides(args.set, args.skip_bad_records),
+                     topics_file=Path(args.topics) if args.topics else None, selection=selection_of(args))
     if outcome.table:
         print(outcome.table)
     return 0
@@ -62,6 +66,6 @@ def config_task(config: str | None) -> str | None:
 
 def files(args) -> Files:
     """Inputs and folders; run_suite checks the files it writes once the suite names them."""
-    return Files.of(reads=[("input", args.input), ("suite", args.suite), ("variant", args.config)]
+    return Files.of(reads=[("input", args.input), ("suite", args.suite), ("variant", args.config), ("topics", args.topics)]
                     + [("qrels", split_named(q)[1]) for q in args.qrels or []],
                     folders=[("output folder", args.output), ("index root", args.index_root or default_index_root())])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from touche.retrieval.experiments.report import describe_overrides
+from touche.retrieval.experiments.report import describe_overrides, grid_edges
 from touche.retrieval.experiments.robust import criterion_named
 from touche.retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
 from touche.cli.common import add_command
@@ -68,6 +68,10 @@ def run(args) -> int:
         best = outcome.best()
         print(f"best {sweep.spec.measure} = {best.measures.get(sweep.spec.measure, math.nan):.4f}: point {best.point} "
               f"({describe_overrides(best.overrides)})")
+    edges = grid_edges(sweep.axes, sweep.points[analysis.pick].coordinates) if analysis.pick is not None else []
+    if edges:
+        print(f"note: the best point lies on the grid's edge ({', '.join(edges)}): a better one may lie beyond; "
+              "extend the grid there")
     for path in (outcome.table_md, outcome.table_csv, outcome.plot):
         if path is not None:
             print(f"wrote {path}")

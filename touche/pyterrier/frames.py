@@ -114,13 +114,18 @@ def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
     """A results frame as a valid run file, written atomically (``touche run``'s writer): its
     ``stance`` column becomes the run's stance column (``pt.io.write_results`` writes ``Q0``), equal
     scores keep the order of its ``rank`` column, and the format is detected from the frame unless
-    given. Returns the validator's warnings."""
+    given. Returns the validator's warnings.
+
+    The ranks are written 1, 2, … in the order of the scores (ties in the order of the frame's
+    ranks), as every run the writer writes: a run whose ranks had a gap (``Asuna-run1``, topic 8)
+    or started at 0 is written without it, so ``write_run(read_run(f))`` is not ``f`` byte for byte,
+    though every evaluator (trec_eval, Touché 2021's and 2022's) scores the two alike."""
     rows, fmt = frame_rows(frame, fmt, name=str(path), tag=tag)
-    return write_run_file(path, rows, fmt, tag, ties="given")
+    return list(write_run_file(path, rows, fmt, tag, ties="given").warnings)
 
 
 # --------------------------------------------------------------------------- frames and rankings
-_TOPIC_NUMBER = re.compile(r"\d+(\.0+)?")
+_TOPIC_NUMBER = re.compile(r"[0-9]+(\.0+)?")
 
 
 def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, Callable[[pd.DataFrame], pd.DataFrame]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -18,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 import pyterrier as pt
-from tqdm import tqdm
 
 from touche import api
+from touche.atomic import atomic_open, place_folder, write_text
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
 from touche.indexing.builder import META_FILE, ensure_index
@@ -28,6 +27,7 @@ from touche.indexing.corpora import source_class
 from touche.pyterrier.frames import as_frame, numbered_topics, topics_of
 from touche.pyterrier.variant import Variant
 from touche.retrieval.search import Searcher
+from touche.progress import progress_bar
 
 PathLike = str | os.PathLike[str]
 ARTIFACT_TYPE, ARTIFACT_FORMAT = "sparse_index", "touche-lucene"
@@ -183,24 +183,21 @@ class Indexer(pt.Indexer):
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{self.path.name}-", dir=self.path.parent))
-        try:
-            corpus = work / "documents.jsonl"
-            with corpus.open("w", encoding="utf-8") as out:
-                for number, doc in enumerate(tqdm(documents, desc="documents", unit=" docs", leave=False), start=1):
+        with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
+            corpus = Path(work) / "documents.jsonl"
+            with atomic_open(corpus, "w") as out:
+                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False), start=1):
                     docno, text = doc.get("docno"), doc.get(self.text_field)
                     if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "
                                          f"'{self.text_field}', got keys {sorted(doc)}")
                     out.write(json.dumps({"id": docno, "contents": text}, ensure_ascii=False) + "\n")
-            built = ensure_index(self.loaded.variant, corpus, work / "indexes", base_dir=self.loaded.path.parent,
+            built = ensure_index(self.loaded.variant, corpus, Path(work) / "indexes", base_dir=self.loaded.path.parent,
                                  progress=True)
             meta = json.loads((built.path / META_FILE).read_text(encoding="utf-8"))
             meta["corpus"]["path"] = None  # the iterator's documents live in the index alone
-            (built.path / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-            built.path.rename(self.path)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+            write_text(built.path / META_FILE, json.dumps(meta, indent=2))
+            place_folder(built.path, self.path)
         return Index(self.path)
 
 

@@ -20,8 +20,8 @@ from touche.retrieval.formats.gate import load_run, topic_id
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import canonical_topic, natural_key
 
-_DEPTH = re.compile(r"@(\d+)$")
-_WHOLE_FLOAT = re.compile(r"\d+\.0+")
+_DEPTH = re.compile(r"@([0-9]+)$")
+_WHOLE_FLOAT = re.compile(r"[0-9]+\.0+")
 
 
 def qrels_column(name: str) -> str:

@@ -175,7 +175,8 @@ class RunRows(pt.Transformer):
             return pd.DataFrame(columns=self.transform_outputs(list(results.columns)))
         results, own_ids = numbered_topics(results)
         pipeline = self.variant.pipeline(results)
-        rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag)
+        rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
+                           untie=True)  # as its run file: no evaluator orders a topic otherwise
         queries = queries_part(results).astype({"qid": str})
         canonical = {canonical_topic(q): q for q in queries["qid"]}
         frame = pd.DataFrame({"qid": [canonical.get(r.qid, r.qid) for r in rows], "docno": [r.docid for r in rows],

@@ -9,9 +9,10 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 class Strict(BaseModel):
     """Unknown keys are errors; so is true/false where a number is expected (pydantic's lax mode
-    would read ``top_k: true`` as 1)."""
+    would read ``top_k: true`` as 1), and so are .nan and .inf (``k1: .nan`` was told it should be
+    ≤ 10)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod

@@ -30,7 +30,6 @@ import json
 import logging
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,14 +41,13 @@ from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.choose.loss import Loss, LossToBest, allowed, why_allowed
 from touche.retrieval.experiments.choose.reference import reference_value, shipped_reference
 from touche.retrieval.experiments.choose.report import format_choices
-from touche.retrieval.experiments.report import describe_overrides, format_number, format_value
+from touche.retrieval.experiments.report import describe_overrides, format_number, format_value, point_slug
 from touche.retrieval.experiments.robust import heaviest
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record, read_manifest, read_records, sort_records
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.stemming.analyzers import stoplist_path
 from touche import guard
-from touche.atomic import write_text
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
 
@@ -215,7 +213,12 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
         return None
 
     def why(needed: int) -> str:
-        return f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
+        reason = f"differs from the picks above in ≥ {needed} swept parameter{'s' if needed > 1 else ''}"
+        if needed < wanted_diff:  # said: the requirement was relaxed, not met
+            given = "--min-diff" if min_diff is not None else "the default"
+            reason += (f" (--min-diff lowered from {wanted_diff}, {given}, to {needed}: no finished point left "
+                       f"differs in {wanted_diff})")
+        return reason
 
     def diverse(record: Record, reason: str) -> Pick:
         loss = losses.of(record, chosen[0].record)
@@ -268,23 +271,22 @@ def _ranking_signature(run: Path) -> str:
 
 
 # --------------------------------------------------------------------------- writing the variants
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-.")
-
-
-def point_slug(overrides: dict[str, Any]) -> str:
-    """A short name of a point: words stand for themselves, numbers keep their key's last part.
-
-    ``analyzer.stemmer: krovetz, retrieval.similarity.k1: 1.2`` → ``krovetz_k1-1.2``;
-    ``retrieval.similarity: {name: lmdirichlet, mu: 300}`` → ``lmdirichlet-mu-300``.
-    """
-    parts = []
-    for key, value in overrides.items():
-        label = format_value(value)
-        if not isinstance(value, (str, dict)) or label in ("none", "null", "true", "false", ""):
-            label = f"{key.rsplit('.', 1)[-1]}-{label}"  # 1.2 or none alone would say nothing
-        parts.append(_slug(label))
-    return "_".join(parts)
+def own_tag(base_tag: str, base: dict, overrides: dict[str, Any]) -> str:
+    """The base's tag without the words that name a setting the point overrides: a base tagged
+    ``touche-smart-lmd4000`` swept to μ 2000 is ``touche-smart``, not a tag saying 4000."""
+    replaced = set()
+    for dotted in overrides:
+        node: Any = base
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        for value in (node.values() if isinstance(node, dict) else [node]):
+            text = format_value(value).lower()
+            if len(text) >= 2 and text not in ("none", "null", "true", "false"):
+                replaced.add(text)
+    words = base_tag.split("-")
+    kept = [w for w in words if not any(w.lower() == v or w.lower().endswith(v) or w.lower().startswith(v)
+                                        for v in replaced)]
+    return "-".join(kept) or base_tag
 
 
 def derive_tag(base_tag: str, record: Record, used: set[str]) -> str:
@@ -350,9 +352,10 @@ def choice_path(choice: Pick, number: int, out_dir: Path) -> Path:
     return out_dir / f"{number}-{name}.yaml"
 
 
-def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str, header: str) -> Path:
+def write_choice(choice: Pick, number: int, base: Path, folder: guard.OutputFolder, tag: str, header: str) -> Path:
     """Write one chosen point as a variant YAML (extends the base when that reproduces it exactly)."""
     record = choice.record
+    out_dir = folder.path
     target = choice_path(choice, number, out_dir)
     expected = load_variant(base, record.overrides)
     path_fixes = rebase_paths(expected.merged, base.parent, out_dir)
@@ -360,7 +363,7 @@ def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str,
     body = {"extends": os.path.relpath(base, out_dir.resolve()), "tag": tag, "description": description,
             **_merge_into(nest(record.overrides), path_fixes)}
     text = header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
-    write_text(target, text)
+    folder.write_text(target.name, text)
     want = _comparable({**_merge_into(expected.merged, path_fixes), "tag": tag}, target)
     if _comparable(resolve_raw(target), target) != want:
         # Merging cannot remove keys (e.g. a field_weights override with fewer fields than the
@@ -370,7 +373,7 @@ def write_choice(choice: Pick, number: int, base: Path, out_dir: Path, tag: str,
                    if k not in ("tag", "description")}}
         text = header + "# complete variant: `extends` merging cannot express this point's overrides\n" \
             + yaml.safe_dump(full, sort_keys=False, allow_unicode=True)
-        write_text(target, text)
+        folder.write_text(target.name, text)
         if _comparable(resolve_raw(target), target) != want:  # pragma: no cover - a bug of ours
             raise ToucheError("the written variant does not reproduce the sweep point", path=target)
     return target
@@ -428,14 +431,15 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
     base = Path(manifest.base)
     files = _files(results, picks, base, out)
     guard.check(files)  # before the first file is written
-    guard.made_folder(out)
-    claim = guard.own_folder(out, [path.name for _, path in files.writes + files.folders if path.parent == out])
-    base_tag = load_variant(base).variant.tag
+    folder = guard.OutputFolder(out, "output folder", command="touche choose")
+    folder.claim([path.name for _, path in files.writes + files.folders if path.parent == out])
+    base_loaded = load_variant(base)
     used: set[str] = set()
     written: list[Pick] = []
     shown = [m for m in (main, second_measure) if m]
     for number, choice in enumerate(picks, 1):
-        tag = derive_tag(base_tag, choice.record, used)
+        tag = derive_tag(own_tag(base_loaded.variant.tag, base_loaded.merged, choice.record.overrides), choice.record,
+                         used)
         used.add(tag)
         if results.several:  # the sort measure on every set
             scores = f"{manifest.measure}: " + "; ".join(
@@ -445,11 +449,10 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
             scores = "; ".join(f"{m} = {format_number(choice.record.measures.get(m))}" for m in shown)
         header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
                   f"(point {choice.record.point}): {choice.reason}.\n# {scores}\n")
-        path = write_choice(choice, number, base, out, tag, header)
+        path = write_choice(choice, number, base, folder, tag, header)
         written.append(Pick(choice.record, choice.reason, path, tag, choice.loss))
-    _write_suite(results, written, out)
-    write_text(out / "choice.md", format_choices(results, written, shown, shipped, picks.skipped, max_loss))
-    claim.record()
+    _write_suite(results, written, folder)
+    folder.write_text("choice.md", format_choices(results, written, shown, shipped, picks.skipped, max_loss))
     return written
 
 
@@ -470,24 +473,26 @@ def _files(results: SweepResults, picks: list[Pick], base: Path, out: Path) -> g
         folders=[("output folder", out)] + ([("corpus link folder", out / "corpus")] if entry.corpus_files else []))
 
 
-def suite_inputs(results: SweepResults, entry: ManifestSet, out: Path) -> tuple[Path, Path]:
-    """The corpus and topics of a set for a suite in ``out``: a selection of topics copied there
-    and a list of corpus files linked there, so the suite never points into the sweep's output
-    folder (deleting the sweep must not break the suite)."""
+def suite_inputs(results: SweepResults, entry: ManifestSet, folder: guard.OutputFolder) -> tuple[Path, Path]:
+    """The corpus and topics of a set for a suite in ``folder``: a selection of topics copied
+    there and a list of corpus files linked there, so the suite never points into the sweep's
+    output folder (deleting the sweep must not break the suite)."""
+    out = folder.path
     corpus, topics = results.path(entry.corpus), results.path(entry.topics)
     if entry.corpus_files is not None:
         linked = DevSet(entry.name, out / "corpus", topics, {}, out, corpus_files=[Path(f) for f in entry.corpus_files])
-        linked.prepare()
+        linked.prepare(folder)
         corpus = linked.corpus
     if entry.source_topics is not None:
-        topics = write_text(out / "topics.xml", topics.read_text(encoding="utf-8"))
+        topics = folder.write_text("topics.xml", topics.read_text(encoding="utf-8"))
     return corpus, topics
 
 
-def _write_suite(results: SweepResults, choices: list[Pick], out: Path) -> Path:
+def _write_suite(results: SweepResults, choices: list[Pick], folder: guard.OutputFolder) -> Path:
     manifest = results.manifest
     entry = results.main_set
-    corpus, topics = suite_inputs(results, entry, out)
+    out = folder.path
+    corpus, topics = suite_inputs(results, entry, folder)
 
     def rel(p: str | Path) -> str:
         return os.path.relpath(p, out)
@@ -498,6 +503,6 @@ def _write_suite(results: SweepResults, choices: list[Pick], out: Path) -> Path:
            f"{entry.name}, which weighs most" if results.several else f"best by {manifest.measure}")
     header = (f"# The submissions chosen from sweep {Path(manifest.sweep).name}; primary = {how}.\n"
               f"# Run them: touche run-all --suite {out / 'suite.yaml'}\n")
-    path = write_text(out / "suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
+    path = folder.write_text("suite.yaml", header + yaml.safe_dump(suite, sort_keys=False))
     load_suite(path)  # the suite we write must load
     return path

@@ -49,7 +49,7 @@ def format_choices(results, choices, measures: list[str], shipped: Reference | N
     points = len(results.manifest.points)
     main = measures[0]
     lines = [f"# Chosen from sweep {Path(results.manifest.sweep).name}", "",
-             f"{len(choices)} of {len(results.records)} finished points"
+             f"{len(choices)} pick(s) from the sweep's {len(results.records)} finished point(s)"
              + (f" (**{points - len(results.records)} of {points} points have not run**)"
                 if len(results.records) < points else "") + "; primary (run.txt) = pick 1.", "",
              "| pick | file | tag | " + " | ".join(measures) + f" | against pick 1 ({main}) | why | overrides |",

@@ -27,6 +27,7 @@ written. A document absent from the corpus is shown as absent.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
@@ -35,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
@@ -49,11 +49,15 @@ from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run, load_topics
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic, detect_format, natural_key
 from touche.retrieval.formats.runtable import RunTable
+from touche.retrieval.formats.runwriter import WrittenRun
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.tasks import corpus_format_of
 from touche import guard
 from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
+from touche.guard import OutputFolder
 from touche.inputs import distinct_labels, printable_label
+from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +101,7 @@ def read_documents(corpus: Path, corpus_format: str, docids: set[str], *, progre
     out = Documents(corpus=str(corpus))
     if corpus_format == "images":
         images = ImageRecords(corpus)
-        for docid in tqdm(sorted(docids), desc="images", unit=" image", disable=not progress):
+        for docid in progress_bar(sorted(docids), desc="images", unit=" image", disable=not progress):
             features = images.get(docid)
             if features is None:
                 continue
@@ -127,7 +131,7 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
     may be a frame (the Python API's, PyTerrier's), read by the same gate."""
     if not paths:
         raise ToucheError("give at least one run file")
-    if any(is_frame(p) for p in paths):
+    if any(is_frame(p) or isinstance(p, WrittenRun) for p in paths):
         return _load_frames(paths, names)
     paths = [Path(p) for p in paths]
     labels = [printable_label(n) for n in names] if names else \
@@ -170,6 +174,8 @@ def _load_frames(sources, names) -> LoadedRuns:
     if not names or len(names) != len(sources) or len(set(names)) != len(names):
         raise ToucheError("runs given as frames need distinct names, one per run")
     runs = {printable_label(str(name)): load_run(source, name=str(name)) for name, source in zip(names, sources)}
+    paths = {printable_label(str(name)): source.path if isinstance(source, WrittenRun) else Path(str(name))
+             for name, source in zip(names, sources)}
     formats = {table.format for table in runs.values()}
     if len(formats) > 1:
         raise InputError(f"the runs are of {len(formats)} tasks ({', '.join(sorted(f.name for f in formats))}): "
@@ -178,7 +184,7 @@ def _load_frames(sources, names) -> LoadedRuns:
     for label, table in runs.items():
         if not table.topics() & runs[first].topics():
             raise InputError(f"run {label} and run {first} have no topic in common")
-    return LoadedRuns(runs, formats.pop(), {n: Path(n) for n in runs})
+    return LoadedRuns(runs, formats.pop(), paths)
 
 
 def _sample(ids: set[str]) -> str:
@@ -209,22 +215,28 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, Ru
 
 
 # --------------------------------------------------------------------------- the page
-def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, str | os.PathLike] | Sequence | None,
+def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
+                   qrels: Mapping[str, str | os.PathLike] | Sequence | None,
                    out_html: str | os.PathLike, *, corpus: str | os.PathLike | None = None,
                    corpus_format: str | None = None, topics: str | os.PathLike | None = None,
                    baseline: str | None = None, top: int = DEFAULT_TOP, names: Sequence[str] | None = None,
                    measures: Sequence[str] | None = None, documents: Documents | None = None,
                    stored=None, progress: bool = False, test: str = "randomization", correction: str = "holm",
                    rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
-                   resamples: int = DEFAULT_RESAMPLES) -> Path:
+                   resamples: int = DEFAULT_RESAMPLES, into: OutputFolder | None = None,
+                   selection: TopicSelection | None = None) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
     ``stored``: an index's raw records by id (``Searcher.raw``), read instead of the corpus;
     ``exports``: {"markdown" | "latex" | "csv": path} files to write beside the page (against the
-    baseline)."""
+    baseline); ``into``: the output folder the page lies in (run-all's), which writes it only
+    where it may and records it; ``selection``: the topics the page shows (of the runs')."""
     out = Path(out_html)
-    check_writable(out, "explorer page")
+    if into is None:
+        check_writable(out, "explorer page")
+    else:
+        into.check_writable(out.name)
     check_test(test)
     check_correction(correction)
     check_resamples(resamples)
@@ -239,7 +251,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
     for kind, path in exports.items():
         check_writable(path, f"{kind} export")
     guard.check(guard.Files.of(
-        reads=[("run", p) for p in run_paths if not is_frame(p)] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+        reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
         + [("topics", topics), ("corpus", corpus)],
         writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
     if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
@@ -248,19 +260,25 @@ def write_explorer(run_paths: Sequence[str | os.PathLike], qrels: Mapping[str, s
                           f"{MAX_RUNS} runs. Give a subset: one team's or one approach's runs, or a shortlist with the "
                           "run to compare them with first (--baseline)")
     loaded = load_runs(run_paths, names)
+    if selection is not None:
+        selection.check_against(set().union(*(t.topics() for t in loaded.runs.values())), "the runs")
+        loaded = dataclasses.replace(loaded, runs={name: table.restricted(selection.keeps)
+                                                   for name, table in loaded.runs.items()})
     kinds = check_qrels(named, loaded.format, loaded.runs)
     topic_map = {canonical_topic(t.number): t for t in load_topics(topics)} if topics else {}
     if documents is None and corpus is not None:
         fmt = corpus_format or corpus_format_of(loaded.format, Path(corpus))
         documents = read_documents(Path(corpus), fmt, shown_docids(loaded.runs, top), progress=progress,
                                    stored=stored)
-    title = f"Run explorer · {len(loaded.runs)} runs" + ("" if named else " · no judgements")
+    title = f"Run explorer · {len(loaded.runs)} runs" + ("" if named else " · no judgements") + \
+        (f" · {selection.describe()}" if selection is not None else "")
     data = explorer_data(loaded, named, kinds, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p,
                          resamples=resamples)
     for kind, path in exports.items():
         write_text(path, EXPORTS[kind](data))  # the page's export of its first view, byte for byte
-    return write_text(out, render_explorer(data))
+    page = render_explorer(data)
+    return into.write_text(out.name, page) if into is not None else write_text(out, page)
 
 
 def shown_docids(runs: Mapping[str, RunTable], top: int) -> set[str]:

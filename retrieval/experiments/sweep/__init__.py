@@ -50,7 +50,6 @@ import contextlib
 from pathlib import Path
 
 import numpy as np
-from filelock import FileLock, Timeout
 
 from touche.retrieval.experiments.robust import criterion_named, heaviest
 from touche.retrieval.experiments.sweep import runners
@@ -63,8 +62,7 @@ from touche.retrieval.experiments.sweep.runners import current_records, is_finis
 from touche.retrieval.experiments.sweep.spec import SweepSpec, axes_of, expand_points
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, read_records
 from touche import guard
-from touche.atomic import write_text
-from touche.errors import ToucheError
+
 from touche.paths import default_index_root
 
 __all__ = ["run_sweep", "load_sweep", "Sweep", "SweepSpec", "SweepOutcome", "SweepAnalysis", "Record",
@@ -121,20 +119,19 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
         + [(f"topics of set {dev.label}", dev.source_topics or dev.topics) for dev in sweep.sets]
         + [(f"qrels of set {dev.label}", q) for dev in sweep.sets for q in dev.qrels.values()],
         folders=[("sweep output folder", sweep.output)]))
-    guard.made_folder(sweep.output, "sweep output folder")
-    lock = FileLock(str(sweep.output / ".sweep.lock"))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise ToucheError("another sweep is writing to this output directory (lock .sweep.lock held)",
-                          path=sweep.output) from None
-    claim = None
-    try:
-        claim = guard.own_folder(sweep.output, SWEEP_ENTRIES, "sweep output folder")  # before anything is written
-        guard.made_folder(sweep.output / "runs", "sweep output folder")
+    out = sweep.folder()
+    with guard.folder_lock(sweep.output, LOCK_FILE, "another sweep is writing to this output directory (lock "
+                           f"{LOCK_FILE} held)"):
+        # before anything is written: every entry a sweep writes here is its own or absent, and
+        # nothing else may pass for its results (an index root inside the folder is left alone)
+        index_inside = [Path(index_root).name] if index_root and Path(index_root).parent.resolve() == sweep.output else []
+        out.claim(SWEEP_ENTRIES, refuse=lambda entry: entry.name not in index_inside,
+                  because="a sweep's folder holds its own results only")
+        sweep.folder("runs").claim((), refuse=lambda entry: True,
+                                   because="they would pass for the sweep's runs")
         for dev in sweep.sets:
-            dev.prepare()
-        write_manifest(sweep.output / MANIFEST_FILE, manifest_of(sweep, None))
+            dev.prepare(sweep.set_folder(dev))
+        write_manifest(out, manifest_of(sweep, None))
         root = Path(index_root) if index_root else default_index_root()
         try:
             if ray:
@@ -148,20 +145,20 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
                 write_reports(sweep, 0)
             raise
         return write_reports(sweep, computed)
-    finally:
-        if claim is not None:
-            claim.record()  # what it made, an index root inside the folder too: a rerun resumes
-        lock.release()
+
+
+LOCK_FILE = ".sweep.lock"
 
 
 def write_reports(sweep: Sweep, computed: int = 0) -> SweepOutcome:
     """Analyse the finished runs and write results.csv, results.md, sweep.png and the manifest."""
+    out = sweep.folder()
     analysis = analyse(sweep, current_records(sweep))
-    csv_path = write_text(sweep.output / "results.csv", format_csv(analysis.header, analysis.rows))
+    csv_path = out.write_text("results.csv", format_csv(analysis.header, analysis.rows))
     figure = plot(analysis)
     text = format_several_sets(analysis, figure) if sweep.several else format_one_set(analysis, figure)
-    md_path = write_text(sweep.output / "results.md", text)
-    write_manifest(sweep.output / MANIFEST_FILE, manifest_of(sweep, analysis))
+    md_path = out.write_text("results.md", text)
+    write_manifest(out, manifest_of(sweep, analysis))
     return SweepOutcome(analysis, computed, csv_path, md_path, figure)
 
 

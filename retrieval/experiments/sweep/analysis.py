@@ -103,7 +103,7 @@ def measure_columns(records: list[Record], main: str) -> list[str]:
 
 def analyse(sweep: Sweep, records: list[Record]) -> SweepAnalysis:
     fmt = next(iter(sorted(sweep.corpus_formats)))
-    coverages = {dev.name: set_coverage(dev, sweep.qrels_name, fmt) for dev in sweep.sets}
+    coverages = {dev.name: set_coverage(dev, sweep.qrels_name, fmt, sweep.set_folder(dev)) for dev in sweep.sets}
     if sweep.several:
         return _several(sweep, records, coverages)
     return _one(sweep, records, coverages)

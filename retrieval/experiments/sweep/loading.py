@@ -8,7 +8,7 @@ quality, say) share the run file and keep their own scores.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -23,6 +23,7 @@ from touche.retrieval.fingerprint import files_read, variant_fingerprint
 from touche.retrieval.preflight import check_variant_files
 from touche.config import LoadedVariant, describe_validation_error, load_variant, read_yaml
 from touche.errors import ConfigError, InputError, ToucheError
+from touche.guard import OutputFolder
 
 KEY_FORMAT = 4  # 4: result keys hold the qrels; run keys name the run files
 
@@ -36,10 +37,23 @@ class Sweep:
     output: Path
     points: list[Point]
     variants: list[LoadedVariant]
+    _folders: dict[tuple[str, ...], OutputFolder] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def name(self) -> str:
         return self.path.stem
+
+    def folder(self, *parts: str) -> OutputFolder:
+        """The sweep's output folder, or a folder inside it (``runs``, ``sets``, ``sets/<name>``):
+        the one owner of every path there, made or reused only as the sweep's own, never through a
+        link (guard.OutputFolder)."""
+        if parts not in self._folders:
+            self._folders[parts] = (self.folder(*parts[:-1]).folder(parts[-1]) if parts else
+                                    OutputFolder(self.output, "sweep output folder", command="touche sweep"))
+        return self._folders[parts]
+
+    def set_folder(self, dev: DevSet) -> OutputFolder:
+        return self.folder("sets", dev.folder.name)
 
     @property
     def several(self) -> bool:

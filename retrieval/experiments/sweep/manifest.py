@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from touche.atomic import write_text
+from touche.guard import OutputFolder
 from touche.config import describe_validation_error
 from touche.errors import ToucheError
 from touche.specs import Strict
@@ -24,7 +24,7 @@ MANIFEST_FORMAT = 3
 
 class Loose(Strict):
     """Strict about keys; numbers may be NaN (an unscored point), stored as null."""
-    model_config = {**Strict.model_config, "ser_json_inf_nan": "null"}
+    model_config = {**Strict.model_config, "ser_json_inf_nan": "null", "allow_inf_nan": True}
 
 
 class ManifestAxis(Strict):
@@ -126,8 +126,9 @@ class SweepManifest(Strict):
         return self
 
 
-def write_manifest(path: Path, manifest: SweepManifest) -> Path:
-    return write_text(path, manifest.model_dump_json(indent=2) + "\n")
+def write_manifest(folder: OutputFolder, manifest: SweepManifest) -> Path:
+    """``sweep.json`` in the sweep's output folder."""
+    return folder.write_text(MANIFEST_FILE, manifest.model_dump_json(indent=2) + "\n")
 
 
 def read_manifest(path: Path) -> SweepManifest:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from touche.retrieval.experiments.report import (PlotPoint, describe_overrides, format_number, format_p, format_value,
-                                                 plot_sweep, rank_of)
+                                                 grid_edges, plot_sweep, rank_of)
 from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
 from touche.retrieval.experiments.sweep.loading import Sweep
@@ -37,6 +37,17 @@ def _unfinished_line(analysis: SweepAnalysis, unit: str) -> list[str]:
         return []
     return [f"- **unfinished: {missing} of {analysis.runs} {unit} have not run**; the order below is of the "
             "finished ones only (rerun `touche sweep` to finish)"]
+
+
+def edge_note(analysis: SweepAnalysis) -> list[str]:
+    """A line when the best point (or the pick) lies at an end of the grid: the optimum may lie
+    beyond it."""
+    edges = grid_edges(analysis.sweep.axes, analysis.sweep.points[analysis.pick].coordinates) \
+        if analysis.pick is not None else []
+    if not edges:
+        return []
+    return [f"- **the best point lies on the grid's edge**: {', '.join(edges)}; a better one may lie beyond: "
+            "extend the grid there"]
 
 
 def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
@@ -77,6 +88,7 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
         best = analysis.ranked[0]
         lines.append(f"- best: point {best.point} ({describe_overrides(best.overrides)}) "
                      f"with {main} = {cell(main, best.measures.get(main, math.nan))}")
+        lines += edge_note(analysis)
     lines += ["- p_vs_best: paired randomization test of each point against the best on the topics both are "
               "scored on (two-sided, not corrected for multiple comparisons; p ≥ 0.05 means these topics "
               "cannot tell the point from the best)", ""]
@@ -128,6 +140,7 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
                               for s, dev in enumerate(sweep.sets)) + ".", "",
                   f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
                   f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
+        lines += [line.removeprefix("- ") for line in edge_note(analysis)]
         if choice.tied:
             lines.append(f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
                          f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only.")
@@ -216,4 +229,5 @@ def plot(analysis: SweepAnalysis) -> Path | None:
     else:
         return None
     return plot_sweep(sweep.axes, points, label, sweep.output / "sweep.png",
-                      title=f"sweep {sweep.name} ({len(points)} points, base {base_label(sweep)})")
+                      title=f"sweep {sweep.name} ({len(points)} points, base {base_label(sweep)})",
+                      into=sweep.folder())

@@ -14,6 +14,7 @@ from pathlib import Path
 from touche.indexing import distributed
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import per_topic_scores, split_measure
+from touche.retrieval.experiments.report import point_slug
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.retrieval.experiments.sweep.spec import Point
@@ -21,15 +22,18 @@ from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, appen
 from touche.retrieval.session import Session
 from touche.stemming.analyzers import content_key
 from touche import jvm
-from touche.atomic import write_text
 from touche.config import LoadedVariant
 from touche.errors import ToucheError
+from touche.progress import progress_bar
 
 RAY_RETRIES = 2  # a batch whose worker process died is run again this many times
 
 
 def run_file(sweep: Sweep, dev: DevSet, i: int) -> Path:
-    return sweep.output / "runs" / f"{dev.run_keys[i]}.txt"
+    """``runs/<settings>--<key>.txt``: the key names what the run depends on; the settings say
+    which point it is wherever the file is shown (``touche compare`` labels runs by their files)."""
+    settings = point_slug(sweep.points[i].overrides)[:60].rstrip("-._") or f"point{i + 1}"
+    return sweep.output / "runs" / f"{settings}--{dev.run_keys[i]}.txt"
 
 
 def cost_file(run: Path) -> Path:
@@ -84,8 +88,9 @@ def run_point(sweep: Sweep, session: Session, point: Point, loaded: LoadedVarian
     result = session.run(loaded)
     run = run_file(sweep, dev, point.number - 1)
     seconds, index = round(time.perf_counter() - started, 3), result.index.path.name
-    write_text(cost_file(run), json.dumps({"seconds": seconds, "index": index}) + "\n")
-    session.write(result, run)
+    runs = sweep.folder("runs")
+    runs.write_text(cost_file(run).name, json.dumps({"seconds": seconds, "index": index}) + "\n")
+    session.write(result, run, into=runs)
     # The session keeps every result for fusion stages to reuse; a sweep never reuses its own
     # points, and keeping hundreds of rankings in memory is what would stop a long sweep.
     session.forget(result)
@@ -95,9 +100,8 @@ def run_point(sweep: Sweep, session: Session, point: Point, loaded: LoadedVarian
 def todo(sweep: Sweep, limit: int | None) -> tuple[list[tuple[DevSet, int]], int]:
     """The runs still to do (at most ``limit``) and how many are finished, after scoring the
     run files that lack a record (or a measure added since) and dropping torn lines."""
-    results = sweep.output / RESULTS_FILE
-    stored = load_records(results)
-    compact(results, stored)
+    stored = load_records(sweep.output / RESULTS_FILE)
+    compact(sweep.folder(), stored)
     _complete_measures(sweep, stored.by_key)
     left = unfinished(sweep, stored.by_key)
     done = len(sweep.jobs()) - len(left)
@@ -128,17 +132,15 @@ def _complete_measures(sweep: Sweep, records: dict[str, Record]) -> None:
             seconds, index = (known.seconds, known.index) if known else run_cost(run) or (math.nan, "")
             rescored = score(sweep, dev, sweep.points[i], run, seconds, index)
             records[key] = rescored
-            append_record(sweep.output / RESULTS_FILE, rescored)
+            append_record(sweep.folder(), rescored)
 
 
 def run_here(sweep: Sweep, index_root: Path, progress: bool, limit: int | None) -> int:
-    from tqdm import tqdm
 
-    results_path = sweep.output / RESULTS_FILE
     left, done = todo(sweep, limit)
     if not left:
         return 0
-    bar = tqdm(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} ({sweep.spec.measure})",
+    bar = progress_bar(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} ({sweep.spec.measure})",
                unit=" run", disable=not progress, dynamic_ncols=True)
     done_runs: dict[str, Record] = {}  # run key → its record, for sets that share a run file
     try:
@@ -157,7 +159,7 @@ def run_here(sweep: Sweep, index_root: Path, progress: bool, limit: int | None) 
                     else:
                         record = run_point(sweep, session, point, sweep.variants[i], dev)
                         done_runs[dev.run_keys[i]] = record
-                    append_record(results_path, record)
+                    append_record(sweep.folder(), record)
                     bar.update(1)
             finally:
                 session.close()
@@ -222,7 +224,6 @@ def run_on_ray(sweep: Sweep, index_root: Path, progress: bool, limit: int | None
     """The unfinished runs as Ray tasks; the driver appends each record as its batch returns, so
     an interrupted Ray sweep resumes like a local one. Needs a sweep from a file (the workers
     load it) and, on a cluster, the output folder, index root and data on a shared file system."""
-    from tqdm import tqdm
 
     left, done = todo(sweep, limit)
     if not left:
@@ -238,11 +239,11 @@ def run_on_ray(sweep: Sweep, index_root: Path, progress: bool, limit: int | None
         inputs = _inputs_to_json(sweep)
         pending = {task.remote(str(sweep.path), inputs, dev.name, indices, str(index_root.resolve()), heap):
                    (dev, indices) for dev, indices in _batches(sweep, left, cpus)}
-        with tqdm(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} on Ray ({cpus} CPUs)",
+        with progress_bar(total=len(sweep.jobs()), initial=done, desc=f"sweep {sweep.name} on Ray ({cpus} CPUs)",
                   unit=" run", disable=not progress, dynamic_ncols=True) as bar:
             def finished(job, records: list[dict]) -> None:
                 for data in records:
-                    append_record(sweep.output / RESULTS_FILE, Record.from_json(data))
+                    append_record(sweep.folder(), Record.from_json(data))
                 bar.update(len(records))
 
             distributed.collect(pending, finished, lambda job: f"points {', '.join(str(i + 1) for i in job[1])}",

@@ -28,8 +28,7 @@ from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.runfile import canonical_topic
 from touche.retrieval.formats.topics import Topic, topics_xml
-from touche.atomic import write_text
-from touche.guard import LinkFolder
+from touche.guard import LinkFolder, OutputFolder
 from touche.errors import ConfigError, InputError, ToucheError
 from touche.inputs import distinct_labels
 
@@ -69,14 +68,16 @@ class DevSet:
         files = self.corpus_files or []
         return [label.replace("/", "-") for label in distinct_labels(files, what=f"corpus file of set {self.label}")]
 
-    def prepare(self) -> None:
-        """Link the corpus files and write the selected topics (idempotent; links it made of files
-        no longer listed are removed: they would be read as part of the corpus)."""
+    def prepare(self, folder: OutputFolder) -> None:
+        """Link the corpus files and write the selected topics into ``folder`` (the set's, or
+        choose's; idempotent; links it made of files no longer listed are removed: they would be
+        read as part of the corpus)."""
         if self.corpus_files is not None:  # only the links it made are replaced or removed
-            LinkFolder(self.corpus, f"corpus folder of set {self.label}").sync(dict(zip(self.link_names(),
-                                                                                    self.corpus_files)))
+            links = folder.folder(self.corpus.name, f"corpus folder of set {self.label}")
+            LinkFolder(links, f"corpus folder of set {self.label}").sync(dict(zip(self.link_names(),
+                                                                             self.corpus_files)))
         if self.source_topics is not None:
-            write_text(self.topics, topics_xml(self.selected_topics()))
+            folder.write_text(self.topics.name, topics_xml(self.selected_topics()))
 
     def selected_topics(self) -> list[Topic]:
         topics = load_topics(self.source_topics or self.topics)
@@ -121,10 +122,8 @@ def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: P
             raise InputError(f"set {name}: {what} not found: {found}", path=sweep_file)
     folder = set_folder(output, name)
     listed = isinstance(spec.corpus, list)
-    selection = None
-    if spec.topics_only or spec.topics_except:
-        kind = "only" if spec.topics_only else "except"
-        selection = (kind, frozenset(canonical_topic(str(n)) for n in (spec.topics_only or spec.topics_except)))
+    chosen = spec.selection()
+    selection = (chosen.kind, chosen.numbers) if chosen is not None else None
     return DevSet(name, folder / "corpus" if listed else files[0], folder / "topics.xml" if selection else topics,
                   {n: expand_path(q, here, sweep_file) for n, q in spec.qrels.items()}, folder,
                   corpus_files=files if listed else None, source_topics=topics if selection else None,
@@ -133,12 +132,13 @@ def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: P
 
 def set_folder(output: Path, name: str) -> Path:
     """``<output>/sets/<name>`` (``_`` for the one set of a sweep without sets:), refused when the
-    name would lead outside it (the schema already allows no separator; this is the last guard)."""
-    root = (output / "sets").resolve()
-    folder = (root / (name or "_")).resolve()
-    if folder.parent != root:
-        raise ConfigError(f"set name {name!r} does not name a folder inside {root}")
-    return folder
+    name would lead outside it (the schema already allows no separator; this is the last guard).
+    Nothing is resolved: a ``sets`` link is refused where the sweep opens the folder, never
+    followed (a sweep once wrote a user's topics.xml through one)."""
+    name = name or "_"
+    if name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise ConfigError(f"set name {name!r} does not name a folder inside {output / 'sets'}")
+    return output / "sets" / name
 
 
 def check_set(dev: DevSet, qrels_name: str, formats: set[str], measures: list[str] = ()) -> None:
@@ -167,18 +167,19 @@ def check_set(dev: DevSet, qrels_name: str, formats: set[str], measures: list[st
 
 
 # --------------------------------------------------------------------------- judged coverage
-def set_coverage(dev: DevSet, qrels_name: str, fmt: str) -> dict[str, float]:
+def set_coverage(dev: DevSet, qrels_name: str, fmt: str, cache: OutputFolder | None = None) -> dict[str, float]:
     """Per topic of the set: the share of its judged documents (the sort measure's qrels) that
-    the set's corpus holds; cached in the set's folder by the data it was computed from."""
+    the set's corpus holds; cached in the set's folder (``cache``) by the data it was computed
+    from."""
     qrels_path = dev.qrels[qrels_name]
     try:
         fingerprint = digest([data_fingerprint(dev.corpus), data_fingerprint(dev.topics), data_fingerprint(qrels_path)])
     except OSError:
         return {}
-    cache = dev.folder / COVERAGE_FILE
-    if cache.is_file():
+    stored_file = cache.path / COVERAGE_FILE if cache is not None else None
+    if stored_file is not None and cache.ours(COVERAGE_FILE):
         try:
-            stored = json.loads(cache.read_text(encoding="utf-8"))
+            stored = json.loads(stored_file.read_text(encoding="utf-8"))
             if stored.get("fingerprint") == fingerprint:
                 return stored["coverage"]
         except (ValueError, KeyError, AttributeError):
@@ -191,7 +192,8 @@ def set_coverage(dev: DevSet, qrels_name: str, fmt: str) -> dict[str, float]:
         return {}
     topics = [canonical_topic(t.number) for t in load_topics(dev.topics)]
     shares = coverage(judged, held, topics)
-    write_text(cache, json.dumps({"fingerprint": fingerprint, "coverage": shares}, indent=1) + "\n")
+    if cache is not None:
+        cache.write_text(COVERAGE_FILE, json.dumps({"fingerprint": fingerprint, "coverage": shares}, indent=1) + "\n")
     return shares
 
 

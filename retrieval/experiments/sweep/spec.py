@@ -19,7 +19,8 @@ from pydantic import Field, field_validator, model_validator
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import Axis, describe_overrides
 from touche.retrieval.experiments.robust import CRITERIA, DEFAULT_CRITERION
-from touche.errors import ConfigError
+from touche.errors import ConfigError, ToucheError
+from touche.retrieval.formats.selection import TopicSelection
 from touche.specs import Strict
 
 DEFAULT_MEASURES = ("touche.nDCG@5", "trec.nDCG@5", "trec.Judged@5")
@@ -37,23 +38,24 @@ class DevSetSpec(Strict):
         ..., description="corpus file or folder, or a list of files read as one corpus (relative to the sweep file)")
     topics: str = Field(..., description="topics file (relative to the sweep file)")
     qrels: dict[str, str] = Field(..., min_length=1, description="name → qrels file")
-    topics_only: list[int] | None = Field(None, min_length=1, description="run only these topic numbers")
-    topics_except: list[int] | None = Field(None, min_length=1,
-                                            description="never run these topic numbers (e.g. a held-out test set)")
+    topics_only: list[int] | str | None = Field(
+        None, description="run only these topic numbers: a list, or as --topics-only takes them (\"51,55,57-60\")")
+    topics_except: list[int] | str | None = Field(
+        None, description="never run these topic numbers (e.g. a held-out test set): a list, or \"51,55,57,73,80\"")
     weight: float | None = Field(None, ge=0, allow_inf_nan=False,
                                  description="the set's weight in the criterion (default: its judged coverage)")
     description: str = Field("", description="free text shown in the reports")
 
     @model_validator(mode="after")
     def _one_selection(self):
-        if self.topics_only and self.topics_except:
-            raise ValueError("give topics_only or topics_except, not both")
-        for name in ("topics_only", "topics_except"):
-            numbers = getattr(self, name) or []
-            repeated = sorted({n for n in numbers if numbers.count(n) > 1})
-            if repeated:
-                raise ValueError(f"{name} repeats topic(s) {', '.join(map(str, repeated))}")
+        try:
+            TopicSelection.of(self.topics_only, self.topics_except, names=("topics_only", "topics_except"))
+        except ToucheError as exc:
+            raise ValueError(exc.message) from None
         return self
+
+    def selection(self) -> TopicSelection | None:
+        return TopicSelection.of(self.topics_only, self.topics_except, names=("topics_only", "topics_except"))
 
 
 class SweepSpec(Strict):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from touche.atomic import write_text
+from touche.guard import OutputFolder
 
 log = logging.getLogger(__name__)
 
@@ -82,26 +82,22 @@ def read_records(path: Path) -> dict[str, Record]:
     return load_records(path).by_key
 
 
-def compact(path: Path, stored: StoredRecords) -> None:
+def compact(folder: OutputFolder, stored: StoredRecords) -> None:
     """Rewrite the file without its torn lines and superseded records (the caller holds the
     sweep's lock): written to a temporary file, then renamed."""
     if not stored.torn:
         return
-    write_text(path, "".join(record.to_json() + "\n" for record in stored.by_key.values()))
+    folder.write_text(RESULTS_FILE, "".join(record.to_json() + "\n" for record in stored.by_key.values()))
 
 
-def append_record(path: Path, record: Record) -> None:
+def append_record(folder: OutputFolder, record: Record) -> None:
     """One O_APPEND write of a whole line, then fsync: a crash leaves at most one torn last line."""
     data = (record.to_json() + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        # A torn line from an earlier crash must not swallow this record: start on a fresh line.
-        if os.fstat(fd).st_size and not _ends_with_newline(path):
-            data = b"\n" + data
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    path = folder.path / RESULTS_FILE
+    # A torn line from an earlier crash must not swallow this record: start on a fresh line.
+    if folder.ours(RESULTS_FILE) and path.stat().st_size and not _ends_with_newline(path):
+        data = b"\n" + data
+    folder.append(RESULTS_FILE, data)
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -29,7 +29,7 @@ from touche.retrieval.stages.base import Stage, StageContext, add_to_head
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
 from touche.atomic import write_text
-from touche.bounds import checked_array, checked_count
+from touche.bounds import check_linear_output, checked_array, checked_count
 from touche.errors import InputError
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
@@ -172,10 +172,13 @@ def check_model_values(model: dict) -> None:
     checked_array(model["mean"], "mean", n)
     checked_array(model["std"], "std", n, above=0)
     checked_array(model["intercept"], "intercept", ())
+    target_std = 1.0
     if model.get("target_std") is not None:
-        checked_array(model["target_std"], "target_std", (), above=0)
+        target_std = float(checked_array(model["target_std"], "target_std", (), above=0))
     if model.get("examples") is not None:
         checked_count(model["examples"], "examples")
+    check_linear_output(model["coef"], model["intercept"], "the model", mean=model["mean"], scale=model["std"],
+                        factor=1.0 / target_std)
 
 
 def predict(model: dict, conclusion: str, premises: str) -> float:

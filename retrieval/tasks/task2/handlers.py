@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from tqdm import tqdm
 
 from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking, Searcher
@@ -22,6 +21,7 @@ from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, Labeller
 from touche.stemming.words import has_technical_word
 from touche.errors import InputError, ToucheError
 from touche.specs.task2 import StanceSpec, Task2Spec
+from touche.progress import progress_bar
 
 
 def _spec(ctx: TaskContext) -> Task2Spec:
@@ -86,7 +86,7 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     label = stance_labeller(ctx, spec.stance)
     rows: Rows = {}
     # labelling every retrieved passage is the task's longest step (minutes for 50 topics × 1,000)
-    for qid, hits in tqdm(ranking.items(), desc="stance", unit=" topics", disable=not ctx.progress, leave=False):
+    for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics", disable=not ctx.progress, leave=False):
         comp = comps.get(qid, Comparison((), ()))
         rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows

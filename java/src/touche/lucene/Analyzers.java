@@ -34,7 +34,11 @@ public final class Analyzers {
     builder.withTokenizer(tok[0], params(tok));
     for (String filter : filters) {
       String[] parts = filter.split("\\|");
-      builder.addTokenFilter(parts[0], params(parts));
+      if (parts[0].equals(CloseGapsFilter.Factory.NAME)) {  // ours: not among Lucene's named factories
+        builder.addTokenFilter(CloseGapsFilter.Factory.class, params(parts));
+      } else {
+        builder.addTokenFilter(parts[0], params(parts));
+      }
     }
     return builder.build();
   }

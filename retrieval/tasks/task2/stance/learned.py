@@ -56,7 +56,7 @@ from touche.retrieval.tasks.task2.stance.patterns import (NEGATIONS, evidence, p
                                                 takes_stance)
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
-from touche.bounds import checked_array, checked_count
+from touche.bounds import FEATURE_LIMIT, check_linear_output, checked_array, checked_count
 from touche.errors import InputError
 from touche.specs.task2 import RerankSpec, StanceSpec
 
@@ -414,11 +414,16 @@ def check_model_data(data) -> None:
         raise ValueError(f"sentences.tfidf.ngram_range {sentences['tfidf']['ngram_range']}: two whole numbers, "
                          "the first no larger")
     checked_array(sentences["tfidf"]["idf"], "sentences.tfidf.idf", (vocabulary,), low=0)
-    checked_array(sentences["cues"]["mean"], "sentences.cues.mean", (len(CUE_NAMES),))
-    checked_array(sentences["cues"]["scale"], "sentences.cues.scale", (len(CUE_NAMES),), above=0)
-    checked_array(sentences["cues"].get("weight", 1.0), "sentences.cues.weight", (), low=0)
-    checked_array(sentences["coef"], "sentences.coef", (classes, vocabulary + len(CUE_NAMES)))
-    checked_array(sentences["intercept"], "sentences.intercept", (classes,))
+    mean = checked_array(sentences["cues"]["mean"], "sentences.cues.mean", (len(CUE_NAMES),))
+    scale = checked_array(sentences["cues"]["scale"], "sentences.cues.scale", (len(CUE_NAMES),), above=0)
+    weight = float(checked_array(sentences["cues"].get("weight", 1.0), "sentences.cues.weight", (), low=0))
+    coef = checked_array(sentences["coef"], "sentences.coef", (classes, vocabulary + len(CUE_NAMES)))
+    intercept = checked_array(sentences["intercept"], "sentences.intercept", (classes,))
+    # a sentence's TF-IDF vector has unit length (each weight within 0…1), its cues are standardised and weighted
+    cue_scale = scale / weight if weight else scale
+    check_linear_output(coef, intercept, "the sentence classifier",
+                        inputs=[1.0] * vocabulary + [FEATURE_LIMIT] * len(CUE_NAMES),
+                        mean=[0.0] * vocabulary + list(mean), scale=[1.0] * vocabulary + list(cue_scale))
     checked_count(sentences.get("examples", 1), "sentences.examples")
     passages = data["passages"]
     for where, model in [("passages.all", passages["all"])] + [(f"passages.folds[{i}]", f["model"])
@@ -428,10 +433,11 @@ def check_model_data(data) -> None:
         if not set(model["classes"]) <= set(PASSAGE_LABELS):
             raise ValueError(f"{where}: labels {model['classes']} beyond {list(PASSAGE_LABELS)}")
         labels = len(model["classes"])
-        checked_array(model["mean"], f"{where}.mean", (len(PASSAGE_FEATURES),))
-        checked_array(model["scale"], f"{where}.scale", (len(PASSAGE_FEATURES),), above=0)
-        checked_array(model["coef"], f"{where}.coef", (labels, len(PASSAGE_FEATURES)))
-        checked_array(model["intercept"], f"{where}.intercept", (labels,))
+        mean = checked_array(model["mean"], f"{where}.mean", (len(PASSAGE_FEATURES),))
+        scale = checked_array(model["scale"], f"{where}.scale", (len(PASSAGE_FEATURES),), above=0)
+        coef = checked_array(model["coef"], f"{where}.coef", (labels, len(PASSAGE_FEATURES)))
+        intercept = checked_array(model["intercept"], f"{where}.intercept", (labels,))
+        check_linear_output(coef, intercept, where, mean=mean, scale=scale)
         checked_count(model.get("examples", 1), f"{where}.examples")
 
 
