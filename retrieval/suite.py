@@ -17,6 +17,7 @@ from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session, VariantResult
 from touche import guard
+from touche.folderlock import folder_lock
 from touche.atomic import prepare_output_directory
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
@@ -63,7 +64,7 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
         folders=[("output folder", output_dir)]))
     prepare_output_directory(output_dir)
     out = guard.OutputFolder(output_dir, "output folder", command="touche run-all")
-    with guard.folder_lock(output_dir, LOCK_FILE, "another touche process is writing to this output directory; "
+    with folder_lock(output_dir, LOCK_FILE, "another touche process is writing to this output directory; "
                            "wait for it to finish or choose another -o"):
         # TIRA uploads the whole folder: a run file run-all did not make there would be handed in with
         # its own; the reports it writes after the runs are claimed with the runs, before any work

@@ -69,11 +69,11 @@ def snapshot(root: Path) -> dict[str, tuple]:
 
 
 def dead_writers_temporary(path: str) -> bool:
-    """A temporary of the writer's whose process is gone: ours by its token, removed by the next
-    write of its file."""
+    """A temporary of the writer's whose process is gone, or inside one (a folder's temporary):
+    ours by its token, removed whole by the next write of its output."""
     from touche.atomic import process_alive, temporary_owner
-    pid = temporary_owner(Path(path).name)
-    return pid is not None and not process_alive(pid)
+    pids = [temporary_owner(part) for part in Path(path).parts]
+    return any(pid is not None and not process_alive(pid) for pid in pids)
 
 
 class Timeout(Exception):

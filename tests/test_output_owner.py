@@ -1,7 +1,7 @@
 """One owner of every output path (docs/reliability.md, "What a command may touch"): no module but
-the writer (touche/atomic.py) and the guard (touche/guard.py) writes, replaces or deletes a file
-or folder, so a new command cannot forget the guard; the few exceptions write only under names
-they make themselves, each listed here with why."""
+the writer (touche/atomic.py), the guard (touche/guard.py) and its lock (touche/folderlock.py)
+writes, replaces or deletes a file or folder, so a new command cannot forget the guard; the few
+exceptions write only under names they make themselves, each listed here with why."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +10,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PRODUCT = ("touche", "stemming", "indexing", "retrieval")
 OWNERS = {"touche/atomic.py": "the writer: every output file and folder, written beside and renamed",
-          "touche/guard.py": "the guard: the folders commands fill, their records and locks"}
+          "touche/guard.py": "the guard: the folders commands fill and their records",
+          "touche/folderlock.py": "the lock of a folder a command fills: its own lock file only"}
 EXCEPTIONS = {
     "indexing/builder.py": "Lucene writes an index into a temporary the builder names with the writer's token "
                            "(atomic.temporary_name) and renames into the index root under its content key; "

@@ -90,12 +90,23 @@ def cli(*args: str) -> tuple[int, str]:
     return code, out.getvalue() + err.getvalue()
 
 
-def test_cli_input_without_topics(tmp_path):
+def test_cli_input_without_topics(tmp_path, fixture_corpus):
     (tmp_path / "in").mkdir()
+    for corpus in fixture_corpus.glob("*.json"):
+        (tmp_path / "in" / corpus.name).write_bytes(corpus.read_bytes())
     code, text = cli("run-all", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out"))
     assert code == 2
     assert f"error: {tmp_path / 'in'}: the input directory has no topics.xml" in text
     assert "Traceback" not in text
+    code, text = cli("run-all", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out"), "--topics", "nothing.xml")
+    assert code == 2 and "nothing.xml" in text and "Traceback" not in text
+
+
+def test_cli_input_that_holds_nothing(tmp_path):
+    (tmp_path / "in").mkdir()
+    code, text = cli("run-all", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out"))
+    assert code == 2 and "the input directory holds no corpus" in text and "it holds nothing" in text
+    assert not (tmp_path / "out").exists()
 
 
 def test_cli_unwritable_output(jvm_started, fixture_corpus, tmp_path):
@@ -217,4 +228,4 @@ def test_run_all_says_which_task_it_detected_and_refuses_a_folder_of_two_tasks(t
     empty.mkdir()
     (empty / "topics.xml").write_text("<topics><topic><number>1</number><title>A?</title></topic></topics>")
     code, text = cli("run-all", "-i", str(empty), "-o", str(tmp_path / "out2"))
-    assert "task: task1 (detected from what" in text
+    assert code == 2 and "holds no corpus" in text and "it holds topics.xml" in text

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from shared import require_shared
+from tables import table_value
 from test_pipeline import cli
 from test_python_api import code_blocks, expected_output
 
@@ -117,7 +118,7 @@ def test_pyterrier_frames_and_results_files_enter_the_toolkit(tpt, demo_variant,
     results = tmp_path / "pyterrier.res"
     pt.io.write_results(run, results, run_name="pt")  # ranks from 0, as PyTerrier writes them
     code, text = cli("evaluate", str(results), str(DEMO / "qrels-relevance.txt"), "--measures", "touche.nDCG@5")
-    assert code == 0 and float(text.strip().splitlines()[-1].split("|")[2]) == pytest.approx(from_frames, abs=5e-4)
+    assert code == 0 and table_value(text, "touche.nDCG@5") == pytest.approx(from_frames, abs=5e-4)
     other = tmp_path / "other.res"
     pt.io.write_results(run.assign(score=run.score * 2), other, run_name="other")
     code, text = cli("explore", str(results), str(other), "--qrels", str(DEMO / "qrels-relevance.txt"), "-o",

@@ -19,10 +19,10 @@ from touche.retrieval.formats.topics import read_topics
 
 
 def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus, tmp_path):
-    from filelock import FileLock
+    from touche.folderlock import folder_lock
     out = tmp_path / "out"
     out.mkdir()
-    with FileLock(str(out / ".touche.lock")):  # another process is writing there
+    with folder_lock(out, ".touche.lock", "held"):  # another touche process is writing there
         code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out))
     assert code == 2 and "another touche process is writing to this output directory" in text
     assert not list(out.glob("*.txt"))

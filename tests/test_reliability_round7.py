@@ -219,7 +219,7 @@ def test_a_forged_or_stale_record_gives_no_licence(tmp_path):
 
 
 def test_a_record_or_lock_linked_elsewhere_is_never_written_through(tmp_path):
-    from touche.guard import folder_lock
+    from touche.folderlock import folder_lock
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     out = tmp_path / "out"
@@ -232,6 +232,53 @@ def test_a_record_or_lock_linked_elsewhere_is_never_written_through(tmp_path):
         with folder_lock(out, ".touche.lock", "held"):
             pass
     assert victim.read_text() == "precious"
+
+
+def test_a_growing_file_cut_back_to_a_state_it_had_stays_the_commands(tmp_path):
+    """A power cut may keep the record's last line and lose the file's last append (the sweep's
+    results.jsonl then lacks a line the record counts): the file is still the command's, to repair;
+    an edit inside what it wrote is not."""
+    folder = OutputFolder(tmp_path / "out", command="touche sweep")
+    lines = [b'{"key": "a"}\n', b'{"key": "b"}\n', b'{"key": "c"}\n']
+    for line in lines:
+        folder.append("results.jsonl", line)
+    path = tmp_path / "out" / "results.jsonl"
+    for cut in (len(lines[0]) + len(lines[1]), len(lines[0]) + len(lines[1]) + 5, len(lines[0])):
+        os.truncate(path, cut)  # an earlier state, or one with a torn line after it
+        fresh = OutputFolder(tmp_path / "out", command="touche sweep")
+        assert fresh.ours("results.jsonl"), cut
+    path.write_bytes(b'{"key": "X"}\n')  # not a state it wrote
+    assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
+    os.truncate(path, 0)  # empty: no state it recorded (its first append had a line)
+    assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
+
+
+def test_a_lock_removed_between_open_and_lock_is_not_shared(tmp_path, monkeypatch):
+    """A finished holder removes its lock file; a command that opened the old file just before
+    would lock a file no longer there while a third locks the new one: it takes the new one."""
+    import touche.folderlock as folderlock
+    out = tmp_path / "out"
+    out.mkdir()
+    opened = folderlock._open_lock_file
+    calls = []
+
+    def opened_then_removed(folder, name, path):
+        fd = opened(folder, name, path)
+        calls.append(fd)
+        if len(calls) == 1:
+            path.unlink()  # the holder finished meanwhile
+        return fd
+
+    monkeypatch.setattr(folderlock, "_open_lock_file", opened_then_removed)
+    with folderlock.folder_lock(out, ".touche.lock", "held"):
+        assert len(calls) == 2  # the first, removed, file was let go
+        held = os.stat(out / ".touche.lock").st_ino
+        monkeypatch.setattr(folderlock, "_open_lock_file", opened)
+        with pytest.raises(ToucheError, match="held"):  # the file in place is the one held
+            with folderlock.folder_lock(out, ".touche.lock", "held"):
+                pass
+        assert os.stat(out / ".touche.lock").st_ino == held
+    assert not (out / ".touche.lock").exists()
 
 
 def test_choose_never_replaces_a_users_yaml_named_like_a_pick(jvm_started, index_root, tmp_path):

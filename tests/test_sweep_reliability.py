@@ -105,12 +105,12 @@ def test_corpus_files_that_share_a_name_are_all_linked(tmp_path):
     files = [str(tmp_path / "split" / p / "args.json") for p in "ab"]
     sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"halves": demo_set(corpus=files)}, tmp_path / "out"))
     (dev,) = sweep.sets
-    dev.prepare()
+    dev.prepare(sweep.set_folder(dev))
     linked = sorted(p.resolve() for p in dev.corpus.iterdir() if p.is_symlink())
     assert linked == sorted(Path(f).resolve() for f in files)
     # a file dropped from the list is no longer read as part of the corpus
     sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"halves": demo_set(corpus=files[:1])}, tmp_path / "out"))
-    sweep.sets[-1].prepare()
+    sweep.sets[-1].prepare(sweep.set_folder(sweep.sets[-1]))
     assert [p.resolve() for p in sweep.sets[-1].corpus.iterdir() if p.is_symlink()] == [Path(files[0]).resolve()]
 
 

@@ -20,18 +20,16 @@ make (forged, stale, copied from elsewhere) gives no licence: the content must m
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import stat
-import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-from touche.atomic import TEMP_SUFFIX, TEMP_TOKEN, atomic_open, check_output, is_stdout, temporary_owner
+from touche.atomic import atomic_open, check_output, is_stdout, temporary_owner
 from touche.errors import ToucheError
 
 PathLike = str | os.PathLike[str]
@@ -154,6 +152,9 @@ class Made:
     mtime_ns: int = 0
     grows: bool = False  # a file the command appends to: its own while it begins with what it wrote
     command: str = ""  # which command made it: one folder may hold what two commands made
+    # a growing file's earlier (size, sha256) states, from the record's earlier lines: a power cut
+    # may keep the record's last line and lose the file's last append, leaving an earlier state
+    earlier: tuple[tuple[int, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, path: Path, command: str, *, grows: bool = False) -> "Made":
@@ -179,18 +180,54 @@ class Made:
             return stat.S_ISDIR(info.st_mode)
         if self.kind != "file" or not stat.S_ISREG(info.st_mode):
             return False
-        if info.st_size != self.size and not (self.grows and info.st_size > self.size):
-            return False
         if (info.st_size, info.st_ino, info.st_mtime_ns) == (self.size, self.inode, self.mtime_ns):
             return True
-        try:  # a line appended after the last note (a crash between the two) keeps it the command's
-            return _content_digest(path, self.size if self.grows else None) == self.sha256
+        try:
+            if self.grows:
+                return _begins_with_one_of(path, info.st_size, (*self.earlier, (self.size, self.sha256)))
+            return info.st_size == self.size and _content_digest(path) == self.sha256
         except OSError:
             return False
 
     def line(self, name: str) -> str:
-        return json.dumps({"name": name, **{k: v for k, v in self.__dict__.items() if v not in ("", 0, False)}},
-                          ensure_ascii=False) + "\n"
+        fields = {k: v for k, v in self.__dict__.items() if k != "earlier" and v not in ("", 0, False)}
+        return json.dumps({"name": name, **fields}, ensure_ascii=False) + "\n"
+
+    def lines(self, name: str) -> list[str]:
+        """The record's lines for this entry, a growing file's earlier states first."""
+        states = [replace(self, size=size, sha256=sha, earlier=()) for size, sha in self.earlier]
+        return [state.line(name) for state in states] + [self.line(name)]
+
+
+def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]) -> bool:
+    """Whether the file's first bytes are one of the recorded states (what follows is a line
+    appended after the last note, or torn by a crash: the command that owns the file repairs it).
+    One pass over the file, checking each state's size on the way."""
+    wanted = sorted((length, sha) for length, sha in states if length <= size)
+    if not wanted:
+        return False
+    digest, done = hashlib.sha256(), 0
+    with open(path, "rb") as handle:
+        for length, sha in wanted:
+            while done < length:
+                block = handle.read(min(1 << 20, length - done))
+                if not block:
+                    return False
+                digest.update(block)
+                done += len(block)
+            if digest.hexdigest() == sha:
+                return True
+    return False
+
+
+EARLIER_STATES = 32  # of a growing file: a power cut loses the last few appends at most
+
+
+def _after(before: Made | None, entry: Made) -> Made:
+    """``entry`` noted after ``before``: a growing file keeps its earlier states."""
+    if entry.grows and before is not None and before.grows and entry.size >= before.size:
+        return replace(entry, earlier=(*before.earlier, (before.size, before.sha256))[-EARLIER_STATES:])
+    return entry
 
 
 def _plain_name(name: object) -> bool:
@@ -217,12 +254,13 @@ def read_record(folder: Path) -> dict[str, Made]:
             if data.get("gone"):
                 made.pop(name, None)
                 continue
+            data.pop("earlier", None)
             entry = Made(**data)
             if entry.kind not in ("file", "folder", "link"):
                 continue
         except (ValueError, TypeError, KeyError, AttributeError):
             continue
-        made[name] = entry
+        made[name] = _after(made.get(name), entry)
     return made
 
 
@@ -332,9 +370,9 @@ class OutputFolder:
             lines = sum(1 for _ in record.open("rb")) if stat.S_ISREG(os.lstat(record).st_mode) else 0
         except OSError:
             return
-        if lines > 2 * len(self.made) + 64:
+        if lines > 2 * sum(1 + len(entry.earlier) for entry in self.made.values()) + 64:
             with atomic_open(record, "w") as handle:
-                handle.writelines(entry.line(name) for name, entry in sorted(self.made.items()))
+                handle.writelines(line for name, entry in sorted(self.made.items()) for line in entry.lines(name))
 
     def _entries(self) -> list[Path]:
         return list(self.path.iterdir())
@@ -356,7 +394,7 @@ class OutputFolder:
         if entry is None:
             self.made.pop(name, None)
         else:
-            self.made[name] = entry
+            self.made[name] = _after(self.made.get(name), entry)
 
     # ----------------------------------------------------------------------- writes
     @contextlib.contextmanager
@@ -431,68 +469,6 @@ class OutputFolder:
             path.unlink()
         path.symlink_to(target)
         self._note(name, Made.of(path, self.command))
-
-
-@contextlib.contextmanager
-def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
-    """One command at a time in ``folder``: an exclusive lock on ``folder/name``, removed after, so
-    a finished folder holds what the command made only (TIRA uploads it whole). The lock file is
-    made whole (a line of ours, linked into place), so a lock file is the toolkit's exactly when it
-    holds that line: one a killed command left is taken over, anything else in its place (a file
-    of someone else's, empty or not, a link, a pipe) is refused, never written into or deleted."""
-    path = folder / name
-    if not (path.exists() or path.is_symlink()):
-        with contextlib.suppress(FileExistsError):  # another command made it meanwhile: its lock decides
-            _place_lock_file(path)
-    if not _is_lock_file(path):
-        raise ToucheError(f"cannot take the lock {name}: it is a link, a pipe, a folder or a file of someone "
-                          "else's (a lock holds a line of touche's); remove it", path=folder)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
-    except OSError as exc:
-        raise ToucheError(f"cannot take the lock {name} ({exc.strerror}): remove it if it is a link or a folder",
-                          path=folder) from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise ToucheError(held_message, path=folder) from None
-        try:
-            yield
-        finally:
-            # still the lock file it holds, not something put in its place
-            with contextlib.suppress(OSError):
-                if os.lstat(path).st_ino == os.fstat(fd).st_ino and _is_lock_file(path):
-                    path.unlink()
-    finally:
-        os.close(fd)
-
-
-LOCK_MARK = b"touche lock\n"
-
-
-def _place_lock_file(path: Path) -> None:
-    """The lock file with its line, appearing whole: written aside, then linked to its name (a
-    link fails where anything exists, so nothing is replaced)."""
-    temporary = path.with_name(f".{path.name}{TEMP_TOKEN}{os.getpid()}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-    try:
-        os.write(fd, LOCK_MARK)
-    finally:
-        os.close(fd)
-    try:
-        os.link(temporary, path)
-    finally:
-        temporary.unlink()
-
-
-def _is_lock_file(path: Path) -> bool:
-    """A regular file holding the toolkit's lock line and nothing else."""
-    try:
-        info = os.lstat(path)
-        return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and path.read_bytes() == LOCK_MARK
-    except OSError:
-        return False
 
 
 class LinkFolder:

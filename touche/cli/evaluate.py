@@ -16,6 +16,7 @@ from touche.guard import Files
 from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
 
 GLOB = set("*?[")
+QRELS_COLUMNS = 4  # qid 0 docid label (a BEIR qrels file has three)
 
 
 def add_parser(sub) -> None:
@@ -24,7 +25,7 @@ def add_parser(sub) -> None:
                     "--per-topic --topics-except 51,55")
     p.add_argument("inputs", nargs="+", metavar="RUN... [NAME=]QRELS...",
                    help="run files (or a quoted glob, 'out/*.txt'), then qrels files (relevance, quality, stance, "
-                        "image); a file is a run when its first line has six columns")
+                        "image); a file is a run when its first line has more than four columns")
     p.add_argument("--also", action="append", metavar="RUN", help="one more run (as a RUN before the qrels)")
     p.add_argument("--measures", help="comma-separated, e.g. touche.nDCG@5,nDCG@5,P@10 (default: all that apply). "
                                       "touche.nDCG@k is the Touché 2022 evaluator's (cut by rank, unjudged dropped); "
@@ -44,7 +45,8 @@ def add_parser(sub) -> None:
 
 def runs_and_qrels(args) -> tuple[list[str], list[str]]:
     """The positional files told apart: a NAME=PATH or an irds: id is qrels; a file whose first
-    line has six columns a run, anything else qrels; a pattern that names no file is expanded."""
+    line has more than four columns a run (a damaged run is still read as one, and its reader says
+    what is wrong), anything else qrels; a pattern that names no file is expanded."""
     if getattr(args, "_split", None) is not None:
         return args._split
     runs: list[str] = []
@@ -58,12 +60,12 @@ def runs_and_qrels(args) -> tuple[list[str], list[str]]:
         if not matches:
             raise InputError(f"no file matches {path!r}")
         for match in matches:
-            (runs if _columns(match) >= 6 else qrels).append(match)
+            (runs if _columns(match) > QRELS_COLUMNS else qrels).append(match)
     runs += args.also or []
     qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
     if not runs:
         raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "
-                         "tag); give the runs first, then the qrels")
+                         "tag; a file with four or fewer is read as qrels); give the runs first, then the qrels")
     if not qrels:
         raise InputError("no qrels among the files given (their lines have four columns: qid 0 docid label); give "
                          "them after the runs")

@@ -62,6 +62,7 @@ from touche.retrieval.experiments.sweep.runners import current_records, is_finis
 from touche.retrieval.experiments.sweep.spec import SweepSpec, axes_of, expand_points
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, read_records
 from touche import guard
+from touche.folderlock import folder_lock
 
 from touche.paths import default_index_root
 
@@ -120,7 +121,7 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
         + [(f"qrels of set {dev.label}", q) for dev in sweep.sets for q in dev.qrels.values()],
         folders=[("sweep output folder", sweep.output)]))
     out = sweep.folder()
-    with guard.folder_lock(sweep.output, LOCK_FILE, "another sweep is writing to this output directory (lock "
+    with folder_lock(sweep.output, LOCK_FILE, "another sweep is writing to this output directory (lock "
                            f"{LOCK_FILE} held)"):
         # before anything is written: every entry a sweep writes here is its own or absent, and
         # nothing else may pass for its results (an index root inside the folder is left alone)

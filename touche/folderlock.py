@@ -1,0 +1,96 @@
+"""One command at a time in an output folder: the lock file a run-all or a sweep holds while it
+writes there, made so that a lock file is the toolkit's by its content and nothing else in its
+place is written into or deleted (see docs/reliability.md, "What a command may touch")."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import stat
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from touche.atomic import TEMP_SUFFIX, TEMP_TOKEN
+from touche.errors import ToucheError
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
+    """One command at a time in ``folder``: an exclusive lock on ``folder/name``, removed after, so
+    a finished folder holds what the command made only (TIRA uploads it whole). The lock file is
+    made whole (a line of ours, linked into place), so a lock file is the toolkit's exactly when it
+    holds that line: one a killed command left is taken over, anything else in its place (a file
+    of someone else's, empty or not, a link, a pipe) is refused, never written into or deleted."""
+    path = folder / name
+    for _attempt in range(100):
+        fd = _open_lock_file(folder, name, path)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise ToucheError(held_message, path=folder) from None
+            if not _names_this_file(path, fd):
+                continue  # its holder finished and removed it between our open and our lock: take the new one
+            try:
+                yield
+            finally:
+                # still the lock file it holds, not something put in its place
+                with contextlib.suppress(OSError):
+                    if _names_this_file(path, fd) and _is_lock_file(path):
+                        path.unlink()
+            return
+        finally:
+            os.close(fd)
+    raise ToucheError(f"cannot take the lock {name}: it keeps being replaced", path=folder)
+
+
+def _open_lock_file(folder: Path, name: str, path: Path) -> int:
+    """An open descriptor of the lock file, placed first when missing."""
+    if not (path.exists() or path.is_symlink()):
+        with contextlib.suppress(FileExistsError):  # another command made it meanwhile: its lock decides
+            _place_lock_file(path)
+    if not _is_lock_file(path):
+        raise ToucheError(f"cannot take the lock {name}: it is a link, a pipe, a folder or a file of someone "
+                          "else's (a lock holds a line of touche's); remove it", path=folder)
+    try:
+        return os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise ToucheError(f"cannot take the lock {name} ({exc.strerror}): remove it if it is a link or a folder",
+                          path=folder) from None
+
+
+def _names_this_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` is still the file open as ``fd`` (not removed or replaced meanwhile)."""
+    try:
+        return os.lstat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
+LOCK_MARK = b"touche lock\n"
+
+
+def _place_lock_file(path: Path) -> None:
+    """The lock file with its line, appearing whole: written aside, then linked to its name (a
+    link fails where anything exists, so nothing is replaced)."""
+    temporary = path.with_name(f".{path.name}{TEMP_TOKEN}{os.getpid()}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        os.write(fd, LOCK_MARK)
+    finally:
+        os.close(fd)
+    try:
+        os.link(temporary, path)
+    finally:
+        temporary.unlink()
+
+
+def _is_lock_file(path: Path) -> bool:
+    """A regular file holding the toolkit's lock line and nothing else."""
+    try:
+        info = os.lstat(path)
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and path.read_bytes() == LOCK_MARK
+    except OSError:
+        return False
