@@ -46,6 +46,10 @@ class BuildWithHelpers(build_py):
         super().run()
         if getattr(self, "editable_mode", False):  # a checkout compiles into build/ itself (touche.jvm)
             return
+        # the pins the install line names (pip install … -c requirements.lock) travel with the wheel
+        lock = Path(self.build_lib) / "touche" / "requirements.lock"
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_bytes((HERE / "requirements.lock").read_bytes())
         target = Path(self.build_lib) / "touche" / "lib" / "touche-lucene.jar"
         result = subprocess.run([sys.executable, "-m", "touche.jvm", "build", "--to", str(target)],
                                 cwd=HERE, capture_output=True, text=True)

@@ -13,7 +13,7 @@ from touche.indexing.builder import index_paths as lucene_dirs
 from touche.stemming import analyzers
 from touche import jvm
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
-from touche.errors import ToucheError
+from touche.errors import InputError, ToucheError
 
 Ranking = dict[str, list[tuple[str, float]]]
 _RECORD_SEPARATOR = "\x1e"  # BatchSearcher.RECORD_SEPARATOR
@@ -38,7 +38,8 @@ class Searcher:
         paths = [d for p in paths for d in lucene_dirs(Path(p))]
         self.analyzer_spec = analyzer
         jvm.autoclass("org.apache.lucene.search.IndexSearcher").setMaxClauseCount(MAX_CLAUSES)
-        self._java = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzers.build(analyzer, base_dir))
+        self._analyzer = analyzers.build(analyzer, base_dir)
+        self._java = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], self._analyzer)
 
     def set_similarity(self, similarity: BM25 | LMDirichlet) -> None:
         if isinstance(similarity, BM25):
@@ -47,12 +48,42 @@ class Searcher:
             self._java.setLmDirichlet(float(similarity.mu))
 
     def search(self, queries: Mapping[str, str], field_weights: Mapping[str, float], k: int = 1000,
-               threads: int = 2) -> Ranking:
+               threads: int = 2, within: Mapping[str, Sequence[str]] | None = None) -> Ranking:
+        """Each query's best ``k`` documents; with ``within`` ({qid: document ids}), each query's
+        candidates scored (a re-ranker's first stage): those the query matches by their score, the
+        others after them with 0, none dropped (as PyTerrier's re-rankers keep every candidate)."""
         qids = list(queries)
         fields, weights = list(field_weights), [float(w) for w in field_weights.values()]
         texts = [_bounded(qid, queries[qid], len(fields)) for qid in qids]
-        results = self._java.search(texts, fields, weights, int(k), int(threads))
-        return {qid: _parse_hits(text) for qid, text in zip(qids, results)}
+        if within is None:
+            results = self._java.search(texts, fields, weights, int(k), int(threads))
+            ranking = {qid: _parse_hits(text) for qid, text in zip(qids, results)}
+            self._say_empty_queries(queries, fields, [q for q in qids if not ranking[q]])
+            return ranking
+        candidates = [list(dict.fromkeys(str(d) for d in within.get(qid, ()))) for qid in qids]
+        for qid, docs in zip(qids, candidates):
+            if any("\n" in d for d in docs):
+                raise InputError(f"topic {qid}: a candidate document id holds a line break")
+        results = self._java.searchWithin(texts, ["\n".join(docs) for docs in candidates], fields, weights,
+                                          int(threads))
+        ranking = {}
+        nothing = set(self._say_empty_queries(queries, fields, [q for q, text in zip(qids, results) if not text]))
+        for qid, text, docs in zip(qids, results, candidates):
+            hits = _parse_hits(text)
+            scored = {d for d, _ in hits}
+            # a query that analyses to nothing scores no candidate: it has no results, as without candidates
+            ranking[qid] = [] if qid in nothing else hits + [(d, 0.0) for d in docs if d not in scored]
+        return ranking
+
+    def _say_empty_queries(self, queries: Mapping[str, str], fields: Sequence[str], empty: Sequence[str]) -> list[str]:
+        """The queries among ``empty`` (no hits) that analyse to nothing (stopwords and punctuation
+        only), each said with a warning: it has no results, and the batch goes on."""
+        tokens = jvm.autoclass("touche.lucene.Analyzers").tokens
+        nothing = [qid for qid in empty if not any(len(tokens(self._analyzer, f, queries[qid])) for f in fields)]
+        for qid in nothing:
+            log.warning("warning: topic %s: the query %r analyses to nothing (stopwords and punctuation only): no "
+                        "results for it", qid, queries[qid][:80])
+        return nothing
 
     def explain(self, query: str, field_weights: Mapping[str, float], docid: str) -> str | None:
         return self._java.explain(query, list(field_weights), [float(w) for w in field_weights.values()], docid)

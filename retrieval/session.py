@@ -8,6 +8,7 @@ stages get narrow contexts (``TaskContext``, ``StageContext``), never the sessio
 """
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -26,10 +27,13 @@ from touche.retrieval.stages import StageContext
 from touche.retrieval.tasks import Rows, TaskContext, handler
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
-from touche.errors import ToucheError
+from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.inputs import resolve_corpus, resolve_topics
 from touche.paths import default_index_root
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -170,18 +174,28 @@ class Pipeline:
     index: IndexInfo
     session: Session
 
-    def queries(self) -> dict[str, str]:
-        """Topic number → query text, as the variant formulates them."""
+    def queries(self, *, lenient: bool = False) -> dict[str, str]:
+        """Topic number → query text, as the variant formulates them. ``lenient`` (a PyTerrier
+        batch): a topic whose query is left with no word is said and skipped, not the batch's end."""
         variant = self.loaded.variant
         if self.task.queries is not None:
             return self.task.queries(self.ctx)
-        return {t.number: query_text(t, variant.query, str(self.ctx.topics_path)) for t in self.ctx.topics}
+        out = {}
+        for t in self.ctx.topics:
+            try:
+                out[t.number] = query_text(t, variant.query, str(self.ctx.topics_path))
+            except InputError as exc:
+                if not lenient:
+                    raise
+                log.warning("warning: topic %s: %s: no results for it", t.number, exc.message)
+        return out
 
-    def search(self, queries: dict[str, str]) -> Ranking:
-        """The first stage: the queries (or a feedback stage's new ones) searched."""
+    def search(self, queries: dict[str, str], within: dict[str, list[str]] | None = None) -> Ranking:
+        """The first stage: the queries (or a feedback stage's new ones) searched; ``within``:
+        each query's candidates only (a re-ranker's: PyTerrier's ``bm25 % 100 >> variant``)."""
         variant = self.loaded.variant
         return self.ctx.searcher.search(queries, variant.query.field_weights, variant.retrieval.top_k,
-                                        variant.retrieval.threads)
+                                        variant.retrieval.threads, within=within)
 
     def rerankers(self) -> list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]]:
         """(name, re-ranking) of the task's re-ranking, then each ``rerank:`` stage, in order."""

@@ -86,6 +86,8 @@ def test_documents_from_an_iterator_become_an_index_that_needs_no_corpus(tpt, tm
 
 def test_a_folder_that_is_no_index_is_named(tpt, tmp_path):
     from touche.errors import InputError
+    assert not tpt.Index(tmp_path).built()  # an empty folder: an index to build
+    (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="touche-index.json is missing"):
         tpt.Index(tmp_path)
     with pytest.raises(InputError, match="not in this index"):

@@ -110,12 +110,18 @@ def test_writer_ranks_image_runs_per_stance(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "tag, message",
-    [("", "non-empty"), ("two words", "whitespace"), ("tab\there", "whitespace")],
+    [("", "non-empty"), ("tab\there", "spaces allowed"), ("line\nbreak", "spaces allowed"), ('say "x"', "no quotes")],
 )
 def test_writer_rejects_bad_tags(tmp_path: Path, tag: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, tag)
     assert leftovers(tmp_path, set()) == []
+
+
+def test_a_tag_with_spaces_is_written_in_quotes_as_official_runs_wrote_it(tmp_path: Path) -> None:
+    write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, "Colbert edinburg")
+    assert (tmp_path / "run.txt").read_text() == '1 Q0 a 1 1.0 "Colbert edinburg"\n'
+    assert [r.tag for r in read_run(tmp_path / "run.txt", RunFormat.Q0)] == ["Colbert edinburg"]
 
 
 @pytest.mark.parametrize(

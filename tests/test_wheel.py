@@ -43,8 +43,10 @@ def test_the_wheel_carries_the_product(wheel):
                    "touche/stemming/analyzers.py", "touche/configs/task1/suite.yaml", "touche/demo/topics.xml",
                    "touche/demo/args.me/args-demo.json", "touche/java/src/touche/lucene/BatchIndexer.java",
                    "touche/lib/touche-lucene.jar", "touche/stemming/stoplists/smart.txt",
-                   "touche/retrieval/stages/quality/data/quality_model.json"):
+                   "touche/retrieval/stages/quality/data/quality_model.json", "touche/requirements.lock"):
         assert needed in names, needed
+    # the pins the PyTerrier install line names (-c requirements.lock) are the checkout's
+    assert zipfile.ZipFile(wheel).read("touche/requirements.lock") == (REPO / "requirements.lock").read_bytes()
     # no top-level module that could clash with another distribution
     assert {n.split("/")[0] for n in names} == {"touche", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1]
                                                 + ".dist-info"}

@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from touche.atomic import remove_stale_temporaries, temporary_name
@@ -191,9 +192,26 @@ def jvm_options(heap: str | None = None) -> tuple[str, ...]:
     return (f"-Xmx{heap or jvm_heap()}", "-Xss8m", "-Djava.awt.headless=true", *gc_options(), "-Xrs")
 
 
+_starter: Callable[[], None] | None = None  # who starts the JVM instead of pyjnius directly (PyTerrier)
+_heap: str | None = None
+
+
+def use_starter(starter: Callable[[], None] | None) -> None:
+    """Start the JVM through ``starter`` from now on (``touche.pyterrier`` registers PyTerrier's
+    ``pt.java.init()``: one JVM that PyTerrier and its extensions can use too). It asks
+    ``jvm_options(requested_heap())`` for the toolkit's options."""
+    global _starter
+    _starter = starter
+
+
+def requested_heap() -> str | None:
+    """The heap the first ``start(heap)`` asked for (None: the configured one)."""
+    return _heap
+
+
 def start(heap: str | None = None) -> None:
     """Start the JVM once per process. Later calls are no-ops (the heap cannot change then)."""
-    global _started
+    global _started, _heap
     if _started:
         return
     if "jnius" in sys.modules:
@@ -202,6 +220,13 @@ def start(heap: str | None = None) -> None:
             _adopt_running_jvm()
             _started = True
             return
+    if _starter is not None:
+        _heap = heap
+        _check_settings(java_home(), jvm_options(heap))
+        _starter()
+        _adopt_running_jvm()
+        _started = True
+        return
     home = java_home()
     options = jvm_options(heap)
     _check_settings(home, options)

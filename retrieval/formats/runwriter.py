@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from touche.retrieval.formats.runfile import (WHITESPACE, Problem, RowsInput, RunFormat, RunRow, natural_key,
+from touche.retrieval.formats.runfile import (CONTROL, WHITESPACE, Problem, RowsInput, RunFormat, RunRow, natural_key,
                                               raise_on_errors, validate_lines)
 from touche.atomic import atomic_open, check_writable
 from touche.guard import OutputFolder
@@ -174,6 +174,16 @@ class WrittenRun:
         return str(self.path)
 
 
+def _tag_as_written(tag: Any, path: Path) -> str:
+    """The tag column: a word; a tag with spaces (some official runs': ``"Colbert edinburg"``,
+    which the reader reads) in double quotes, as those runs wrote it (the validator warns of it)."""
+    if not isinstance(tag, str) or not tag.strip() or '"' in tag or WHITESPACE.search(tag.replace(" ", "")) \
+            or CONTROL.search(tag):
+        raise InputError(f"run tag {tag!r} must be a non-empty word (spaces allowed, written quoted; no quotes, tabs "
+                         "or line breaks)", path=str(path))
+    return f'"{tag}"' if " " in tag else tag
+
+
 def render_run(rows: RowsInput, fmt: RunFormat | str, tag: str, max_per_topic: int | None = None,
                topics: Collection[str] | None = None, ties: str = "docid", *,
                where: str | os.PathLike[str] = "run file", untie: bool = False) -> tuple[str, list[Problem]]:
@@ -181,9 +191,7 @@ def render_run(rows: RowsInput, fmt: RunFormat | str, tag: str, max_per_topic: i
     when the rows make no valid run."""
     path = Path(where)
     fmt = RunFormat.parse(fmt)
-    if not isinstance(tag, str) or not tag or WHITESPACE.search(tag):
-        raise InputError(f"run tag {tag!r} must be non-empty and contain no whitespace",
-                         path=str(path))
+    tag = _tag_as_written(tag, path)
     limit = fmt.max_per_group if max_per_topic is None else max_per_topic
     if limit < 1:
         raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))

@@ -9,20 +9,23 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal, Sequence
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int = 1000) -> Ranking:
+def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int = 1000,
+                           weights: Sequence[float] | None = None) -> Ranking:
+    """Σ w / (k + rank) over the rankings (``weights``: one each, default 1)."""
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
     topics = sorted({qid for r in rankings for qid in r})
     fused: Ranking = {}
     for qid in topics:
         scores: dict[str, float] = defaultdict(float)
-        for ranking in rankings:
+        for ranking, weight in zip(rankings, weights):
             for rank, (docid, _) in enumerate(ranking.get(qid, [])[:depth], start=1):
-                scores[docid] += 1.0 / (k + rank)
+                scores[docid] += weight / (k + rank)
         fused[qid] = sorted(scores.items(), key=lambda h: (-h[1], h[0]))[:depth]
     return fused
 
@@ -34,10 +37,24 @@ class ReciprocalRankFusion(Stage):
     variants: tuple[str, ...] = Field(..., min_length=1, description="other variant files (relative to this one)")
     k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
     include_self: bool = Field(True, description="fuse this variant's own ranking too")
+    weights: tuple[float, ...] | None = Field(None, description="one weight per fused ranking, this variant's "
+                                                                "first (with include_self), then each of variants: "
+                                                                "score = Σ weight / (k + rank); default 1 each")
+
+    @model_validator(mode="after")
+    def _one_weight_each(self):
+        if self.weights is not None:
+            wanted = len(self.variants) + (1 if self.include_self else 0)
+            if len(self.weights) != wanted:
+                raise ValueError(f"weights: {len(self.weights)} given for {wanted} fused ranking(s)")
+            if any(not 0 <= w <= 1000 for w in self.weights):
+                raise ValueError("weights: each within 0…1000")
+        return self
 
     def fused_variants(self, variant_dir: Path) -> tuple[Path, ...]:
         return tuple(variant_dir / other for other in self.variants)
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         others = [ctx.run_variant(path) for path in self.fused_variants(ctx.variant_path.parent)]
-        return reciprocal_rank_fusion(([ranking] if self.include_self else []) + others, k=self.k, depth=ctx.top_k)
+        return reciprocal_rank_fusion(([ranking] if self.include_self else []) + others, k=self.k, depth=ctx.top_k,
+                                      weights=self.weights)

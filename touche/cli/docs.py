@@ -33,11 +33,11 @@ from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.suite import run_suite
 from touche import datasets as ds
 from touche.cli import build_parser
-from touche.config import (MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES,
-                           StageMarker, load_suite, load_variant, stage_classes)
+from touche.config import StageMarker, load_suite, load_variant, stage_classes
 from touche.datasets import DATASETS
 from touche.inputs import resolve_input, resolve_named_qrels
 from touche.paths import shared_touche_dir
+from touche.yamlfiles import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "docs" / "config-reference.md"
@@ -70,7 +70,7 @@ Notation: *range* `[a, b]` includes both ends, `(a, b]` excludes `a`; a key whos
 ## How YAML is read
 
 Every YAML file (variants, suites, sweeps) and every `--set` value is read the same way
-(`touche/config.load_yaml`):
+(`touche/yamlfiles.load_yaml`):
 
 - **YAML 1.2's core schema**: `010` is ten, `0o17` and `0x1f` octal and hexadecimal, `yes`,
   `off` and `12:30` are text, no timestamps are made. A key given twice in one mapping is an error.

@@ -19,6 +19,7 @@ from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import write_run as write_run_file
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking
+from touche.stemming.words import has_query_word
 
 log = logging.getLogger(__name__)
 PathLike = str | os.PathLike[str]
@@ -155,10 +156,77 @@ def topics_of(frame: pd.DataFrame) -> list[Topic]:
     return load_topics(frame[columns].drop_duplicates("qid"))
 
 
+def answerable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a queries (or results) frame whose query has a word: a query of ``?`` or
+    nothing gets no results and a warning naming it, and the batch goes on (as PyTerrier's own
+    retrievers answer the rest)."""
+    column = "query" if "query" in frame.columns else "title" if "title" in frame.columns else None
+    if column is None or frame.empty:
+        return frame
+    texts = frame[column].map(lambda q: q if isinstance(q, str) else "")
+    usable = texts.map(has_query_word).to_numpy(dtype=bool)
+    if usable.all():
+        return frame
+    for qid, text in frame.loc[~usable, ["qid", column]].drop_duplicates("qid").itertuples(index=False):
+        log.warning("warning: query %s (%r) has no word: no results for it", qid, str(text)[:80])
+    return frame[usable]
+
+
+def candidates_of(results: pd.DataFrame) -> dict[str, list[str]]:
+    """Each query's candidate documents of a results frame, in its order (topic ids canonical)."""
+    grouped: dict[str, list[str]] = {}
+    for qid, docno in zip(results["qid"].astype(str).map(canonical_topic), results["docno"].astype(str)):
+        grouped.setdefault(qid, []).append(docno)
+    return grouped
+
+
+def carried(results: pd.DataFrame, given: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with the documents' own columns of ``given`` (a text, features) carried over
+    to the documents both hold: a stage re-scores, it does not forget what came with a document."""
+    if "docno" not in given.columns or "docno" not in results.columns:
+        return results
+    extra = [c for c in given.columns if c not in results.columns and c not in DOCUMENT_COLUMNS]
+    if not extra:
+        return results
+    pairs = given.assign(qid=given["qid"].astype(str), docno=given["docno"].astype(str))
+    return results.assign(qid=results["qid"].astype(str), docno=results["docno"].astype(str)).merge(
+        pairs[["qid", "docno", *extra]].drop_duplicates(["qid", "docno"]), on=["qid", "docno"], how="left")
+
+
+def only_candidates(results: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+    """A re-ranker's results kept to the candidates it was given (a stage that searches again,
+    RM3 or a fusion, may bring others), with each candidate's own columns (a text a stage before
+    loaded, features) carried over."""
+    pairs = candidates.assign(qid=candidates["qid"].astype(str), docno=candidates["docno"].astype(str))
+    extra = [c for c in pairs.columns if c not in results.columns and c not in ("score", "rank")]
+    merged = results.assign(qid=results["qid"].astype(str), docno=results["docno"].astype(str)).merge(
+        pairs[["qid", "docno", *extra]].drop_duplicates(["qid", "docno"]), on=["qid", "docno"], how="inner")
+    if "rank" in merged.columns:  # ranks again from 0 in each query, as the results were ordered
+        merged["rank"] = merged.groupby("qid", sort=False).cumcount().astype(np.int64)
+    return merged
+
+
+DOCUMENT_COLUMNS = ("docno", "score", "rank", "stance")
+
+
 def queries_part(frame: pd.DataFrame) -> pd.DataFrame:
-    """What a results frame carries of its queries (one row per qid): PyTerrier keeps them along."""
-    columns = [c for c in frame.columns if c not in ("docno", "score", "rank", "stance")]
-    return frame[columns].drop_duplicates("qid").reset_index(drop=True)
+    """What a results frame carries of its queries (one row per qid): PyTerrier keeps them along.
+    A column that differs between a query's rows (a text a loader added, a feature) is the
+    documents', not the query's, and stays out (it once gave every result its first one's text)."""
+    columns = [c for c in frame.columns if c not in DOCUMENT_COLUMNS]
+    if "qid" not in columns or frame.empty:
+        return frame[columns].drop_duplicates("qid").reset_index(drop=True) if "qid" in columns else frame[columns]
+    groups = frame["qid"].astype(str)
+    kept = []
+    for column in columns:
+        values = frame[column]
+        try:
+            varies = (values.groupby(groups, sort=False).nunique(dropna=False) > 1).any()
+        except TypeError:  # lists, dicts: compared as text
+            varies = (values.map(repr).groupby(groups, sort=False).nunique() > 1).any()
+        if column == "qid" or not varies:
+            kept.append(column)
+    return frame[kept].drop_duplicates("qid").reset_index(drop=True)
 
 
 def as_frame(ranking: Ranking, queries: pd.DataFrame) -> pd.DataFrame:

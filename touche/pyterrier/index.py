@@ -8,6 +8,7 @@ The index folder is the toolkit's own (``touche-index.json`` says its analyzer, 
 and statistics), so ``touche run`` and a variant reuse it and it searches without its corpus."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -24,7 +25,8 @@ from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
-from touche.pyterrier.frames import as_frame, numbered_topics, topics_of
+from touche.pyterrier.frames import (answerable, as_frame, candidates_of, numbered_topics, only_candidates,
+                                    queries_part, topics_of)
 from touche.pyterrier.variant import Variant
 from touche.retrieval.search import Searcher
 from touche.progress import progress_bar
@@ -34,26 +36,76 @@ ARTIFACT_TYPE, ARTIFACT_FORMAT = "sparse_index", "touche-lucene"
 INDEXER_VARIANT = "task2-stance/1-bm25"  # a passages variant: {"id", "contents"} records, Krovetz + SMART
 
 
+class _OnClassOrIndex:
+    """``Index.indexer(path, …)`` and ``Index(path).indexer(…)`` alike (pyterrier-anserini's and
+    pyterrier-pisa's users write the second)."""
+
+    def __init__(self, function):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __get__(self, index, owner):
+        return self.function if index is None else functools.partial(self.function, index.path)
+
+
+def _indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field: str = "text",
+             overrides: Mapping[str, Any] | None = None) -> "Indexer":
+    """An indexer of any iterator of dicts (``docno`` and ``text_field``) into the new folder ``path``."""
+    return Indexer(path, variant=variant, text_field=text_field, overrides=overrides)
+
+
 class Index(pt.Artifact, pt.Transformer):
     """The toolkit's index at ``path`` (see the module docstring). As a transformer it is its
-    ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``text_loader`` and ``variant`` give the rest."""
+    ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``reranker``, ``text_loader`` and ``variant``
+    give the rest. ``Index(path)`` of a folder not built yet is one to build: ``built()`` says
+    whether it is, ``indexer()`` builds it."""
 
     ARTIFACT_TYPE = ARTIFACT_TYPE
     ARTIFACT_FORMAT = ARTIFACT_FORMAT
+    ARTIFACT_PACKAGE_HINT = "touche-toolkit"  # what to pip install (the import name is touche)
+    indexer = _OnClassOrIndex(_indexer)
 
     def __init__(self, path: PathLike):
         super().__init__(path)
+        self._meta: dict | None = None
+        self._searcher: Searcher | None = None
+        if (self.path / META_FILE).exists() or (self.path.exists() and any(self.path.iterdir())):
+            self._read_meta()  # a folder holding something must be an index of ours
+
+    def _read_meta(self) -> dict:
         meta_file = self.path / META_FILE
         if not meta_file.is_file():
+            if not self.path.exists():
+                raise InputError("this index is not built yet: build it with Index(path).indexer().index(documents), "
+                                 "or Index.of(variant, corpus)", path=self.path)
             raise InputError(f"not an index of the toolkit: {META_FILE} is missing (build one with "
                              "touche.pyterrier.Index.of(variant, corpus) or touche index)", path=self.path)
         try:
-            self.meta = json.loads(meta_file.read_text(encoding="utf-8"))
-            self.analyzer = AnalyzerSpec.model_validate(self.meta["analyzer"])
-            self.fields = tuple(self.meta["index"]["fields"])
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            self._analyzer = AnalyzerSpec.model_validate(meta["analyzer"])
+            self._fields = tuple(meta["index"]["fields"])
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{META_FILE} is not the toolkit's index description ({exc})", path=meta_file) from None
-        self._searcher: Searcher | None = None
+        self._meta = meta
+        return meta
+
+    @property
+    def meta(self) -> dict:
+        return self._meta if self._meta is not None else self._read_meta()
+
+    @property
+    def analyzer(self) -> AnalyzerSpec:
+        self.meta  # noqa: B018 - read once
+        return self._analyzer
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        self.meta  # noqa: B018 - read once
+        return self._fields
+
+    def built(self) -> bool:
+        """Whether the index is there (PyTerrier's indexes say so by ``built()``)."""
+        return (self.path / META_FILE).is_file()
 
     def __repr__(self) -> str:
         return f"touche.Index({str(self.path)!r})"
@@ -64,14 +116,18 @@ class Index(pt.Artifact, pt.Transformer):
         """The index a variant (name or YAML) searches on ``corpus``, built unless it exists."""
         return cls(api.index(variant, corpus, index_root=index_root, progress=progress).path)
 
-    @staticmethod
-    def indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field: str = "text",
-                overrides: Mapping[str, Any] | None = None) -> "Indexer":
-        return Indexer(path, variant=variant, text_field=text_field, overrides=overrides)
-
     @property
     def documents(self) -> int:
         return int(self.meta["stats"]["documents"])
+
+    def num_docs(self) -> int:
+        """The documents the index holds (as pyterrier-anserini's and Terrier's indexes say it)."""
+        return self.documents
+
+    def _package_files(self):
+        """What ``build_package`` packs: the index, without Lucene's ``write.lock`` (a lock of the
+        writer that built it, which a reader of the package neither needs nor should find)."""
+        return ((name, source) for name, source in super()._package_files() if Path(name).name != "write.lock")
 
     def searcher(self) -> Searcher:
         if self._searcher is None:
@@ -92,6 +148,14 @@ class Index(pt.Artifact, pt.Transformer):
     def dirichlet(self, mu: float = 1000.0, *, num_results: int = 1000,
                   field_weights: Mapping[str, float] | None = None) -> "Retriever":
         return self.retriever(LMDirichlet(mu=mu), num_results=num_results, field_weights=field_weights)
+
+    def reranker(self, similarity: BM25 | LMDirichlet | None = None, *,
+                 field_weights: Mapping[str, float] | None = None) -> "Retriever":
+        """Scores the documents a results frame gives (``docno``) for its queries, and only those
+        (pyterrier-anserini's ``.reranker()``): BM25 with Anserini's defaults unless told."""
+        retriever = self.retriever(similarity, field_weights=field_weights)
+        retriever.candidates_only = True
+        return retriever
 
     def text_loader(self, column: str = "text") -> "TextLoader":
         """Adds each document's text (as the explorer shows it) for a re-ranker that reads text."""
@@ -125,19 +189,30 @@ class Retriever(pt.Transformer):
             raise InputError(f"fields {', '.join(unknown)} are not in this index (it has {', '.join(index.fields)})",
                              path=index.path)
         self.index, self.similarity, self.num_results, self.field_weights = index, similarity, num_results, field_weights
+        self.candidates_only = False  # a re-ranker: a frame without documents is refused
 
     def __repr__(self) -> str:
         return f"touche.Retriever({self.index!r}, {self.similarity!r})"
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        """Queries → the index's best documents; a results frame (``docno``) → its documents
+        scored, each query's candidates only (PyTerrier's ``bm25 % 100 >> index.bm25()``)."""
+        reranking = "docno" in queries.columns
+        if self.candidates_only and not reranking:
+            raise InputError("a re-ranker scores the documents it is given: give it a results frame (qid, query, "
+                             "docno), e.g. index.bm25() % 100 >> index.reranker(...)")
+        given = queries
+        queries = answerable(queries)
         if queries.empty:
-            return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
+            return pd.DataFrame(columns=[*queries_part(queries).columns, "docno", "score", "rank"])
         queries, own_ids = numbered_topics(queries)
         topics = topics_of(queries)  # through the gate; a topic's title is the frame's query
         searcher = self.index.searcher()
         searcher.set_similarity(self.similarity)
-        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results)
-        return own_ids(as_frame(ranking, queries))
+        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
+                                  within=candidates_of(queries) if reranking else None)
+        results = own_ids(as_frame(ranking, queries_part(queries)))
+        return only_candidates(results, given) if reranking else results
 
 
 class TextLoader(pt.Transformer):

@@ -15,7 +15,7 @@ import pandas as pd
 
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
-from touche.retrieval.evaluation.registry import parse_measure
+from touche.retrieval.evaluation.registry import check_trec_name, parse_measure
 from touche.retrieval.formats.gate import load_run, topic_id
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import canonical_topic, natural_key
@@ -71,6 +71,10 @@ def measure(name: str):
         columns = [c for c in ("query_id", "doc_id", "score", "rank", "stance") if c in run.columns]
         frame = run[columns].assign(query_id=run["query_id"].map(_whole_topic))
         table = load_run(frame, name=name)
+        if parsed.family.qrels_kind is QrelsKind.STANCE:
+            _warn_no_stance(name, run)
+        elif bare.startswith("touche.nDCG@"):
+            _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))
         written = {canonical_topic(topic_id(q)): q for q in judged["query_id"].unique()}
         written = {c: written[c] for c in sorted(written, key=natural_key)}  # topic 52 before 100
         # Every judged topic gets a value, in one order: PyTerrier lays a system's means out by
@@ -101,11 +105,13 @@ def measures(*names: str | Any) -> list[Any]:
 
 
 def _is_ours(name: str) -> bool:
+    """Whether ``touche evaluate`` reads the name: ours, or ir_measures' spelling (``P@5``, as
+    ``touche evaluate`` takes it: trec.P@5); a trec_eval name (``ndcg_cut_5``) is PyTerrier's."""
     try:
-        parsed = parse_measure(name)
+        check_trec_name(parse_measure(name))  # a trec.-family name must be one ir_measures knows
     except ToucheError:
-        return False  # a trec_eval name (ndcg_cut_5): PyTerrier's to parse
-    return bool(parsed.qrels) or not parsed.name.startswith("trec.") or name.startswith("trec.")
+        return False
+    return True
 
 
 def _at_depth(name: str, depth: Any):
@@ -123,7 +129,7 @@ def _whole_topic(value: Any) -> Any:
     return value
 
 
-_warned: set[tuple[str, int, int]] = set()
+_warned: set[tuple] = set()  # what was said once already
 
 
 def _warn_unjudged(name: str, column: str, qrels: pd.DataFrame, judged: pd.DataFrame) -> None:
@@ -135,3 +141,31 @@ def _warn_unjudged(name: str, column: str, qrels: pd.DataFrame, judged: pd.DataF
         warnings.warn(f"{name}: {topics - covered} of the qrels frame's {topics} topics have no '{column}' "
                       f"judgement, and PyTerrier counts each of them 0 in the mean; for touche evaluate's "
                       f"value give the judged topics only (qrels[qrels['{column}'].notna()])", stacklevel=2)
+
+
+def _warn_no_stance(name: str, run: pd.DataFrame) -> None:
+    """A stance measure of a frame that says no stance: every row counts as Q0, and the measure
+    is 0 or undefined (touche evaluate says so too)."""
+    stances = run["stance"].astype(str) if "stance" in run.columns else None
+    if (stances is None or stances.isin(["Q0", "nan", "None", ""]).all()) and (name, "stance") not in _warned:
+        _warned.add((name, "stance"))
+        warnings.warn(f"{name}: the run frame says no stance ({'no stance column' if stances is None else 'Q0 in every row'}"
+                      "): its stance measures are 0 or undefined. pt.io.read_results drops a run file's stance; "
+                      "read it with touche.pyterrier.read_run", stacklevel=3)
+
+
+def _warn_tied_cut(name: str, table, depth: int) -> None:
+    """touche.nDCG@k cuts each topic by rank (Touché 2022's evaluator); where scores tie within the
+    cut, the 2021 evaluator (by score) may read another top k: said once, with the measure that
+    reproduces the 2020/2021 leaderboards."""
+    frame = table.frame
+    head = frame[frame["rank"] <= depth + 1]
+    tied = head.groupby("qid")["score"].apply(lambda s: s.duplicated().any())
+    count = int(tied.sum())
+    key = (name, "ties", count)
+    if count and key not in _warned:
+        _warned.add(key)
+        year = name.replace("touche.", "touche2021.", 1)
+        warnings.warn(f"{name} cuts each topic by rank (Touché 2022's evaluator); {count} topic(s) of this run hold "
+                      f"tied scores in their top {depth}, which Touché 2020/2021's evaluator (by score) may order "
+                      f"otherwise: for a 2020 or 2021 run, {year} gives the leaderboard's value", stacklevel=3)

@@ -15,9 +15,10 @@ import pandas as pd
 import pyterrier as pt
 
 from touche import api
-from touche.config import LoadedVariant
+from touche.config import LoadedVariant, dotted_get
 from touche.paths import default_index_root
-from touche.pyterrier.frames import as_frame, as_ranking, numbered_topics, queries_part, topics_of
+from touche.pyterrier.frames import (answerable, as_frame, as_ranking, candidates_of, carried, numbered_topics,
+                                    only_candidates, queries_part, topics_of)
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import ranked_rows
 from touche.retrieval.session import Pipeline, Session
@@ -107,7 +108,11 @@ class Variant(pt.Transformer):
         return self._session.pipeline(self.loaded, topics_of(frame))
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
-        return self.stages.transform(self.first_stage.transform(queries))
+        """Queries → the variant's run; a results frame (``docno``) → its documents re-ranked by
+        the variant: the first stage scores each query's candidates only, then the variant's
+        stages, and only candidates come out (PyTerrier's ``bm25 % 100 >> variant``)."""
+        results = self.stages.transform(self.first_stage.transform(queries))
+        return only_candidates(results, queries) if "docno" in queries.columns else results
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return self.rows.transform_outputs([*input_columns, "docno", "score", "rank"])
@@ -128,11 +133,14 @@ class FirstStage(pt.Transformer):
         return f"touche.FirstStage({self.variant.name!r})"
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        """Queries → results; a results frame (``docno``) → its candidates scored."""
+        queries = answerable(queries)
         if queries.empty:
-            return pd.DataFrame(columns=[*queries.columns, "docno", "score", "rank"])
+            return pd.DataFrame(columns=[*queries_part(queries).columns, "docno", "score", "rank"])
         queries, own_ids = numbered_topics(queries)
         pipeline = self.variant.pipeline(queries)
-        return own_ids(as_frame(pipeline.search(pipeline.queries()), queries))
+        within = candidates_of(queries) if "docno" in queries.columns else None
+        return own_ids(as_frame(pipeline.search(pipeline.queries(lenient=True), within), queries_part(queries)))
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return [*input_columns, "docno", "score", "rank"]
@@ -150,10 +158,12 @@ class Rerank(pt.Transformer):
     def transform(self, results: pd.DataFrame) -> pd.DataFrame:
         if results.empty:
             return results
+        given = results
         results, own_ids = numbered_topics(results)
         pipeline = self.variant.pipeline(results)
         _, apply = pipeline.rerankers()[self.position]
-        return own_ids(as_frame(apply(as_ranking(results), pipeline.queries()), queries_part(results)))
+        return carried(own_ids(as_frame(apply(as_ranking(results), pipeline.queries(lenient=True)),
+                                        queries_part(results))), given)
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return list(input_columns)
@@ -173,6 +183,7 @@ class RunRows(pt.Transformer):
     def transform(self, results: pd.DataFrame) -> pd.DataFrame:
         if results.empty:
             return pd.DataFrame(columns=self.transform_outputs(list(results.columns)))
+        given = results
         results, own_ids = numbered_topics(results)
         pipeline = self.variant.pipeline(results)
         rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
@@ -184,7 +195,7 @@ class RunRows(pt.Transformer):
         if self.format is not RunFormat.Q0:
             frame["stance"] = [r.column2 for r in rows]
         frame["rank"] = frame["rank"].astype(np.int64)
-        return own_ids(queries.merge(frame, on="qid", how="inner"))
+        return carried(own_ids(queries.merge(frame, on="qid", how="inner")), given)
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         out = [c for c in input_columns if c not in ("stance",)]
@@ -192,8 +203,4 @@ class RunRows(pt.Transformer):
 
 
 def _dotted(data: Any, name: str) -> Any:
-    for part in name.split("."):
-        if not isinstance(data, Mapping) or part not in data:
-            return _MISSING
-        data = data[part]
-    return data
+    return dotted_get(data, name, _MISSING)

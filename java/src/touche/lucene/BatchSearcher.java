@@ -33,6 +33,7 @@ import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -123,6 +124,42 @@ public final class BatchSearcher implements AutoCloseable {
   }
 
   /**
+   * One string per query, as {@link #search}, over that query's candidates only ({@code candidates[i]}:
+   * document ids, one per line): the first stage of a re-ranker (PyTerrier's {@code bm25 % 100 >> variant}).
+   * A candidate the query does not match is not among the lines.
+   */
+  public String[] searchWithin(String[] queries, String[] candidates, String[] fields, float[] weights, int threads)
+      throws Exception {
+    String[] out = new String[queries.length];
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+    try {
+      List<Future<String>> futures = new ArrayList<>();
+      for (int i = 0; i < queries.length; i++) {
+        String text = queries[i];
+        List<BytesRef> ids = new ArrayList<>();
+        for (String id : candidates[i].split("\n")) {
+          if (!id.isEmpty()) {
+            ids.add(new BytesRef(id));
+          }
+        }
+        futures.add(pool.submit(() -> {
+          Query within = new BooleanQuery.Builder()
+              .add(query(text, fields, weights), BooleanClause.Occur.MUST)
+              .add(new TermInSetQuery("id", ids), BooleanClause.Occur.FILTER)
+              .build();
+          return hits(within, Math.max(1, ids.size()));
+        }));
+      }
+      for (int i = 0; i < queries.length; i++) {
+        out[i] = futures.get(i).get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    return out;
+  }
+
+  /**
    * Best score first; equal scores by document id, as Anserini's SearchCollection breaks ties.
    * Without it, which of several equally scored documents make the cut-off depends on Lucene's
    * internal document numbers, which differ between a single index built by several threads
@@ -131,7 +168,10 @@ public final class BatchSearcher implements AutoCloseable {
   private static final Sort SCORE_THEN_ID = new Sort(SortField.FIELD_SCORE, new SortField("id", SortField.Type.STRING_VAL));
 
   private String searchOne(String text, String[] fields, float[] weights, int k) throws IOException {
-    Query query = query(text, fields, weights);
+    return hits(query(text, fields, weights), k);
+  }
+
+  private String hits(Query query, int k) throws IOException {
     TopDocs top = searcher.search(query, k, SCORE_THEN_ID, true);
     StringBuilder sb = new StringBuilder(top.scoreDocs.length * 32);
     for (ScoreDoc hit : top.scoreDocs) {
