@@ -1,0 +1,93 @@
+"""The modules the mutation run covers, each with why it is there, and those it leaves out with
+why (docs/testing.md prints both). Every mutation site of a listed module is run; the tests a
+mutant runs are those that execute its lines (bench/mutation/lines.py). ``tests`` names the
+test files for the few sites executed at import only (a module-level table, a function called
+while the module loads): those run in a copy of the checkout against these files."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Listed:
+    why: str
+    tests: tuple[str, ...] = ()
+
+
+MODULES: dict[str, Listed] = {
+    # --- what a score is: the readers of runs and qrels, the measures, the tests and intervals
+    "touche.retrieval.formats.gate": Listed(
+        "the one reader of every run, qrels and topics input (files, frames): what is scored",
+        ("tests/test_gate.py", "tests/test_mutation_kills_readers.py")),
+    "touche.retrieval.formats.qrels": Listed(
+        "reads the judgements every score is computed from", ("tests/test_readers.py",)),
+    "touche.retrieval.formats.runfile": Listed(
+        "the run-file validator: whether a submission is valid, and the topic order", ("tests/test_runfile.py",)),
+    "touche.retrieval.formats.runwriter": Listed(
+        "the one run-file writer: ranks, ties (untie), the line format TIRA receives", ("tests/test_runfile.py",)),
+    "touche.retrieval.formats.runtable": Listed(
+        "the columnar fast path every run is scored through: which rows each measure reads",
+        ("tests/test_gate.py",)),
+    "touche.retrieval.formats.topics": Listed(
+        "the topics reader (XML, BEIR, frames): which queries are searched, hardened XML parsing",
+        ("tests/test_readers.py",)),
+    "touche.retrieval.formats.selection": Listed(
+        "--topics-only/--topics-except: which topics a score is taken over", ("tests/test_participant_loop.py",)),
+    "touche.retrieval.evaluation.registry": Listed(
+        "every measure name parsed in one place: which scorer, qrels and depth a name means",
+        ("tests/test_evaluate.py",)),
+    "touche.retrieval.evaluation.scorers": Listed(
+        "the scorers: Touché's nDCG (2021 and 2022 orders), stance F1, image precision", ("tests/test_evaluate.py",)),
+    "touche.retrieval.evaluation.measures": Listed(
+        "means, per-topic values, the topics each is over, the score tables users read", ("tests/test_evaluate.py",)),
+    "touche.retrieval.evaluation.significance": Listed(
+        "paired tests and corrections: which differences are called significant", ("tests/test_report.py",)),
+    "touche.retrieval.evaluation.pooled": Listed(
+        "pooled measures (stance F1) resampled and tested", ("tests/test_pooled.py",)),
+    "touche.retrieval.evaluation.agreement": Listed(
+        "ranking agreement without qrels (RBO, Jaccard, τ): the explorer's first view", ("tests/test_agreement.py",)),
+    "touche.retrieval.evaluation.resampling": Listed(
+        "bootstrap intervals around every mean the explorer and reports show", ("tests/test_report.py",)),
+    # --- what a participant chooses and sees
+    "touche.retrieval.experiments.choose.loss": Listed(
+        "each pick's loss against pick 1: what choose.md reports", ("tests/test_choose_trust.py",)),
+    "touche.retrieval.experiments.choose.picks": Listed(
+        "which five variants `touche choose` proposes", ("tests/test_choose_trust.py",)),
+    "touche.retrieval.experiments.robust": Listed(
+        "criteria over several development sets: which point is best", ("tests/test_sweep_reliability.py",)),
+    "touche.retrieval.experiments.sweep.analysis": Listed(
+        "a sweep's best point, its noise and its edges", ("tests/test_sweep_sets.py",)),
+    "touche.retrieval.experiments.explorer.data": Listed(
+        "every number the run explorer shows, stored once per pair of runs", ("tests/test_explorer.py",)),
+    "touche.retrieval.stages.fusion": Listed(
+        "reciprocal rank fusion: the ranking a fused variant submits", ("tests/test_task1_stages.py",)),
+    "touche.pyterrier.frames": Listed(
+        "PyTerrier frames to run files and back: stance, tie order and ranks written", ("tests/test_pyterrier.py",)),
+    # --- what guards a user's data
+    "touche.atomic": Listed(
+        "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",
+        ("tests/test_reliability.py",)),
+    "touche.guard": Listed(
+        "the output guard and the one owner of every output folder", ("tests/test_reliability_round7.py",)),
+    "touche.folderlock": Listed(
+        "one command at a time in a folder, no one else's file taken for a lock", ("tests/test_reliability_round7.py",)),
+    "touche.settings": Listed(
+        "environment variables, each parsed once, a bad value named", ("tests/test_reliability_round5.py",)),
+    "touche.bounds": Listed(
+        "the range of every number an input may hold", ("tests/test_reliability_round6.py",)),
+}
+
+LEFT_OUT: dict[str, str] = {
+    "touche.retrieval.session": "runs a variant through Lucene; its result is pinned by every demo suite's "
+                                "regression figures (tests/test_regressions.py), a mutant costs the demo runs of "
+                                "its tests in Java (one to two minutes): left to the regressions",
+    "touche.retrieval.search": "a thin bridge to the Java BatchSearcher (its scores are Lucene's); pinned by the "
+                               "regressions and the re-ranking tests",
+    "touche.indexing.*": "readers and the index builder, checked by the pinned index statistics of every suite "
+                         "(documents, terms per field) rather than per line",
+    "touche.retrieval.tasks.*": "task re-ranking features: their effect is pinned by the regressions; the stance "
+                                "models' files are checked by bounds and preflight (listed)",
+    "touche.cli.*": "argument plumbing over the modules above; its messages are tested command by command",
+    "touche.retrieval.experiments.explorer.page/build/export": "the page's rendering is held byte-equal by the "
+                                                               "browser tests; the numbers come from data (listed)",
+}

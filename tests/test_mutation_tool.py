@@ -1,0 +1,102 @@
+"""The mutation run's own guarantees (bench/mutation): which mistakes it makes, that a survivor's
+key names the same mistake across edits elsewhere, that every listed equivalent still names a
+mutant of today's module (a stale entry would hide a new survivor) and that equivalents stay
+within 10 % of a module's sites, and that a module listed has its fallback tests."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bench.mutation import results as mutation_results
+from bench.mutation.__main__ import EQUIVALENT_SHARE
+from bench.mutation.copied import module_path
+from bench.mutation.modules import MODULES
+from bench.mutation.results import equivalents
+from bench.mutation.sites import mutants_of, mutated
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = textwrap.dedent('''\
+    """A docstring holds no site."""
+    LIMIT = 3
+
+
+    def clipped(x: int, y: int = 2) -> int:
+        if x > LIMIT and y:
+            return x + y + 1
+        total = x
+        return total
+    ''')
+
+
+def _small(tmp_path: Path, source: str = SMALL):
+    path = tmp_path / "small.py"
+    path.write_text(source, encoding="utf-8")
+    return mutants_of("small", path)[1]
+
+
+def test_every_kind_of_mistake_is_made_where_it_can_be(tmp_path):
+    """A module-level constant and the docstring hold none; a default is made at import (no scope:
+    it runs in a copy of the checkout), the rest inside its function (run forked)."""
+    changes = sorted((m.line, m.change, m.scope) for m in _small(tmp_path))
+    assert changes == [
+        (5, "2 → 3", None),
+        (6, "> → >=", "clipped"), (6, "and → or", "clipped"), (6, "condition → not condition", "clipped"),
+        (7, "+ → -", "clipped"), (7, "+ → -", "clipped"), (7, "1 → 2", "clipped"),
+        (7, "return … → return None", "clipped"),
+        (8, "statement deleted", "clipped"), (9, "return … → return None", "clipped")]
+
+
+def test_a_mutant_is_the_module_with_exactly_its_change(tmp_path):
+    mutants = _small(tmp_path)
+    flip = next(m for m in mutants if m.change == "> → >=")
+    namespace: dict = {}
+    exec(compile(mutated(SMALL, flip), "small", "exec"), namespace)
+    assert namespace["clipped"](3, 2) == 6  # 3 > 3 is false in the original: returns 3
+    exec(compile(SMALL, "small", "exec"), original := {})
+    assert original["clipped"](3, 2) == 3
+
+
+def test_a_key_survives_edits_elsewhere_and_twins_on_a_line_are_told_apart(tmp_path):
+    before = {m.key: m.change for m in _small(tmp_path)}
+    edited = SMALL.replace("LIMIT = 3", "LIMIT = 3\nOTHER = 4\n\n\ndef unrelated():\n    return 5\n")
+    after = {m.key: m.change for m in _small(tmp_path, edited)}
+    assert set(before) <= set(after)
+    twins = [k for k, change in before.items() if change == "+ → -"]
+    assert len(twins) == 2 and len(set(twins)) == 2 and any(k.endswith("#1") for k in twins)
+
+
+def test_every_listed_equivalent_names_a_mutant_of_the_module_today_within_the_share():
+    known = equivalents()
+    by_module: dict[str, list[str]] = {}
+    for key in known:
+        by_module.setdefault(key.split(":", 1)[0], []).append(key)
+    for module, keys in by_module.items():
+        assert module in MODULES, f"{module} has equivalents but is not a listed module"
+        mutants = {m.key for m in mutants_of(module, module_path(module))[1]}
+        stale = [k for k in keys if k not in mutants]
+        assert not stale, f"{module}: equivalents no longer among its mutants: {stale}"
+        assert len(keys) <= EQUIVALENT_SHARE * len(mutants), f"{module}: {len(keys)} equivalents"
+    assert all(why.strip() for why in known.values())
+
+
+def test_an_equivalent_of_another_module_or_broken_yaml_is_refused_with_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(mutation_results, "EQUIVALENT_FOLDER", tmp_path)
+    (tmp_path / "touche.atomic.yaml").write_text(yaml.safe_dump(
+        {"equivalent": [{"key": "touche.guard:0123456789ab", "why": "x"}]}), encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"touche\.atomic\.yaml: touche\.guard:0123456789ab is not a mutant"):
+        equivalents()
+    (tmp_path / "touche.atomic.yaml").write_text("equivalent:\n- key: a: b: c\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"touche\.atomic\.yaml: not valid YAML"):
+        equivalents()
+
+
+def test_every_listed_module_and_its_fallback_tests_exist():
+    for module, listed in MODULES.items():
+        assert module_path(module).is_file(), module
+        assert listed.why
+        for test in listed.tests:
+            assert (ROOT / test.split("::", 1)[0]).is_file(), f"{module}: {test}"
