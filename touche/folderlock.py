@@ -24,8 +24,10 @@ def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
     holds that line: one a killed command left is taken over, anything else in its place (a file
     of someone else's, empty or not, a link, a pipe) is refused, never written into or deleted."""
     path = folder / name
-    for _attempt in range(100):
+    for _attempt in range(ATTEMPTS):
         fd = _open_lock_file(folder, name, path)
+        if fd is None:
+            continue  # removed between its placing and our open: place it again
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -36,9 +38,9 @@ def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
             try:
                 yield
             finally:
-                # still the lock file it holds, not something put in its place
+                # still the lock file it holds, not something put in its place or written into
                 with contextlib.suppress(OSError):
-                    if _names_this_file(path, fd) and _is_lock_file(path):
+                    if _names_this_file(path, fd) and _holds_the_mark(fd):
                         path.unlink()
             return
         finally:
@@ -46,19 +48,27 @@ def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
     raise ToucheError(f"cannot take the lock {name}: it keeps being replaced", path=folder)
 
 
-def _open_lock_file(folder: Path, name: str, path: Path) -> int:
-    """An open descriptor of the lock file, placed first when missing."""
-    if not (path.exists() or path.is_symlink()):
+ATTEMPTS = 100  # a lock file replaced this often under us is someone's loop, not a race: said
+
+
+def _open_lock_file(folder: Path, name: str, path: Path) -> int | None:
+    """An open descriptor of the lock file, placed first when missing; None when it vanished
+    before it could be opened. Read through the descriptor, so what is checked is what is locked."""
+    if not path.exists():  # a link to nowhere too: placing fails on it, and the open below says why
         with contextlib.suppress(FileExistsError):  # another command made it meanwhile: its lock decides
             _place_lock_file(path)
-    if not _is_lock_file(path):
-        raise ToucheError(f"cannot take the lock {name}: it is a link, a pipe, a folder or a file of someone "
-                          "else's (a lock holds a line of touche's); remove it", path=folder)
     try:
-        return os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)  # a device: no side effects
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         raise ToucheError(f"cannot take the lock {name} ({exc.strerror}): remove it if it is a link or a folder",
                           path=folder) from None
+    if not _holds_the_mark(fd):
+        os.close(fd)
+        raise ToucheError(f"cannot take the lock {name}: it is a pipe, a device or a file of someone else's (a lock "
+                          "holds a line of touche's); remove it", path=folder)
+    return fd
 
 
 def _names_this_file(path: Path, fd: int) -> bool:
@@ -87,10 +97,7 @@ def _place_lock_file(path: Path) -> None:
         temporary.unlink()
 
 
-def _is_lock_file(path: Path) -> bool:
+def _holds_the_mark(fd: int) -> bool:
     """A regular file holding the toolkit's lock line and nothing else."""
-    try:
-        info = os.lstat(path)
-        return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and path.read_bytes() == LOCK_MARK
-    except OSError:
-        return False
+    info = os.fstat(fd)
+    return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and os.pread(fd, len(LOCK_MARK), 0) == LOCK_MARK

@@ -1,0 +1,105 @@
+"""The lock a run-all or a sweep holds on its output folder (``touche/folderlock.py``): what the
+mutation run (``python -m bench.mutation``) found untested: a lock another command took after ours
+was removed is not deleted when we finish; no descriptor is left open; a user's file of any content
+in the lock's place is refused and kept; the lock file is made as every output is (0666 minus the
+umask); a lock that vanishes before it is opened, or keeps being replaced, is dealt with."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+import touche.folderlock as folderlock
+from touche.errors import ToucheError
+from touche.folderlock import LOCK_MARK, folder_lock
+
+NAME = ".touche.lock"
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))  # read only
+
+
+def test_a_lock_another_command_took_after_ours_was_removed_outlives_ours(tmp_path):
+    """Someone removed our lock file while we held it and another command locked a new one: when
+    we finish, theirs stays (it is not the file we hold)."""
+    ours = folder_lock(tmp_path, NAME, "held")
+    ours.__enter__()
+    (tmp_path / NAME).unlink()
+    theirs = folder_lock(tmp_path, NAME, "held")
+    theirs.__enter__()
+    ours.__exit__(None, None, None)
+    assert (tmp_path / NAME).read_bytes() == LOCK_MARK
+    with pytest.raises(ToucheError, match="held by them"):
+        with folder_lock(tmp_path, NAME, "held by them"):
+            pass
+    theirs.__exit__(None, None, None)
+    assert not (tmp_path / NAME).exists()
+
+
+def test_a_lock_written_into_while_held_is_left_in_place(tmp_path):
+    with folder_lock(tmp_path, NAME, "held"):
+        with open(tmp_path / NAME, "ab") as handle:
+            handle.write(b"a note someone added\n")
+    assert (tmp_path / NAME).read_bytes() == LOCK_MARK + b"a note someone added\n"
+
+
+def test_taking_and_releasing_a_lock_leaves_no_descriptor_open(tmp_path):
+    before = _open_descriptors()
+    for _ in range(5):
+        with folder_lock(tmp_path, NAME, "held"):
+            pass
+    assert _open_descriptors() == before
+
+
+@pytest.mark.parametrize("content", [b"my notes\n", b"", b"touche lock\n\n", b"touche lockX", b"x" * len(LOCK_MARK)])
+def test_a_users_file_in_the_locks_place_is_refused_and_kept(tmp_path, content):
+    (tmp_path / NAME).write_bytes(content)
+    before = _open_descriptors()
+    with pytest.raises(ToucheError, match=r"cannot take the lock \.touche\.lock: it is a pipe, a device or a file of "
+                                          r"someone else's"):
+        with folder_lock(tmp_path, NAME, "held"):
+            pass
+    assert (tmp_path / NAME).read_bytes() == content and _open_descriptors() == before
+
+
+def test_a_pipe_in_the_locks_place_is_refused_without_waiting(tmp_path):
+    os.mkfifo(tmp_path / NAME)
+    with pytest.raises(ToucheError, match="it is a pipe, a device or a file of someone else's"):
+        with folder_lock(tmp_path, NAME, "held"):
+            pass
+    assert stat.S_ISFIFO(os.lstat(tmp_path / NAME).st_mode)
+
+
+def test_the_lock_file_is_made_as_every_output_is(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    with folder_lock(tmp_path, NAME, "held"):
+        assert stat.S_IMODE(os.stat(tmp_path / NAME).st_mode) == 0o666 & ~umask
+        assert (tmp_path / NAME).read_bytes() == LOCK_MARK
+
+
+def test_a_lock_that_vanishes_before_it_is_opened_is_placed_again(tmp_path, monkeypatch):
+    placed = folderlock._place_lock_file
+    calls = []
+
+    def placed_then_removed_once(path):
+        placed(path)
+        calls.append(path)
+        if len(calls) == 1:
+            path.unlink()  # a finishing holder's clean-up, between our placing and our open
+
+    monkeypatch.setattr(folderlock, "_place_lock_file", placed_then_removed_once)
+    with folder_lock(tmp_path, NAME, "held"):
+        assert len(calls) == 2 and (tmp_path / NAME).read_bytes() == LOCK_MARK
+
+
+def test_a_lock_replaced_on_every_attempt_is_given_up_on(tmp_path, monkeypatch):
+    """Not a race but someone's loop: after ATTEMPTS tries the command says so instead of spinning."""
+    opened = []
+    monkeypatch.setattr(folderlock, "_open_lock_file", lambda folder, name, path: opened.append(path))
+    with pytest.raises(ToucheError, match=r"cannot take the lock \.touche\.lock: it keeps being replaced"):
+        with folder_lock(tmp_path, NAME, "held"):
+            pass
+    assert len(opened) == folderlock.ATTEMPTS
