@@ -92,6 +92,12 @@ def test_an_equivalent_of_another_module_or_broken_yaml_is_refused_with_the_file
     (tmp_path / "touche.atomic.yaml").write_text("equivalent:\n- key: a: b: c\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=r"touche\.atomic\.yaml: not valid YAML"):
         equivalents()
+    with pytest.raises(SystemExit, match=r"touche\.atomic\.yaml: not valid YAML"):
+        equivalents(["touche.atomic"])
+    # another module's file being edited does not stop a run of this one
+    (tmp_path / "touche.guard.yaml").write_text(yaml.safe_dump(
+        {"equivalent": [{"key": "touche.guard:0123456789ab", "why": "a reason"}]}), encoding="utf-8")
+    assert equivalents(["touche.guard"]) == {"touche.guard:0123456789ab": "a reason"}
 
 
 def test_every_listed_module_and_its_fallback_tests_exist():

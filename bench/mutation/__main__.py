@@ -74,7 +74,7 @@ def run(modules: list[str], *, parallel: int, sample: int | None, seed: int, fre
         chosen[module] = (path, source, mutants)
     # every listed module measured, whichever are run now: one map serves every later run
     lines, measuring = line_map(test_files(), [module_path(m) for m in MODULES], remeasure=remeasure, say=say)
-    store, known = Store(fresh=fresh), equivalents()
+    store, known = Store(fresh=fresh), equivalents(list(chosen))
     report = {m: ModuleResult(m, sites=len(ms)) for m, (_, _, ms) in chosen.items()}
     forked, copied, keys, cached = [], [], {}, 0
 
