@@ -50,6 +50,15 @@ def test_every_kind_of_mistake_is_made_where_it_can_be(tmp_path):
         (8, "statement deleted", "clipped"), (9, "return … → return None", "clipped")]
 
 
+def test_a_default_is_judged_by_the_tests_that_call_its_function(tmp_path):
+    """A default argument's value is made at import, but only a call reads it: its mutant's lines
+    reach to the function's end, so the tests executing the body are the ones run."""
+    default = next(m for m in _small(tmp_path) if m.change == "2 → 3")
+    assert list(default.lines) == [5, 6, 7, 8, 9]
+    inside = next(m for m in _small(tmp_path) if m.change == "1 → 2")
+    assert list(inside.lines) == [7]
+
+
 def test_a_mutant_is_the_module_with_exactly_its_change(tmp_path):
     mutants = _small(tmp_path)
     flip = next(m for m in mutants if m.change == "> → >=")

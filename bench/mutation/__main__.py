@@ -83,6 +83,8 @@ def run(modules: list[str], *, parallel: int, sample: int | None, seed: int, fre
         entry.seconds += seconds
         if outcome in KILLING:
             entry.killed += 1
+            if mutant.key in known:
+                entry.listed_but_killed.append((mutant, outcome))
         elif outcome == "not-applied":
             entry.not_applied.append(mutant)
         elif mutant.key in known:
@@ -142,6 +144,9 @@ def print_report(outcome: dict, sample: int | None, seed: int, test_limit: float
             print(f"  {why:<19} line {m.line}: {m.change}: {m.source_line.strip()[:90]}   [{m.key}]")
         for m in entry.not_applied:
             print(f"  not run            line {m.line}: {m.change}   [{m.key}]")
+        for m, outcome in entry.listed_but_killed:
+            print(f"  listed equivalent, yet {outcome}: line {m.line}: {m.change}   [{m.key}] (not equivalent: a test "
+                  "tells it apart; or a timeout under load: run it again)")
         if entry.score < TARGET or len(entry.equivalent) > EQUIVALENT_SHARE * entry.sites:
             good = False
     print("\n| module | sites | killed | survived | no test executes it | equivalent | score |\n"
@@ -155,6 +160,13 @@ def print_report(outcome: dict, sample: int | None, seed: int, test_limit: float
           f"{outcome['seconds']:.0f} s in all ({outcome['measuring']:.0f} s measuring lines, {outcome['cached']} "
           "results reused)")
     return good
+
+
+def _untracked() -> set[str]:
+    """Files in the checkout that git neither tracks nor ignores."""
+    listed = subprocess.run(["git", "ls-files", "-o", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=False)
+    return set(listed.stdout.splitlines())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,8 +195,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, why in LEFT_OUT.items():
             print(f"left out: {name}: {why}")
         return 0
+    before = _untracked()
     outcome = run(modules, parallel=args.jobs, sample=args.sample, seed=args.seed, fresh=args.fresh,
                   test_limit=args.test_limit or None, remeasure=args.remeasure)
+    appeared = sorted(_untracked() - before)
+    if appeared:  # said, never removed: a file someone made meanwhile is theirs
+        print(f"\nnew files in the checkout since the run began (a mutant that moved an output, or a crashed "
+              f"JVM's hs_err log, writes into the tests' working folder; remove those that are not yours): "
+              f"{', '.join(appeared)}")
     return 0 if print_report(outcome, args.sample, args.seed, args.test_limit) else 1
 
 

@@ -83,6 +83,7 @@ class ModuleResult:
     survived: list[Mutant] = field(default_factory=list)
     equivalent: list[tuple[Mutant, str]] = field(default_factory=list)
     not_applied: list[Mutant] = field(default_factory=list)
+    listed_but_killed: list[tuple[Mutant, str]] = field(default_factory=list)  # a test told it apart after all
     seconds: float = 0.0
     cached: int = 0
 

@@ -163,6 +163,10 @@ def mutants_of(module: str, path: Path) -> tuple[str, list[Mutant]]:
     lines = source.splitlines()
     tree = ast.parse(source)
     owners = _scopes(tree)
+    # a default argument is made at import but read by the calls: its lines are the function's,
+    # so the tests that call the function judge it
+    body_end = {id(n): f.end_lineno for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                for d in [*f.args.defaults, *f.args.kw_defaults] if d is not None for n in ast.walk(d)}
     out, seen = [], {}
     for index, (node, _, change) in enumerate(sites(tree)):
         line = getattr(node, "lineno", 0)
@@ -172,6 +176,7 @@ def mutants_of(module: str, path: Path) -> tuple[str, list[Mutant]]:
         end = getattr(node, "end_lineno", line) or line
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             end = getattr(node.test, "end_lineno", line) or line  # negating the test: its lines, not the body's
+        end = max(end, body_end.get(id(node), 0))
         out.append(Mutant(module, line, change, text, index, owners.get(id(node)), end, same))
     return source, out
 
