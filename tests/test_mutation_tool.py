@@ -13,7 +13,7 @@ import yaml
 from bench.mutation import results as mutation_results
 from bench.mutation.__main__ import EQUIVALENT_SHARE
 from bench.mutation.copied import module_path
-from bench.mutation.modules import MODULES
+from bench.mutation.modules import MODULES, fallback_tests
 from bench.mutation.results import equivalents
 from bench.mutation.sites import mutants_of, mutated
 
@@ -115,3 +115,11 @@ def test_every_listed_module_and_its_fallback_tests_exist():
         assert listed.why
         for test in listed.tests:
             assert (ROOT / test.split("::", 1)[0]).is_file(), f"{module}: {test}"
+
+
+def test_a_module_level_site_runs_the_kill_tests_that_import_its_module():
+    """A constant at module level (settings' heap floor) runs in a copy against the module's
+    listed files and every tests/test_mutation_kills_*.py importing it: the test written for it."""
+    assert "tests/test_mutation_kills_settings.py" in fallback_tests("touche.settings", ROOT)
+    assert "tests/test_mutation_kills_settings.py" not in fallback_tests("touche.bounds", ROOT)
+

@@ -176,6 +176,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         if check is not None:
             check(temporary)
         os.replace(temporary, path)
+        if fsync:  # the rename itself survives a power cut only once its folder is synced
+            _sync_folder(path.parent)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
@@ -185,6 +187,20 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
             raise OSError(exc.errno, f"{exc.strerror or exc} (while writing it; nothing was left behind)",
                           str(path)) from exc
         raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Sync a folder's entries (where the file system can: not every one opens a folder)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # e.g. EINVAL on a file system that does not sync folders: the file itself is synced
+    finally:
+        os.close(descriptor)
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.mutation.copied import module_path, run_copied
 from bench.mutation.lines import LineMap, line_map, test_files
-from bench.mutation.modules import LEFT_OUT, MODULES
+from bench.mutation.modules import LEFT_OUT, MODULES, fallback_tests
 from bench.mutation.results import KILLING, ModuleResult, Store, equivalents, judged_on
 from bench.mutation.sites import Mutant, mutants_of
 
@@ -32,7 +32,7 @@ def _plan(mutant: Mutant, source: str, path: Path, lines: LineMap, test_limit: f
         tests = [t for t in tests if lines.seconds.get(t, 0.0) <= test_limit]
     at_import = mutant.scope is None or lines.runs_at_import(path, mutant.lines)
     if at_import:
-        tests = [*tests, *(t for t in MODULES[mutant.module].tests if t not in tests)]
+        tests = [*tests, *(t for t in fallback_tests(mutant.module, ROOT) if t not in tests)]
     if not tests:
         return "none", [], 0.0
     limit = 3 * sum(lines.seconds.get(t, 5.0) for t in tests) + 30

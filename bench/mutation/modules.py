@@ -6,6 +6,7 @@ while the module loads): those run in a copy of the checkout against these files
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -91,3 +92,12 @@ LEFT_OUT: dict[str, str] = {
     "touche.retrieval.experiments.explorer.page/build/export": "the page's rendering is held byte-equal by the "
                                                                "browser tests; the numbers come from data (listed)",
 }
+
+
+def fallback_tests(module: str, root: Path) -> tuple[str, ...]:
+    """The test files a module-level site of ``module`` runs against: those listed for it, and
+    every ``tests/test_mutation_kills_*.py`` that imports it (they hold what earlier runs found
+    untested, so a constant at module level is judged by the tests written for it)."""
+    found = [str(path.relative_to(root)) for path in sorted((root / "tests").glob("test_mutation_kills_*.py"))
+             if module in path.read_text(encoding="utf-8")]
+    return tuple(dict.fromkeys([*MODULES[module].tests, *found]))

@@ -1,0 +1,363 @@
+"""The writer (``touche/atomic.py``): what the mutation run (``python -m bench.mutation``) found
+untested or tested only by slow end-to-end tests: a dead writer's temporaries (files and folders)
+are removed by the next write while a live writer's are kept and its process is never signalled;
+another user's process counts as alive; ``fsync=True`` syncs the complete text before the rename; a
+``check`` that refuses leaves the old output (a file or standard output) untouched; a text-only
+standard output gets the text in its encoding; a block device is refused; a named pipe nobody reads
+is refused after ``TOUCHE_PIPE_WAIT`` seconds without spinning, one read late and slowly gets every
+byte; ``write_bytes``, ``copy_file``, ``atomic_directory`` and ``place_folder`` do what they say."""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import stat
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from touche.atomic import (atomic_directory, atomic_open, check_output, copy_file, is_temporary_of, output_kind,
+                           place_folder, process_alive, remove_stale_temporaries, temporary_name, write_bytes,
+                           write_text)
+from touche.errors import ToucheError
+
+RANDOM = "0123456789ab"  # the 12 hex digits of a temporary's name
+
+
+def _finished_pid() -> int:
+    """The id of a process that ran and was reaped: nothing runs under it now."""
+    done = subprocess.Popen(["true"])
+    done.wait()
+    return done.pid
+
+
+def _temporary(folder: Path, name: str, pid: int) -> Path:
+    return folder / f".{name}.~touche.{pid}.{RANDOM}.tmp"
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    """A guard: a write that blocks for ever ends the test instead of the run."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# --------------------------------------------------------------------------- stale temporaries
+def test_the_next_write_removes_a_dead_writers_temporaries_and_keeps_a_live_writers(tmp_path):
+    """A killed writer's leftovers (a file, and a folder of atomic_directory's) go; a running
+    writer's temporary stays, and that writer is neither signalled nor disturbed."""
+    dead = _finished_pid()
+    left_file = _temporary(tmp_path, "run.txt", dead)
+    left_file.write_text("half a run")
+    left_folder = tmp_path / f".run.txt.~touche.{dead}.{'ba9876543210'}.tmp"
+    left_folder.mkdir()
+    (left_folder / "part").write_text("half")
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        running = _temporary(tmp_path, "run.txt", live.pid)
+        running.write_text("being written")
+        write_text(tmp_path / "run.txt", "1 Q0 d 1 1.0 t\n")
+        with pytest.raises(subprocess.TimeoutExpired):
+            live.wait(timeout=0.3)  # a SIGHUP (os.kill(pid, 1)) would have ended the sleep
+        assert running.read_text() == "being written"
+    finally:
+        live.kill()
+        live.wait()
+    assert not left_file.exists() and not left_folder.exists()
+    assert (tmp_path / "run.txt").read_text() == "1 Q0 d 1 1.0 t\n"
+
+
+def test_remove_stale_temporaries_counts_what_it_removed_and_spares_others_and_its_own(tmp_path):
+    dead = _finished_pid()
+    mine = _temporary(tmp_path, "run.txt", os.getpid())  # this process writes it right now
+    other_output = _temporary(tmp_path, "run.txt.gz", dead)  # a dead writer's, of another output
+    users = tmp_path / f".run.txt.~touche.{dead}.backup.tmp"  # not our pattern: a user's file
+    stale = [_temporary(tmp_path, "run.txt", dead), tmp_path / f".run.txt.~touche.{dead}.{'f' * 12}.tmp"]
+    for path in (mine, other_output, users, *stale):
+        path.write_text("x")
+    assert remove_stale_temporaries(tmp_path / "run.txt") == 2
+    assert [path.exists() for path in (mine, other_output, users, *stale)] == [True, True, True, False, False]
+    assert remove_stale_temporaries(tmp_path / "run.txt") == 0
+
+
+def test_the_liveness_probe_says_true_for_a_running_process_and_false_for_a_gone_one():
+    assert process_alive(os.getpid()) is True
+    assert process_alive(_finished_pid()) is False
+
+
+def test_a_live_process_probed_is_not_signalled(tmp_path):
+    """Asking whether a writer runs delivers nothing to it (signal 0): its temporary is kept and
+    it goes on running."""
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        temporary = _temporary(tmp_path, "run.txt", live.pid)
+        temporary.write_text("half")
+        assert process_alive(live.pid) is True
+        assert remove_stale_temporaries(tmp_path / "run.txt") == 0
+        with pytest.raises(subprocess.TimeoutExpired):
+            live.wait(timeout=0.3)
+        assert temporary.read_text() == "half"
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_another_users_process_counts_as_alive():
+    """A process we may not signal (another user's) runs: its temporaries must stay. Here a sleep
+    of user 65533, probed while this process acts as user 65534."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as two other users")
+    other = subprocess.Popen(["sleep", "30"], user=65533)
+    try:
+        os.seteuid(65534)
+        try:
+            alive = process_alive(other.pid)
+        finally:
+            os.seteuid(0)
+        assert alive is True
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_temporary_is_recognised_as_its_outputs_only(tmp_path):
+    path = tmp_path / "run.txt"
+    temporary = temporary_name(path)
+    assert is_temporary_of(temporary, path) is True
+    assert is_temporary_of(temporary, tmp_path / "run.txt.gz") is False
+    assert is_temporary_of(tmp_path / ".run.txt.999999.backup.tmp", path) is False
+
+
+# --------------------------------------------------------------------------- the write itself
+def test_fsync_syncs_the_complete_temporary_before_it_is_renamed_into_place(tmp_path, monkeypatch):
+    """A run written with fsync=True is on disk, whole, before the name points at it, and the
+    folder is synced after the rename: a power cut can leave the old run or the new one, never an
+    empty or truncated run, and not a rename that is lost."""
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append(("fsync", os.fstat(fd).st_ino, os.fstat(fd).st_size))
+                        or real_fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: events.append(("replace", os.stat(a).st_ino, Path(b).name))
+                        or real_replace(a, b))
+    text = "1 Q0 d 1 1.0 t\n" * 1000
+    with atomic_open(tmp_path / "run.txt", "w", fsync=True) as handle:
+        handle.write(text)
+    final = (tmp_path / "run.txt").stat().st_ino
+    folder = tmp_path.stat().st_ino
+    assert events == [("fsync", final, len(text)), ("replace", final, "run.txt"), ("fsync", folder, tmp_path.stat().st_size)]
+
+
+def test_a_check_that_refuses_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("the old run\n")
+    seen = []
+
+    def refuse(temporary: Path) -> None:
+        seen.append(temporary.read_text())
+        raise ToucheError("not a valid run")
+
+    with pytest.raises(ToucheError, match="not a valid run"):
+        with atomic_open(path, check=refuse) as handle:
+            handle.write("a bad run\n")
+    assert seen == ["a bad run\n"]  # the check saw the whole text
+    assert path.read_text() == "the old run\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt"]
+
+
+def test_a_check_that_refuses_writes_nothing_to_standard_output():
+    def refuse(temporary: Path) -> None:
+        raise ToucheError("not a valid run")
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(ToucheError, match="not a valid run"):
+        with atomic_open("-", check=refuse) as handle:
+            handle.write("a bad run\n")
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-8", "utf-16"])
+def test_a_text_only_standard_output_gets_the_text_in_the_encoding_asked_for(encoding):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        with atomic_open("-", encoding=encoding) as handle:
+            handle.write("café – Straße\n" if encoding != "latin-1" else "café Straße\n")
+    assert out.getvalue() == ("café – Straße\n" if encoding != "latin-1" else "café Straße\n")
+
+
+def test_a_block_device_is_refused_before_any_work(tmp_path):
+    device = tmp_path / "disk"
+    try:
+        os.mknod(device, stat.S_IFBLK | 0o600, os.makedev(7, 0))
+    except PermissionError:
+        pytest.skip("cannot make a device node here")
+    assert output_kind(device) == "block device"
+    with pytest.raises(ToucheError, match="is a block device, not a file"):
+        check_output(device, "run file")
+    with pytest.raises(ToucheError, match="is a block device"):
+        write_text(device, "x")
+    assert stat.S_ISBLK(os.lstat(device).st_mode)
+
+
+# --------------------------------------------------------------------------- named pipes
+def test_a_named_pipe_nobody_reads_is_refused_after_the_wait_without_spinning(tmp_path, monkeypatch):
+    """Refused about TOUCHE_PIPE_WAIT seconds after (not at once, not much later), the waiting
+    done asleep (the process' CPU is not burnt meanwhile)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("TOUCHE_PIPE_WAIT", "0.3")
+    started, cpu = time.monotonic(), time.thread_time()
+    with _deadline(5), pytest.raises(ToucheError, match=r"no process reads this named pipe \(waited 0.3 s"):
+        write_text(fifo, "1 Q0 d 1 1.0 t\n")
+    took, spent = time.monotonic() - started, time.thread_time() - cpu
+    assert 0.3 <= took < 0.9
+    assert spent < 0.03  # a tenth of the wait: asleep, not polling without pause
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_named_pipe_read_late_and_slowly_gets_every_byte(tmp_path, monkeypatch):
+    """The reader starts after the writer and reads only once the pipe's buffer is full: the
+    writer waits for it, then writes at its pace (no 'resource temporarily unavailable')."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("TOUCHE_PIPE_WAIT", "5")
+    data = bytes(range(256)) * 2048  # 512 KiB: several times a pipe's buffer
+    got = []
+
+    def reader():
+        time.sleep(0.1)
+        with open(fifo, "rb") as stream:
+            time.sleep(0.2)
+            got.append(stream.read())
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        with _deadline(5):
+            write_bytes(fifo, data)
+    finally:
+        thread.join(5)
+    assert got == [data]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+# --------------------------------------------------------------------------- the other writers
+def test_write_bytes_writes_the_bytes_and_returns_the_path(tmp_path):
+    data = bytes(range(256))
+    assert write_bytes(str(tmp_path / "model.bin"), data) == tmp_path / "model.bin"
+    assert (tmp_path / "model.bin").read_bytes() == data
+
+
+def test_copy_file_copies_every_byte_and_returns_the_target(tmp_path):
+    source = tmp_path / "primary.txt"
+    source.write_bytes(b"1 Q0 d 1 1.0 t\r\n\x00\xff" * 5000)
+    target = tmp_path / "out" / "run.txt"
+    assert copy_file(source, str(target)) == target
+    assert target.read_bytes() == source.read_bytes()
+
+
+def test_atomic_directory_builds_in_a_hidden_folder_and_renames_it_into_place(tmp_path):
+    """Given as a string, in a folder that does not exist yet: the block gets an existing empty
+    folder beside the target; the target appears only when the block ends."""
+    target = tmp_path / "new" / "data" / "corpus"
+    with atomic_directory(str(target)) as building:
+        assert building.is_dir() and not any(building.iterdir())
+        assert building.parent == target.parent and building.name.startswith(".corpus.~touche.")
+        (building / "a.json").write_text("{}")
+        assert not target.exists()
+    assert (target / "a.json").read_text() == "{}"
+    assert [p.name for p in target.parent.iterdir()] == ["corpus"]
+
+
+def test_atomic_directory_replaces_an_empty_folder(tmp_path):
+    target = tmp_path / "corpus"
+    target.mkdir()
+    with atomic_directory(target) as building:
+        (building / "a.json").write_text("{}")
+    assert [p.name for p in target.iterdir()] == ["a.json"]
+
+
+def test_atomic_directory_keeps_what_appeared_in_the_target_meanwhile_and_names_the_target(tmp_path):
+    """The empty target folder got a file while the corpus was built: nothing of it is deleted,
+    the error names the folder the user gave (not a hidden temporary), and no temporary is left."""
+    target = tmp_path / "corpus"
+    target.mkdir()
+    with pytest.raises(OSError) as refused:
+        with atomic_directory(target) as building:
+            (building / "a.json").write_text("{}")
+            (target / "notes.txt").write_text("a user's")
+    assert refused.value.filename == str(target) and refused.value.filename2 is None
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["corpus"]
+
+
+def test_atomic_directory_removes_a_dead_builders_leftover_folder(tmp_path):
+    dead = _finished_pid()
+    leftover = _temporary(tmp_path, "corpus", dead)
+    (leftover / "sub").mkdir(parents=True)
+    (leftover / "sub" / "part.json").write_text("{")
+    with atomic_directory(tmp_path / "corpus") as building:
+        (building / "a.json").write_text("{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+
+
+def test_atomic_directory_that_fails_leaves_nothing_and_raises_the_blocks_own_error(tmp_path):
+    with pytest.raises(ValueError, match="the fetch failed"):
+        with atomic_directory(tmp_path / "corpus") as building:
+            (building / "sub").mkdir()
+            (building / "sub" / "a.json").write_text("{}")
+            raise ValueError("the fetch failed")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="gone already"):  # the partial folder already removed: the same error
+        with atomic_directory(tmp_path / "corpus") as building:
+            building.rmdir()
+            raise ValueError("gone already")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_place_folder_moves_the_folder_to_a_new_path_and_returns_it(tmp_path):
+    built = tmp_path / "built"
+    built.mkdir()
+    (built / "segments").write_text("index")
+    target = tmp_path / "indexes" / "v2" / "mine"
+    assert place_folder(built, str(target)) == target
+    assert (target / "segments").read_text() == "index" and not built.exists()
+
+
+@pytest.mark.parametrize("occupant", ["folder", "file", "dangling link"])
+def test_place_folder_replaces_nothing_not_even_a_dangling_link(tmp_path, occupant):
+    built = tmp_path / "built"
+    built.mkdir()
+    target = tmp_path / "mine"
+    if occupant == "folder":
+        target.mkdir()
+    elif occupant == "file":
+        target.write_text("a user's")
+    else:
+        target.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ToucheError, match="exists: give a new path"):
+        place_folder(built, target)
+    assert built.is_dir()
+    assert target.is_symlink() if occupant == "dangling link" else target.exists()
+
+
+def test_a_synced_write_leaves_no_descriptor_open(tmp_path):
+    """Every run of a sweep is written with fsync: a descriptor left open per write (the file's or
+    its folder's) would exhaust the process's limit over a long sweep."""
+    def open_descriptors():
+        return len(os.listdir("/proc/self/fd"))
+    before = open_descriptors()
+    for number in range(20):
+        with atomic_open(tmp_path / f"run{number}.txt", "w", fsync=True) as handle:
+            handle.write("1 Q0 d 1 1.0 t\n")
+    assert open_descriptors() == before
