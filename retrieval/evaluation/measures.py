@@ -101,8 +101,8 @@ def _first_columns(path: Path) -> int | None:
 
 def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
     """RUN and QRELS given the wrong way round: say so, instead of a column-count error."""
-    if isinstance(run_path, (WrittenRun, RunTable)):
-        return  # written by us, or read already: a run
+    if isinstance(run_path, (WrittenRun, RunTable)) or is_frame(run_path):
+        return  # written by us, read already, or a frame: a run, not a file to look into
     qrels_paths = [path for _, path in named_qrels(qrels) if isinstance(path, Path)]
     if _first_columns(Path(run_path)) == 4 and any(_first_columns(q) == 6 for q in qrels_paths):
         raise InputError("this looks like a qrels file (4 columns) and the qrels like a run (6 columns): "
