@@ -123,3 +123,22 @@ def test_a_module_level_site_runs_the_kill_tests_that_import_its_module():
     assert "tests/test_mutation_kills_settings.py" in fallback_tests("touche.settings", ROOT)
     assert "tests/test_mutation_kills_settings.py" not in fallback_tests("touche.bounds", ROOT)
 
+
+
+def test_the_report_counts_equivalents_apart_and_names_a_listed_one_that_was_killed(tmp_path, capsys):
+    from bench.mutation.__main__ import print_report
+    from bench.mutation.results import ModuleResult
+    mutants = _small(tmp_path)
+    entry = ModuleResult("small", sites=len(mutants), killed=len(mutants) - 2)
+    entry.equivalent.append((mutants[0], "why"))
+    entry.survived.append(mutants[1])
+    entry.listed_but_killed.append((mutants[2], "killed"))
+    good = print_report({"report": {"small": entry}, "seconds": 1.0, "measuring": 0.0, "cached": 0},
+                        None, 1, 1.0)
+    shown = capsys.readouterr().out
+    assert not good  # 8 killed of 10 sites less 1 equivalent: 88.9 %, under the 90 % target
+    assert "| `small` | 10 | 8 | 1 | 0 | 1 | 88.9% |" in shown
+    assert f"listed equivalent, yet killed: line {mutants[2].line}" in shown
+    entry.killed += 1
+    entry.survived.clear()
+    assert print_report({"report": {"small": entry}, "seconds": 1.0, "measuring": 0.0, "cached": 0}, None, 1, 1.0)

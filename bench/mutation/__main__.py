@@ -144,8 +144,8 @@ def print_report(outcome: dict, sample: int | None, seed: int, test_limit: float
             print(f"  {why:<19} line {m.line}: {m.change}: {m.source_line.strip()[:90]}   [{m.key}]")
         for m in entry.not_applied:
             print(f"  not run            line {m.line}: {m.change}   [{m.key}]")
-        for m, outcome in entry.listed_but_killed:
-            print(f"  listed equivalent, yet {outcome}: line {m.line}: {m.change}   [{m.key}] (not equivalent: a test "
+        for m, how in entry.listed_but_killed:
+            print(f"  listed equivalent, yet {how}: line {m.line}: {m.change}   [{m.key}] (not equivalent: a test "
                   "tells it apart; or a timeout under load: run it again)")
         if entry.score < TARGET or len(entry.equivalent) > EQUIVALENT_SHARE * entry.sites:
             good = False
