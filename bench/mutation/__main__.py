@@ -25,8 +25,11 @@ EQUIVALENT_SHARE = 0.1  # of a module's sites at most
 
 
 def _plan(mutant: Mutant, source: str, path: Path, lines: LineMap, test_limit: float | None) -> tuple[str, list[str], float]:
-    """How the mutant is run ("fork", "copy" or "none": no test executes it), its tests (fastest
-    first; those slower than ``test_limit`` seconds left out) and its time limit."""
+    """How the mutant is run ("fork", "fork-then-copy", "copy" or "none": no test executes it), its
+    tests (fastest first; those slower than ``test_limit`` seconds left out) and its time limit.
+    A site in a function that also runs while the tests are collected (a table built for a
+    parametrize) is forked first, where its tests' own calls judge it; only if it survives there
+    is it run again in a copy, where the collection sees it too."""
     tests = sorted(lines.tests_for(path, mutant.lines), key=lambda t: (lines.seconds.get(t, 1.0), t))
     if test_limit is not None:
         tests = [t for t in tests if lines.seconds.get(t, 0.0) <= test_limit]
@@ -36,7 +39,9 @@ def _plan(mutant: Mutant, source: str, path: Path, lines: LineMap, test_limit: f
     if not tests:
         return "none", [], 0.0
     limit = 3 * sum(lines.seconds.get(t, 5.0) for t in tests) + 30
-    return ("copy" if at_import else "fork"), tests, limit
+    if not at_import:
+        return "fork", tests, limit
+    return ("copy" if mutant.scope is None else "fork-then-copy"), tests, limit
 
 
 def _run_forked(jobs: list[dict], parallel: int, say) -> list[dict]:
@@ -109,12 +114,19 @@ def run(modules: list[str], *, parallel: int, sample: int | None, seed: int, fre
                 continue
             keys[key] = (mutant, source, tests, limit)
             job = {"id": key, "mutant": mutant.__dict__, "path": str(path), "tests": tests, "timeout": limit}
-            (forked if how == "fork" else copied).append(job)
+            job["then_copy"] = how == "fork-then-copy"
+            if job["then_copy"]:  # forked, its covering tests; the fallback files are the copy's
+                job["tests"] = [t for t in tests if "::" in t]
+            (copied if how == "copy" else forked).append(job)
     say(f"{sum(r.sites for r in report.values())} mutants in {len(chosen)} module(s): {cached} judged before "
         f"(cached), {len(forked)} to run in forked children, {len(copied)} in copies (import-time sites)")
+    then_copy = {job["id"]: job.pop("then_copy") for job in forked}
+    for job in copied:
+        job.pop("then_copy", None)
     for result in _run_forked(forked, parallel, say):
         mutant, source, tests, limit = keys[result["id"]]
-        if result["outcome"] == "not-applied":  # its code could not be swapped in: run it in a copy
+        if result["outcome"] == "not-applied" or (result["outcome"] == "survived" and then_copy[result["id"]]):
+            # its code could not be swapped in, or collection also runs it: judge it in a copy
             copied.append({"id": result["id"], "mutant": mutant.__dict__, "path": "", "tests": tests,
                            "timeout": limit})
             continue

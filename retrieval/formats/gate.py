@@ -250,13 +250,22 @@ def _frame_qrels_lines(frame: pd.DataFrame, name: str | None) -> tuple[list[tupl
         if any(_missing(v) for v in (qid, docid, relevance)):
             raise InputError(f"topic, document and label must each be one word; got {[qid, aspect, docid, relevance]}",
                              path=label, where=f"row {number}")
-        fields = [_topic_of_row(qid, number, label), str(aspect), str(docid),
-                  str(relevance) if isinstance(relevance, (bool, np.bool_)) else topic_id(relevance)]
+        fields = [_topic_of_row(qid, number, label), str(aspect), str(docid), _label_text(relevance)]
         if any(not f or len(f.split()) != 1 for f in fields):
             raise InputError(f"topic, document and label must each be one word; got {fields}", path=label,
                              where=f"row {number}")
         lines.append((number, " ".join(fields) + "\n"))
     return lines, label
+
+
+def _label_text(value: Any) -> str:
+    """A frame's label as its file would write it: 2.0 (a float column) is 2; a truth value or a
+    number that is not whole as written, for the qrels reader to refuse as it refuses a file's
+    (a label 1.5 once raised a bare ValueError about topic ids)."""
+    try:
+        return topic_id(value)
+    except ValueError:
+        return str(value)
 
 
 # --------------------------------------------------------------------------- topics
