@@ -56,7 +56,7 @@ def paired_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]
     if len(a) < 2:
         return math.nan, math.nan
     diffs = np.asarray(a, float) - np.asarray(b, float)
-    if np.allclose(diffs, diffs[0], rtol=0, atol=TIE_TOLERANCE):
+    if np.ptp(diffs) <= TIE_TOLERANCE:  # the spread, not the distance to the first: any topic order alike
         return math.nan, math.nan  # constant differences: t is undefined (scipy would warn)
     result = stats.ttest_rel(a, b)
     return float(result.statistic), float(result.pvalue)
@@ -203,7 +203,7 @@ def _randomization(diffs: np.ndarray, resamples: int, seed: int) -> tuple[np.nda
 def _t_many(diffs: np.ndarray) -> np.ndarray:
     """scipy's paired t-test of each row against 0, nan where the differences are constant."""
     from scipy import stats
-    constant = np.all(np.abs(diffs - diffs[:, :1]) <= TIE_TOLERANCE, axis=1)
+    constant = np.ptp(diffs, axis=1) <= TIE_TOLERANCE
     with np.errstate(invalid="ignore", divide="ignore"):
         p = stats.ttest_1samp(diffs, 0.0, axis=1).pvalue
     return np.where(constant, np.nan, p)
@@ -259,8 +259,8 @@ def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, res
     x = np.asarray(values, float)
     if len(x) < 2:
         return math.nan, math.nan
-    if np.allclose(x, x[0], rtol=0, atol=TIE_TOLERANCE):
-        return float(x[0]), float(x[0])
+    if np.ptp(x) <= TIE_TOLERANCE:  # equal but for the last bits: every resampled mean lies in their range
+        return float(x.min()), float(x.max())
     result = stats.bootstrap((x,), np.mean, confidence_level=confidence, n_resamples=resamples,
                              method="percentile", vectorized=True, rng=seed)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
