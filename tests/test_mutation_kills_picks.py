@@ -437,13 +437,19 @@ def test_merging_replaces_leaves_and_keeps_the_rest_of_a_mapping():
     assert target == {"a": {"b": 1, "c": 2}, "d": {"e": 1}, "f": [1]}  # not changed in place
 
 
-def test_a_pick_of_a_base_with_a_relative_stoplist_file_still_reads_that_file_and_keeps_its_name(tmp_path):
-    from touche.config import load_variant
+def _base_with_stoplist(tmp_path, words: str):
+    """A base variant in configs/ whose stoplist is a relative file with a non-ASCII name."""
     configs = tmp_path / "configs"
     configs.mkdir()
-    (configs / "stopwörter.txt").write_text("und\noder\n", encoding="utf-8")
+    (configs / "stopwörter.txt").write_text(words, encoding="utf-8")
     base = configs / "base.yaml"
     base.write_text(f"extends: {BASE}\ntag: t\nanalyzer:\n  stoplist: stopwörter.txt\n", encoding="utf-8")
+    return base
+
+
+def test_a_pick_of_a_base_with_a_relative_stoplist_file_still_reads_that_file_and_keeps_its_name(tmp_path):
+    from touche.config import load_variant
+    base = _base_with_stoplist(tmp_path, "und\noder\n")
     folder = OutputFolder(tmp_path / "chosen")
     path = write_choice(Pick(Record("k", 3, {"retrieval.similarity.k1": 0.9}, {}, "r", 0.0), "best"), 1, base,
                         folder, "t-p3", "# header\n")
@@ -455,11 +461,7 @@ def test_a_pick_of_a_base_with_a_relative_stoplist_file_still_reads_that_file_an
 
 def test_a_complete_variant_lists_tag_and_description_first_and_writes_text_as_it_reads(tmp_path):
     from touche.config import load_variant
-    configs = tmp_path / "configs"
-    configs.mkdir()
-    (configs / "stopwörter.txt").write_text("und\n", encoding="utf-8")
-    base = configs / "base.yaml"
-    base.write_text(f"extends: {BASE}\ntag: t\nanalyzer:\n  stoplist: stopwörter.txt\n", encoding="utf-8")
+    base = _base_with_stoplist(tmp_path, "und\n")
     fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion: not expressible
     path = write_choice(Pick(Record("k", 3, fewer, {}, "r", 0.0), "best"), 1, base, OutputFolder(tmp_path / "chosen"),
                         "t-p3", "# header\n")
