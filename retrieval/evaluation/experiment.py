@@ -31,7 +31,7 @@ from touche.retrieval.evaluation.measures import (QrelsArg, Rows, as_table, eval
                                                   score_rows)
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      PairTest, bootstrap_interval, check_test, corrected,
+                                                      PairTest, check_test, corrected, measure_interval,
                                                       pairwise, wins_losses_ties)
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
@@ -113,7 +113,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                    "p": math.nan, "p_corrected": math.nan, "significant": None}
             tested = base is not None and name != base
             if values is not None:
-                low, high = bootstrap_interval(list(values.values()), resamples=bootstrap, seed=seed) \
+                low, high = measure_interval(measure, list(values.values()), resamples=bootstrap, seed=seed) \
                     if intervals else (math.nan, math.nan)
                 row.update(ci_low=low, ci_high=high, topics=len(values))
                 if tested and parse_measure(measure).integer:

@@ -251,19 +251,30 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 
 
 def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, resamples: int = DEFAULT_BOOTSTRAP,
-                       seed: int = DEFAULT_SEED) -> tuple[float, float]:
+                       seed: int = DEFAULT_SEED, total: bool = False) -> tuple[float, float]:
     """The percentile interval of the mean over topics, topics drawn with replacement (scipy's
     ``bootstrap``; fixed seed: the same interval on every rerun). How far the mean of these
-    topics could move with other topics of the same kind; nan with fewer than two topics."""
+    topics could move with other topics of the same kind; nan with fewer than two topics.
+    ``total``: the interval of their sum instead (a count such as stance.N is shown as the sum
+    of its per-topic counts, so its interval must be the sum's too)."""
     from scipy import stats
     x = np.asarray(values, float)
     if len(x) < 2:
         return math.nan, math.nan
+    scale = len(x) if total else 1
     if np.ptp(x) <= TIE_TOLERANCE:  # equal but for the last bits: every resampled mean lies in their range
-        return float(x.min()), float(x.max())
-    result = stats.bootstrap((x,), np.mean, confidence_level=confidence, n_resamples=resamples,
-                             method="percentile", vectorized=True, rng=seed)
+        return float(x.min() * scale), float(x.max() * scale)
+    result = stats.bootstrap((x,), np.sum if total else np.mean, confidence_level=confidence,
+                             n_resamples=resamples, method="percentile", vectorized=True, rng=seed)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def measure_interval(measure: str, values: Sequence[float], **options) -> tuple[float, float]:
+    """The interval around the value a table shows for ``measure`` (``qrels:name`` or a bare
+    name) from its per-topic ``values``: the mean's for an effectiveness measure, the total's for
+    a count, whose shown value is the sum of its per-topic counts. Every table and page takes its
+    interval here, so a count is never shown as a total with a per-topic mean's interval."""
+    return bootstrap_interval(values, total=parse_measure(split_measure(measure)[1]).integer, **options)
 
 
 def check_correction(name: str) -> str:

@@ -39,7 +39,7 @@ from touche.retrieval.evaluation.measures import pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
 from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      bootstrap_interval, p_floor, pairwise, wins_losses_ties)
+                                                      measure_interval, p_floor, pairwise, wins_losses_ties)
 from touche.retrieval.experiments.contact_sheet import highlight, snippet
 from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
@@ -118,7 +118,7 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
         if all(has_values):
             for name in names:
                 values = list(per_topic[name][measure].values())
-                low, high = bootstrap_interval(values)
+                low, high = measure_interval(measure, values)
                 cells[name][measure] = _cell(means[name].get(measure), low, high, len(values))
             if parsed.integer or parsed.family.describes_judgements(parsed):
                 if parsed.integer:
