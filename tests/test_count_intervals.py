@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from touche.retrieval.evaluation.experiment import experiment
@@ -81,6 +81,8 @@ def test_the_experiment_table_gives_a_count_the_interval_of_its_total_and_a_mean
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 50), min_size=2, max_size=12))
+@example([7, 7, 7])  # equal counts: the interval without resampling
+@example([0, 50])
 def test_a_totals_interval_is_the_topic_count_times_the_means_interval(values):
     """Summing n resampled topics is n × their mean: the two percentile intervals differ by n,
     for any counts, equal ones (no resampling needed) included."""

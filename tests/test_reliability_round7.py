@@ -244,13 +244,37 @@ def test_a_growing_file_cut_back_to_a_state_it_had_stays_the_commands(tmp_path):
         folder.append("results.jsonl", line)
     path = tmp_path / "out" / "results.jsonl"
     for cut in (len(lines[0]) + len(lines[1]), len(lines[0]) + len(lines[1]) + 5, len(lines[0])):
-        os.truncate(path, cut)  # an earlier state, or one with a torn line after it
+        os.truncate(path, cut)  # an earlier state, or one with a torn (here zeroed) line after it
         fresh = OutputFolder(tmp_path / "out", command="touche sweep")
         assert fresh.ours("results.jsonl"), cut
     path.write_bytes(b'{"key": "X"}\n')  # not a state it wrote
     assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
     os.truncate(path, 0)  # empty: no state it recorded (its first append had a line)
     assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
+
+
+def test_a_growing_file_with_a_users_text_after_what_the_command_wrote_is_no_longer_its(tmp_path):
+    """What follows the last recorded state may be a crash's unrecorded or torn append (JSON
+    lines, the command's to repair) or a user's edit (any other text), which the command must
+    not rewrite away: the state machine of tests/test_output_folders.py found a sweep compacting
+    a hand-appended note out of results.jsonl."""
+    out = tmp_path / "out"
+    folder = OutputFolder(out, command="touche sweep")
+    folder.append("results.jsonl", b'{"key": "a"}\n')
+    path = out / "results.jsonl"
+    recorded = path.read_bytes()
+    for tail in (b'{"key": "b"}\n', b'{"ke', b'{"ke\n{"key": "c"}\n', b'{"ke\n\n{"key": "c"}\n', b"\0" * 9,
+                 b'\0\0{"key": "c"}\n'):
+        path.write_bytes(recorded + tail)  # unrecorded appends, whole, torn or zeroed by a power cut
+        assert OutputFolder(out, command="touche sweep").ours("results.jsonl"), tail
+    for tail in (b"\nedited by hand\n", b"note", b'{"key": "b"}\n# mine\n', b" {", b"\0x"):
+        path.write_bytes(recorded + tail)
+        assert not OutputFolder(out, command="touche sweep").ours("results.jsonl"), tail
+    with pytest.raises(ToucheError, match="results.jsonl"):
+        OutputFolder(out, command="touche sweep").append("results.jsonl", b'{"key": "d"}\n')
+    assert path.read_bytes() == recorded + b"\0x"  # refused before writing
+    with pytest.raises(ValueError, match="only JSON lines"):
+        OutputFolder(tmp_path / "other", command="touche sweep").append("results.jsonl", b"plain text\n")
 
 
 def test_a_lock_removed_between_open_and_lock_is_not_shared(tmp_path, monkeypatch):

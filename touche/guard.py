@@ -150,7 +150,8 @@ class Made:
     target: str = ""  # a link's
     inode: int = 0
     mtime_ns: int = 0
-    grows: bool = False  # a file the command appends to: its own while it begins with what it wrote
+    grows: bool = False  # a file of JSON lines the command appends to: its own while it begins with
+    # what it wrote and goes on with JSON lines only (whole, or torn by a crash)
     command: str = ""  # which command made it: one folder may hold what two commands made
     # a growing file's earlier (size, sha256) states, from the record's earlier lines: a power cut
     # may keep the record's last line and lose the file's last append, leaving an earlier state
@@ -200,13 +201,13 @@ class Made:
 
 
 def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]) -> bool:
-    """Whether the file's first bytes are one of the recorded states (what follows is a line
-    appended after the last note, or torn by a crash: the command that owns the file repairs it).
-    One pass over the file, checking each state's size on the way."""
+    """Whether the file's first bytes are one of the recorded states and what follows is what the
+    command's appends leave (lines appended after the last note, or torn by a crash: the command
+    that owns the file repairs it). One pass over the file, checking each state's size on the way."""
     wanted = sorted((length, sha) for length, sha in states if length <= size)
     if not wanted:
         return False
-    digest, done = hashlib.sha256(), 0
+    digest, done, matched = hashlib.sha256(), 0, None
     with open(path, "rb") as handle:
         for length, sha in wanted:
             while done < length:
@@ -216,8 +217,20 @@ def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]
                 digest.update(block)
                 done += len(block)
             if digest.hexdigest() == sha:
-                return True
-    return False
+                matched = length
+        if matched is None:
+            return False
+        handle.seek(matched)
+        return _appended_lines(handle.read(size - matched))
+
+
+def _appended_lines(tail: bytes) -> bool:
+    """Whether ``tail`` is what appends of JSON lines leave after a recorded state: each line
+    whole or torn, so each begins with ``{`` (a line started afresh after a torn one, or two
+    workers' appends after it, leave empty lines), after the NUL bytes a power cut leaves where a
+    file's new size reached the disk and its data did not. A line of other text is someone's
+    edit: the file is no longer the command's to rewrite."""
+    return all(not (kept := line.lstrip(b"\0")) or kept.startswith(b"{") for line in tail.split(b"\n"))
 
 
 EARLIER_STATES = 32  # of a growing file: a power cut loses the last few appends at most
@@ -424,7 +437,10 @@ class OutputFolder:
         return self.path / name
 
     def append(self, name: str, data: bytes) -> None:
-        """One O_APPEND write of ``data``, synced (a results file that grows a line per run)."""
+        """One O_APPEND write of ``data``, synced (a results file that grows a line per run).
+        ``data`` is JSON lines: what follows a recorded state is judged the command's by that."""
+        if not _appended_lines(data):
+            raise ValueError(f"{name}: only JSON lines are appended, got {data[:40]!r}")
         path = self.check_writable(name)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
