@@ -6,15 +6,24 @@ umask); a lock that vanishes before it is opened, or keeps being replaced, is de
 from __future__ import annotations
 
 import os
+import re
+import signal
 import stat
+import subprocess
+import sys
 
 import pytest
 
 import touche.folderlock as folderlock
 from touche.errors import ToucheError
-from touche.folderlock import LOCK_MARK, folder_lock
+from touche.folderlock import folder_lock
 
 NAME = ".touche.lock"
+TOKEN_LINE = re.compile(rb"touche lock [0-9a-f]{32}\n")
+
+
+def _a_lock_line(data: bytes) -> bool:
+    return TOKEN_LINE.fullmatch(data) is not None
 
 
 def _open_descriptors() -> int:
@@ -29,8 +38,9 @@ def test_a_lock_another_command_took_after_ours_was_removed_outlives_ours(tmp_pa
     (tmp_path / NAME).unlink()
     theirs = folder_lock(tmp_path, NAME, "held")
     theirs.__enter__()
+    theirs_line = (tmp_path / NAME).read_bytes()
     ours.__exit__(None, None, None)
-    assert (tmp_path / NAME).read_bytes() == LOCK_MARK
+    assert (tmp_path / NAME).read_bytes() == theirs_line and _a_lock_line(theirs_line)
     with pytest.raises(ToucheError, match="held by them"):
         with folder_lock(tmp_path, NAME, "held by them"):
             pass
@@ -40,9 +50,10 @@ def test_a_lock_another_command_took_after_ours_was_removed_outlives_ours(tmp_pa
 
 def test_a_lock_written_into_while_held_is_left_in_place(tmp_path):
     with folder_lock(tmp_path, NAME, "held"):
+        line = (tmp_path / NAME).read_bytes()
         with open(tmp_path / NAME, "ab") as handle:
             handle.write(b"a note someone added\n")
-    assert (tmp_path / NAME).read_bytes() == LOCK_MARK + b"a note someone added\n"
+    assert (tmp_path / NAME).read_bytes() == line + b"a note someone added\n"
 
 
 def test_taking_and_releasing_a_lock_leaves_no_descriptor_open(tmp_path):
@@ -53,7 +64,11 @@ def test_taking_and_releasing_a_lock_leaves_no_descriptor_open(tmp_path):
     assert _open_descriptors() == before
 
 
-@pytest.mark.parametrize("content", [b"my notes\n", b"", b"touche lock\n\n", b"touche lockX", b"x" * len(LOCK_MARK)])
+# "touche lock\n" was the lock's whole line once (the output-folder state machine drew it and saw
+# a user's file deleted); a line of the right form with one character off is no lock either
+@pytest.mark.parametrize("content", [b"my notes\n", b"", b"touche lock\n", b"touche lock\n\n", b"touche lockX",
+                                     b"x" * 45, b"touche lock " + b"0" * 31 + b"g\n", b"touche lock " + b"0" * 32,
+                                     b"touche lock " + b"A" * 32 + b"\n", b"touche lock " + b"0" * 32 + b"\n\n"])
 def test_a_users_file_in_the_locks_place_is_refused_and_kept(tmp_path, content):
     (tmp_path / NAME).write_bytes(content)
     before = _open_descriptors()
@@ -77,7 +92,10 @@ def test_the_lock_file_is_made_as_every_output_is(tmp_path):
     os.umask(umask)
     with folder_lock(tmp_path, NAME, "held"):
         assert stat.S_IMODE(os.stat(tmp_path / NAME).st_mode) == 0o666 & ~umask
-        assert (tmp_path / NAME).read_bytes() == LOCK_MARK
+        first = (tmp_path / NAME).read_bytes()
+    with folder_lock(tmp_path, NAME, "held"):
+        second = (tmp_path / NAME).read_bytes()
+    assert _a_lock_line(first) and _a_lock_line(second) and first != second  # a fresh token each time
 
 
 def test_a_lock_that_vanishes_before_it_is_opened_is_placed_again(tmp_path, monkeypatch):
@@ -92,7 +110,7 @@ def test_a_lock_that_vanishes_before_it_is_opened_is_placed_again(tmp_path, monk
 
     monkeypatch.setattr(folderlock, "_place_lock_file", placed_then_removed_once)
     with folder_lock(tmp_path, NAME, "held"):
-        assert len(calls) == 2 and (tmp_path / NAME).read_bytes() == LOCK_MARK
+        assert len(calls) == 2 and _a_lock_line((tmp_path / NAME).read_bytes())
 
 
 def test_a_lock_replaced_on_every_attempt_is_given_up_on(tmp_path, monkeypatch):
@@ -103,3 +121,29 @@ def test_a_lock_replaced_on_every_attempt_is_given_up_on(tmp_path, monkeypatch):
         with folder_lock(tmp_path, NAME, "held"):
             pass
     assert len(opened) == folderlock.ATTEMPTS
+
+
+def test_the_lock_a_killed_command_left_is_taken_over_and_removed(tmp_path):
+    """A command killed while it holds the lock leaves its file; its lock died with it, so the
+    next command takes the file over and removes it when done."""
+    holder = subprocess.Popen([sys.executable, "-c", f"""
+import sys
+from pathlib import Path
+from touche.folderlock import folder_lock
+with folder_lock(Path({str(tmp_path)!r}), {NAME!r}, "held"):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"locked\n"
+        with pytest.raises(ToucheError, match="held"):  # while it lives, its lock holds
+            with folder_lock(tmp_path, NAME, "held"):
+                pass
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    left = (tmp_path / NAME).read_bytes()
+    assert _a_lock_line(left)
+    with folder_lock(tmp_path, NAME, "held"):
+        assert (tmp_path / NAME).read_bytes() == left  # taken over, not replaced
+    assert not (tmp_path / NAME).exists()

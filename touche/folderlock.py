@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import stat
 import uuid
 from collections.abc import Iterator
@@ -20,9 +21,10 @@ from touche.errors import ToucheError
 def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
     """One command at a time in ``folder``: an exclusive lock on ``folder/name``, removed after, so
     a finished folder holds what the command made only (TIRA uploads it whole). The lock file is
-    made whole (a line of ours, linked into place), so a lock file is the toolkit's exactly when it
-    holds that line: one a killed command left is taken over, anything else in its place (a file
-    of someone else's, empty or not, a link, a pipe) is refused, never written into or deleted."""
+    made whole (a line of ours with a random token, linked into place), so a lock file is the
+    toolkit's exactly when it holds such a line: one a killed command left is taken over, anything
+    else in its place (a file of someone else's, empty or not, a link, a pipe) is refused, never
+    written into or deleted."""
     path = folder / name
     for _attempt in range(ATTEMPTS):
         fd = _open_lock_file(folder, name, path)
@@ -79,7 +81,16 @@ def _names_this_file(path: Path, fd: int) -> bool:
         return False
 
 
-LOCK_MARK = b"touche lock\n"
+# A lock's line: the words and a random token, as a temporary's name carries one: no file of
+# anyone else's holds it by accident (a file holding just "touche lock" once passed for a lock and
+# was deleted).
+LOCK_PREFIX = b"touche lock "
+LOCK_LINE = re.compile(rb"touche lock [0-9a-f]{32}\n")
+LOCK_SIZE = len(LOCK_PREFIX) + 33
+
+
+def lock_line() -> bytes:
+    return LOCK_PREFIX + uuid.uuid4().hex.encode("ascii") + b"\n"
 
 
 def _place_lock_file(path: Path) -> None:
@@ -88,7 +99,7 @@ def _place_lock_file(path: Path) -> None:
     temporary = path.with_name(f".{path.name}{TEMP_TOKEN}{os.getpid()}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
-        os.write(fd, LOCK_MARK)
+        os.write(fd, lock_line())
     finally:
         os.close(fd)
     try:
@@ -98,6 +109,7 @@ def _place_lock_file(path: Path) -> None:
 
 
 def _holds_the_mark(fd: int) -> bool:
-    """A regular file holding the toolkit's lock line and nothing else."""
+    """A regular file holding a lock line of the toolkit's and nothing else."""
     info = os.fstat(fd)
-    return stat.S_ISREG(info.st_mode) and info.st_size == len(LOCK_MARK) and os.pread(fd, len(LOCK_MARK), 0) == LOCK_MARK
+    return (stat.S_ISREG(info.st_mode) and info.st_size == LOCK_SIZE
+            and LOCK_LINE.fullmatch(os.pread(fd, LOCK_SIZE, 0)) is not None)
