@@ -67,3 +67,15 @@ def test_the_number_of_pairs_is_a_whole_number():
     """What the page's refusal prints (``4,950 pairs``, not ``4,950.0``)."""
     assert [pair_count(n) for n in (0, 1, 2, 3, 100)] == [0, 0, 1, 3, 4950]
     assert all(type(pair_count(n)) is int for n in (3, 100)) and f"{pair_count(100):,}" == "4,950"
+
+
+def test_empty_rankings_agree_fully_with_each_other_and_not_at_all_with_a_ranking():
+    """Two runs that return nothing for a topic agree fully (RBO and Jaccard 1, as the pair
+    functions say); either against a run that ranks documents agrees not at all (0); the batch
+    form of a page with all three gives the same."""
+    assert rbo([], [], 0.9) == 1.0 == jaccard([], [], 5)
+    assert rbo(["a"], [], 0.9) == 0.0 == rbo([], ["a"], 0.9) == jaccard([], ["a"], 10)
+    table = agreement({"x": {"1": []}, "y": {"1": []}, "z": {"1": ["a", "b"]}}, measures=["RBO", "Jaccard@5", "Jaccard@10"])
+    for measure in ("RBO", "Jaccard@5", "Jaccard@10"):
+        assert table.value("x", "y", measure, "1") == 1.0, measure
+        assert table.value("x", "z", measure, "1") == 0.0 == table.value("z", "y", measure, "1"), measure

@@ -142,3 +142,37 @@ def test_the_report_counts_equivalents_apart_and_names_a_listed_one_that_was_kil
     entry.killed += 1
     entry.survived.clear()
     assert print_report({"report": {"small": entry}, "seconds": 1.0, "measuring": 0.0, "cached": 0}, None, 1, 1.0)
+
+
+CLOSURES = textwrap.dedent('''\
+    def scaled(k):
+        def by(x):
+            return x * k
+        return by
+
+
+    TABLE = {"double": scaled(2)}
+    ''')
+
+
+def test_a_mutant_inside_a_closure_made_at_import_reaches_the_closure(tmp_path, monkeypatch):
+    """A table of closures built as the module loads keeps its own code objects: a mutant of the
+    nested function must reach them, or it 'survives' without ever running (the run explorer's
+    Jaccard@k measures did, until the swap covered nested functions)."""
+    import importlib
+    import sys
+
+    from bench.mutation.forked import swap_in
+    path = tmp_path / "closures_under_test.py"
+    path.write_text(CLOSURES, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("closures_under_test")
+    try:
+        source, mutants = mutants_of("closures_under_test", path)
+        [times] = [m for m in mutants if m.change == "* → /"]
+        assert times.scope == "scaled" and module.TABLE["double"](3) == 6
+        assert swap_in(times, source) == 1
+        assert module.TABLE["double"](3) == 1.5  # the closure made at import runs the mutant
+        assert module.scaled(4)(2) == 0.5  # and one made after the swap
+    finally:
+        sys.modules.pop("closures_under_test", None)

@@ -125,17 +125,12 @@ LOCKS = frozenset({".touche.lock", ".sweep.lock"})
 BOOKKEEPING = frozenset({RECORD, *LOCKS, *OLD_RECORDS})
 
 
-def _content_digest(path: Path, size: int | None = None) -> str:
-    """The SHA-256 of the file's content (of its first ``size`` bytes, if given)."""
+def _content_digest(path: Path) -> str:
+    """The SHA-256 of the file's content."""
     digest = hashlib.sha256()
-    left = size
     with open(path, "rb") as handle:
-        while left is None or left > 0:
-            block = handle.read(1 << 20 if left is None else min(1 << 20, left))
-            if not block:
-                break
+        while block := handle.read(1 << 20):
             digest.update(block)
-            left = None if left is None else left - len(block)
     return digest.hexdigest()
 
 

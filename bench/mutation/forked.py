@@ -40,6 +40,15 @@ def _code_named(code: types.CodeType, qualname: str) -> types.CodeType | None:
     return None
 
 
+def _codes_within(code: types.CodeType) -> list[types.CodeType]:
+    """``code`` and the code objects of the functions nested in it."""
+    found = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found += _codes_within(const)
+    return found
+
+
 def _load_mutated(name: str, source: str, mutant: Mutant) -> None:
     """A module the session has not imported yet, loaded from its mutated code: whatever it runs
     as it loads runs mutated too."""
@@ -67,17 +76,22 @@ def swap_in(mutant: Mutant, source: str) -> int:
     target = _code_named(code, mutant.scope)
     if target is None:
         return 0
+    # the function and every function nested in it: a closure made before the swap (a table of
+    # them built at import) runs its own code object, which the outer function's swap leaves as it was
+    wanted = {(c.co_qualname, c.co_firstlineno): c for c in _codes_within(target)}
     changed = 0
     for obj in gc.get_objects():
         if isinstance(obj, types.FunctionType):
             own = obj.__code__
-            if own.co_filename == filename and own.co_qualname == mutant.scope \
-                    and own.co_firstlineno == target.co_firstlineno:
+            new = wanted.get((own.co_qualname, own.co_firstlineno)) if own.co_filename == filename else None
+            if new is not None and new is not own:
                 try:
-                    obj.__code__ = target
+                    obj.__code__ = new
                 except ValueError:  # its closure no longer fits (a super() call deleted)
                     return 0
-                changed += 1
+                changed += own.co_qualname == mutant.scope
+    if not changed:
+        return 0
     for value in list(vars(module).values()):  # results cached before the swap are the original's
         clear = getattr(value, "cache_clear", None)
         if callable(clear):
