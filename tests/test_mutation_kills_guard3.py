@@ -36,7 +36,7 @@ def test_a_link_of_the_commands_replaced_by_another_link_is_no_longer_its_own(tm
     (tmp_path / "out" / "corpus.json").unlink()
     (tmp_path / "out" / "corpus.json").symlink_to(tmp_path / "b")  # the user's link now
     assert not OutputFolder(tmp_path / "out", command="sweep").ours("corpus.json")
-    assert not OutputFolder(tmp_path / "out", command="sweep").remove("corpus.json")
+    assert OutputFolder(tmp_path / "out", command="sweep").remove("corpus.json") is False
     assert os.readlink(tmp_path / "out" / "corpus.json") == str(tmp_path / "b")
 
 

@@ -69,3 +69,16 @@ def test_a_blank_variable_counts_as_unset(monkeypatch):
     assert is_set("TOUCHE_JVM_HEAP") is False and setting("TOUCHE_JVM_HEAP") == "2g"
     monkeypatch.setenv("TOUCHE_JVM_HEAP", "3g")
     assert is_set("TOUCHE_JVM_HEAP") is True
+
+
+@pytest.mark.parametrize(("name", "value"), [("TOUCHE_WORKERS", "0"), ("TOUCHE_INDEX_LOCK_TIMEOUT", "-1"),
+                                             ("TOUCHE_PROGRESS", "loud")])
+def test_every_setting_is_checked_before_any_work_even_one_the_command_never_reads(monkeypatch, tmp_path, capsys, name,
+                                                                                     value):
+    """``touche validate`` reads none of these, yet a bad one is named first (exit 3), before the
+    missing run file is: a typo in the environment is said at once, not hours into a sweep."""
+    from touche.cli import main
+    monkeypatch.setenv(name, value)
+    assert main(["validate", str(tmp_path / "missing.txt")]) == 3
+    err = capsys.readouterr().err
+    assert f"{name}={value!r}" in err and "missing.txt" not in err
