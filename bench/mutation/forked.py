@@ -30,14 +30,7 @@ SURVIVED, KILLED, NOT_APPLIED = 0, 1, 3
 
 def _code_named(code: types.CodeType, qualname: str) -> types.CodeType | None:
     """The code object of ``qualname`` inside a module's code (functions and class bodies nest)."""
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_qualname == qualname:
-                return const
-            found = _code_named(const, qualname)
-            if found is not None:
-                return found
-    return None
+    return next((c for c in _codes_within(code)[1:] if c.co_qualname == qualname), None)
 
 
 def _codes_within(code: types.CodeType) -> list[types.CodeType]:
