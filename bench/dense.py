@@ -28,8 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=8)
     args = parser.parse_args(argv)
-    from touche.retrieval.encoders import dense
     from touche.errors import ToucheError
+    from touche.retrieval.encoders import dense
 
     started = time.perf_counter()
     try:

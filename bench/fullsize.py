@@ -39,8 +39,15 @@ from tqdm import tqdm
 
 from bench import english
 from bench.measure import Measured, directory_mib, python_command, run_measured
-from bench.synthetic import (ARGSME_SIZE, PASSAGES_SIZE, vocabulary, write_corpus, write_passages, write_topics,
-                             zipf_probabilities)
+from bench.synthetic import (
+    ARGSME_SIZE,
+    PASSAGES_SIZE,
+    vocabulary,
+    write_corpus,
+    write_passages,
+    write_topics,
+    zipf_probabilities,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS_SIZE = 365_408

@@ -110,11 +110,11 @@ def main() -> None:
 
     from touche import jvm
     jvm.start(args.heap)
-    from touche.indexing.builder import ensure_index
-    from touche.retrieval.tasks.task1.pairs import ArgumentStore, PairBuilder, search_sentences, sentence_variant
-    from touche.retrieval.session import Session
-    from touche.retrieval.query import query_text
     from touche.config import load_suite, load_variant
+    from touche.indexing.builder import ensure_index
+    from touche.retrieval.query import query_text
+    from touche.retrieval.session import Session
+    from touche.retrieval.tasks.task1.pairs import ArgumentStore, PairBuilder, search_sentences, sentence_variant
     from touche.specs.pairs import PairsSpec
 
     if args.variant is None:

@@ -21,11 +21,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import anserini
+from bench import anserini, explorer, fullsize
 from bench.measure import ROOT, Measured, StepFailed, directory_mib, log_interval, python_command, run_measured
-from bench import explorer, fullsize
-from bench.synthetic import (ARGSME_SIZE, write_corpus, write_jsonl_collection, write_passages, write_topics,
-                             write_topics_tsv)
+from bench.synthetic import (
+    ARGSME_SIZE,
+    write_corpus,
+    write_jsonl_collection,
+    write_passages,
+    write_topics,
+    write_topics_tsv,
+)
 
 # The analyzer chains measured: the example variants (BM25, Krovetz + SMART, shingles, fusion);
 # the whole-submission row runs the shipped suite (configs/task1/suite.yaml) through run-all.
@@ -212,8 +217,8 @@ def bm25s_row(bench: Bench, data: dict, floor_dps: float, floor_cpu: float) -> l
 
 def run_files(bench: Bench, data: dict) -> None:
     """Our five runs in one session (as run-all does) vs SearchCollection on the same indexes."""
-    from touche.retrieval.query import query_text
     from touche.retrieval.formats.topics import read_topics
+    from touche.retrieval.query import query_text
     variants = suite_variants()
     m = bench.step("runs ours", python_command(
         "bench.worker", "runs", "--corpus", str(data["argsme_dir"]), "--topics", str(data["topics"]),

@@ -6,18 +6,21 @@ with an empty evidence cache (cold: the first variant to label them) and a full 
 import time
 from collections import Counter
 from pathlib import Path
+
 from touche.jvm import start
+
 start()
 from touche.config import load_variant
-from touche.retrieval.session import Session
 from touche.retrieval.formats.runfile import read_run
 from touche.retrieval.formats.topics import read_topics
+from touche.retrieval.session import Session
 from touche.retrieval.tasks.task2.handlers import _texts
 from touche.retrieval.tasks.task2.objects import comparison
 from touche.retrieval.tasks.task2.stance import learned as stance_model
 from touche.retrieval.tasks.task2.stance.learned import topic_key
-from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, MODEL_FILE
+from touche.retrieval.tasks.task2.stance.registry import MODEL_FILE, STANCE_MODELS
 from touche.specs.task2 import StanceSpec
+
 ROOT = Path(__file__).resolve().parent.parent
 data = ROOT / "bench" / "data"; work = data / "fullsize-work-task2-2022"
 collection = data / "task2-2022-english-868655"
@@ -28,6 +31,7 @@ ranking = {}
 for r in rows:
     ranking.setdefault(r.qid, []).append((r.docid, r.score))
 from touche.indexing.builder import ensure_index
+
 info = ensure_index(variant.variant, collection, work / "indexes", base_dir=variant.path.parent, progress=False)
 searcher = session.searcher(info, variant)
 t = time.perf_counter(); texts = _texts(searcher, ranking, 1000); print(f"texts of {len(texts)} passages: {time.perf_counter()-t:.1f} s")

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from touche import jvm
 from touche.config import load_suite, load_variant
+from touche.indexing.corpora import corpus_ids, open_corpus
 from touche.paths import CONFIGS, shared_touche_dir
 from touche.retrieval.evaluation.measures import canonical_topic, touche_ndcg
 from touche.retrieval.evaluation.significance import bootstrap_interval
 from touche.retrieval.experiments.robust import coverage
-from touche.indexing.corpora import corpus_ids, open_corpus
 from touche.retrieval.experiments.sweep import load_sweep
 from touche.retrieval.formats.qrels import read_graded_qrels
 from touche.retrieval.formats.runfile import RunRow, read_run

@@ -52,14 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
-    from touche.retrieval.tasks.task2.features import reorder
-    from touche.retrieval.tasks.task2.handlers import rerank_features
-    from touche.retrieval.evaluation.measures import touche_ndcg
-    from touche.retrieval.session import Session
-    from touche.retrieval.formats.qrels import read_graded_qrels
-    from touche.retrieval.formats.runfile import RunRow
     from touche import jvm
     from touche.config import load_variant
+    from touche.retrieval.evaluation.measures import touche_ndcg
+    from touche.retrieval.formats.qrels import read_graded_qrels
+    from touche.retrieval.formats.runfile import RunRow
+    from touche.retrieval.session import Session
+    from touche.retrieval.tasks.task2.features import reorder
+    from touche.retrieval.tasks.task2.handlers import rerank_features
     from touche.specs.task2 import FeatureWeights
 
     jvm.start()

@@ -40,8 +40,8 @@ def _rows(result):
 
 
 def run_suite_on(suite: Path, corpus: Path, topics: Path, index_root: Path, overrides: dict) -> dict:
-    from touche.retrieval.session import Session
     from touche.config import load_suite, load_variant
+    from touche.retrieval.session import Session
 
     suite_file, spec = load_suite(suite)
     session = Session(corpus, topics, index_root, progress=False)
@@ -68,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (shared / "qrels").is_dir():
         print(f"no Touché data at {shared} (set TOUCHE_SHARED or --shared)", file=sys.stderr)
         return 2
+    from touche import jvm
     from touche.retrieval.evaluation.measures import stance_f1, touche_ndcg
     from touche.retrieval.formats.qrels import read_graded_qrels, read_stance_qrels
-    from touche import jvm
 
     overrides = dict(item.split("=", 1) for item in args.set)
     index_root = Path(args.index_root) if args.index_root else Path(tempfile.mkdtemp(prefix="touche-task2-bench-"))
@@ -175,13 +175,19 @@ def macro_f1_lead_interval(truth: list[str], ours: list[str], theirs: list[str],
 def stance_models(shared: Path, passages: Path, stance: dict) -> None:
     """Each stance model on the 780 judged passages of the sample: macro-F1, per-class F1 and the
     confusion matrix; the official 2022 runs restricted to the same passages; the cost."""
+    import gzip
+    import json
+
     from touche.retrieval.evaluation.measures import stance_f1
     from touche.retrieval.formats.runfile import RunRow, read_run
     from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
-    from touche.retrieval.tasks.task2.stance.training import (judged_labels, judged_passages, out_of_fold_spread,
-                                                              read_compsent, score_sentences)
-    import gzip
-    import json
+    from touche.retrieval.tasks.task2.stance.training import (
+        judged_labels,
+        judged_passages,
+        out_of_fold_spread,
+        read_compsent,
+        score_sentences,
+    )
 
     qrels, topics = shared / "qrels" / "task2-2022-stance.qrels", shared / "topics" / "task2-2022.xml"
     truth, labels, numbers = judged_labels(MODEL_FILE, passages, qrels, topics)

@@ -36,8 +36,8 @@ def _variant(args):
 
 def step_index(args) -> dict:
     jvm_seconds = _jvm_seconds(args.heap)
-    from touche.indexing.builder import ensure_index
     from bench.measure import directory_mib
+    from touche.indexing.builder import ensure_index
     loaded = _variant(args)
     started = time.perf_counter()
     info = ensure_index(loaded.variant, Path(args.corpus), Path(args.index_root), base_dir=loaded.path.parent,
@@ -53,8 +53,8 @@ def step_index(args) -> dict:
 
 def step_runs(args) -> dict:
     jvm_seconds = _jvm_seconds(args.heap)
-    from touche.retrieval.session import Session
     from touche.config import load_variant
+    from touche.retrieval.session import Session
     session = Session(Path(args.corpus), Path(args.topics), Path(args.index_root), progress=False)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -79,6 +79,7 @@ def step_bm25s(args) -> dict:
     """The alternative a Python user would pick: bm25s (sparse matrices, numpy), with a Snowball
     stemmer from PyStemmer when installed and bm25s' English stoplist."""
     import bm25s
+
     from touche.indexing.corpora import open_corpus
     from touche.retrieval.formats.topics import read_topics
     try:
@@ -133,9 +134,9 @@ def step_compare(args) -> dict:
 
 def compare_indexes(loaded, topics: Path, indexes: list[Path]) -> dict:
     """Do two indexes (e.g. sharded and single) give the same run for a variant's queries?"""
+    from touche.retrieval.formats.topics import read_topics
     from touche.retrieval.query import query_text
     from touche.retrieval.search import Searcher
-    from touche.retrieval.formats.topics import read_topics
     v = loaded.variant
     queries = {t.number: query_text(t, v.query) for t in read_topics(topics)}
     rankings = []

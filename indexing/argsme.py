@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 import ijson
 
+from touche.errors import InputError
 from touche.indexing.files import corpus_files
 from touche.indexing.records import Argument, Premise, id_problem
 from touche.indexing.records import json_type as _json_type
-from touche.errors import InputError
 from touche.progress import progress_bar
 
 __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "iter_with_progress",

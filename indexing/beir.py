@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Iterator
 
+from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.records import Argument, Premise, id_problem
-from touche.errors import InputError
 
 CORPUS_FILE = "corpus.jsonl"
 QUERIES_FILE = "queries.jsonl"

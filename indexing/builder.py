@@ -15,9 +15,9 @@ single-file corpus), or one at a time on different machines (``shard=k``) into
 """
 from __future__ import annotations
 
-import logging
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -29,14 +29,14 @@ from typing import Callable, Iterable, Iterator
 
 from filelock import FileLock, Timeout
 
-from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
-from touche.stemming import analyzers
 from touche import jvm
 from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import InputError, ToucheError
-from touche.settings import heap_bytes, setting
+from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
 from touche.progress import progress_bar
+from touche.settings import heap_bytes, setting
+from touche.stemming import analyzers
 
 log = logging.getLogger(__name__)
 

@@ -31,11 +31,11 @@ from typing import Iterator
 from fastwarc.stream_io import GzipWriter
 from fastwarc.warc import WarcRecord, WarcRecordType
 
+from touche.atomic import atomic_open
+from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
 from touche.indexing.files import corpus_files
-from touche.atomic import atomic_open
-from touche.errors import InputError
 from touche.settings import setting
 
 WARC_SUFFIXES = (".warc.gz", ".warc")

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
+from touche import registry
+from touche.errors import ConfigError, InputError
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
 from touche.indexing.beir import read_corpus as read_beir_corpus
 from touche.indexing.records import Argument
-from touche import registry
-from touche.errors import ConfigError, InputError
 from touche.progress import progress_bar
 
 

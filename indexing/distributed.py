@@ -22,13 +22,19 @@ import signal
 from pathlib import Path
 from typing import Any, Callable
 
-
 from touche import jvm
 from touche.config import Variant
 from touche.errors import EnvironmentProblem, ToucheError
 from touche.indexing import builder
-from touche.indexing.builder import (IndexInfo, ensure_shard, assemble_shards, open_index, shard_dir, shard_heap,
-                                     shards_home)
+from touche.indexing.builder import (
+    IndexInfo,
+    assemble_shards,
+    ensure_shard,
+    open_index,
+    shard_dir,
+    shard_heap,
+    shards_home,
+)
 from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)

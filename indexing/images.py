@@ -33,9 +33,9 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree, html
 
+from touche.errors import InputError
 from touche.indexing import ocr
 from touche.indexing.argsme import ReadReport
-from touche.errors import InputError
 
 __all__ = ["ImageRecord", "ImagePage", "CrawlRanking", "ImageSource", "collection_root",
            "image_dirs", "image_dir", "read_image", "image_fields", "near_text", "resolve_xpath", "FIELDS"]

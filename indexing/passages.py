@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
 from touche.indexing.files import corpus_files
 from touche.indexing.records import id_problem
-from touche.errors import InputError
 
 PASSAGE_SUFFIXES = (".jsonl", ".jsonl.gz")
 _SKIP_HINT = "set corpus.skip_bad_records: true (skip_bad_records=True) to count and skip such records"

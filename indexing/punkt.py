@@ -11,8 +11,14 @@ from pathlib import Path
 from typing import Iterator
 
 from touche.indexing.argsme import read_arguments
-from touche.stemming.sentences import (PUNKT_DIR, merge_parameters, nltk_english_parameters, save_parameters,
-                                       split_sentences, train_parameters)
+from touche.stemming.sentences import (
+    PUNKT_DIR,
+    merge_parameters,
+    nltk_english_parameters,
+    save_parameters,
+    split_sentences,
+    train_parameters,
+)
 
 
 def _training_texts(paths: list[Path]) -> Iterator[str]:

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from touche.atomic import atomic_open
+from touche.errors import ConfigError, InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
 from touche.indexing.corpora import argument_fields, files_fingerprint
 from touche.indexing.records import Argument, Premise
 from touche.stemming.sentences import default_splitter, model_fingerprint
-from touche.atomic import atomic_open
-from touche.errors import ConfigError, InputError
 
 __all__ = ["Sentence", "SentencedArgument", "SentenceSource", "parse_sentence_id", "text_key",
            "read_sentence_csv", "split_argument", "write_sentence_csv", "convert_argsme_json",

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from touche.config import LoadedVariant, load_variant
-from touche.retrieval.tasks import handler
 from touche.errors import ConfigError
+from touche.retrieval.tasks import handler
 from touche.stemming.analyzers import content_key
 
 __all__ = ["data_fingerprint", "variant_fingerprint", "check_fusion_cycles", "files_read"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.tasks import handler
 from touche.config import LoadedVariant, load_variant
 from touche.errors import ConfigError, ToucheError
+from touche.retrieval.tasks import handler
 from touche.stemming.analyzers import stoplist_path
 
 

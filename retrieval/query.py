@@ -5,10 +5,10 @@ without one (and for shingles, which would otherwise join "should" to the first 
 """
 from __future__ import annotations
 
-from touche.retrieval.formats.topics import Topic
-from touche.stemming.words import has_query_word, query_words
 from touche.config import QuerySpec
 from touche.errors import InputError
+from touche.retrieval.formats.topics import Topic
+from touche.stemming.words import has_query_word, query_words
 
 QUESTION_WORDS = frozenset("""
 should shall is are was were be being been do does did can could would will must may might

@@ -9,11 +9,11 @@ import logging
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from touche.indexing.builder import index_paths as lucene_dirs
-from touche.stemming import analyzers
 from touche import jvm
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError, ToucheError
+from touche.indexing.builder import index_paths as lucene_dirs
+from touche.stemming import analyzers
 
 Ranking = dict[str, list[tuple[str, float]]]
 _RECORD_SEPARATOR = "\x1e"  # BatchSearcher.RECORD_SEPARATOR

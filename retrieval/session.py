@@ -15,23 +15,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from touche import jvm
+from touche.config import LoadedVariant, Variant, load_variant
+from touche.errors import InputError, ToucheError
+from touche.guard import OutputFolder
 from touche.indexing.builder import IndexInfo, ensure_index
+from touche.inputs import resolve_corpus, resolve_topics
+from touche.paths import default_index_root
 from touche.retrieval.fingerprint import check_fusion_cycles
+from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.formats.runwriter import WrittenRun, write_run
 from touche.retrieval.formats.selection import TopicSelection
-from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.stages import StageContext
 from touche.retrieval.tasks import Rows, TaskContext, handler
-from touche import jvm
-from touche.config import LoadedVariant, Variant, load_variant
-from touche.errors import InputError, ToucheError
-from touche.guard import OutputFolder
-from touche.inputs import resolve_corpus, resolve_topics
-from touche.paths import default_index_root
-
 
 log = logging.getLogger(__name__)
 

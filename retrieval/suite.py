@@ -9,20 +9,20 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from touche.retrieval.evaluation.measures import format_table, score_run
-from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
-from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
-from touche.retrieval.formats.selection import TopicSelection
-from touche.retrieval.fingerprint import check_fusion_cycles
-from touche.retrieval.preflight import check_variant_files
-from touche.retrieval.session import Session, VariantResult
 from touche import guard
-from touche.folderlock import folder_lock
 from touche.atomic import prepare_output_directory
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
+from touche.folderlock import folder_lock
 from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
 from touche.paths import default_index_root
+from touche.retrieval.evaluation.measures import format_table, score_run
+from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
+from touche.retrieval.fingerprint import check_fusion_cycles
+from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
+from touche.retrieval.formats.selection import TopicSelection
+from touche.retrieval.preflight import check_variant_files
+from touche.retrieval.session import Session, VariantResult
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ import pytest
 
 from touche.paths import shared_touche_dir
 
+
 def shared_dir() -> Path:
     return shared_touche_dir()
 

@@ -23,8 +23,8 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from touche.errors import ConfigError, InputError, ToucheError
 from touche.config import CORPUS_FORMATS
+from touche.errors import ConfigError, InputError, ToucheError
 
 HANG_SECONDS = 10  # no single input may take longer than this (a reader stuck in a loop fails)
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -398,8 +398,8 @@ run_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_no
 @given(lines=st.lists(run_lines, max_size=8), fmt=st.sampled_from([None, "q0", "pairs", "stance", "image"]),
        tail=st.one_of(st.just(b""), raw_bytes), topics=st.one_of(st.none(), st.lists(texts, max_size=3)))
 def test_run_reader_and_validator(lines, fmt, tail, topics):
-    from touche.retrieval.formats.runfile import check_run, detect_format, validate_run
     from touche.retrieval.formats.gate import read_run
+    from touche.retrieval.formats.runfile import check_run, detect_format, validate_run
 
     with workdir() as tmp:
         path = tmp / "run.txt"

@@ -6,8 +6,18 @@ import math
 
 import pytest
 
-from touche.retrieval.evaluation.agreement import (AGREEMENT_MEASURES, Pair, agreement, jaccard, kendall_tau,
-                                                   pair_index, rbo, shared_ranks, tau_ap, tau_ap_one_way)
+from touche.retrieval.evaluation.agreement import (
+    AGREEMENT_MEASURES,
+    Pair,
+    agreement,
+    jaccard,
+    kendall_tau,
+    pair_index,
+    rbo,
+    shared_ranks,
+    tau_ap,
+    tau_ap_one_way,
+)
 
 S, T = list("abcde"), list("bacef")
 

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tables import table_value
 from test_pipeline import REPO, cli
 
@@ -60,8 +59,8 @@ def test_beir_qrels_and_queries_are_read_as_ours(beir_folder):
 
 
 def test_a_bad_beir_line_is_named(beir_folder):
-    from touche.indexing.beir import read_corpus
     from touche.errors import InputError
+    from touche.indexing.beir import read_corpus
 
     with open(beir_folder / "corpus.jsonl", "a", encoding="utf-8") as out:
         out.write('{"_id": "x y", "title": "t", "text": "u"}\n')

@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
-from touche.retrieval.formats.topics import Topic
 from touche.errors import ConfigError
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, ChatNoirError, api_key, fetch_corpus
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
 GOOD_KEY = "test-key-not-secret"

@@ -9,15 +9,15 @@ import random
 from pathlib import Path
 
 import pytest
-
 from shared import require_shared
+
 from touche.config import load_suite
 from touche.errors import ToucheError
 from touche.retrieval.experiments.choose import reference as choice_reference
 from touche.retrieval.experiments.choose.loss import LossToBest
+from touche.retrieval.experiments.choose.picks import SweepResults, pick
 from touche.retrieval.experiments.choose.reference import Reference, in_sample_qrels, shipped_reference
 from touche.retrieval.experiments.choose.report import format_choices
-from touche.retrieval.experiments.choose.picks import SweepResults, pick
 from touche.retrieval.experiments.sweep import Record
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.formats.gate import load_qrels
@@ -135,8 +135,9 @@ def test_the_reference_run_says_what_it_runs_and_how_to_skip_it_with_progress(tm
 
 
 def test_the_command_shows_the_reference_runs_progress_and_takes_max_loss(monkeypatch, tmp_path):
-    import touche.cli.choose as command
     from test_pipeline import cli
+
+    import touche.cli.choose as command
     given = {}
 
     def fake_choose(results, out, **kwargs):

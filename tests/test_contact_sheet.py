@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from touche.retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
 from touche.errors import InputError
+from touche.retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo" / "images"
@@ -151,6 +151,7 @@ def test_a_snippet_without_a_topic_term_is_the_flattened_beginning_whatever_the_
     text: it must equal the beginning of the flattened text exactly."""
     import random
     import string
+
     from touche.retrieval.experiments.contact_sheet import snippet
     rng = random.Random(1)
     for chars in (50, 220, 320):

@@ -20,8 +20,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from shared import require_shared
+
 from touche import datasets as ds
 from touche import inputs
 from touche.cli import main
@@ -285,7 +285,7 @@ def _zip_folder(folder: Path, target: Path) -> Path:
 
 
 def test_image_zip_is_extracted_once_and_resumes(irds):
-    from touche.indexing.images import image_dirs, collection_root
+    from touche.indexing.images import collection_root, image_dirs
     source = DEMO / "images" / "images"
     archive = _zip_folder(source, ds.cached_path(ds.IMAGES_2022.files[0]))
     count = sum(1 for p in source.rglob("*") if p.is_file())
@@ -395,8 +395,8 @@ def _default_variant(task: str) -> Path:
 
 
 def _require_task(task: str) -> None:
-    from touche.retrieval.tasks import TASKS
     from touche.indexing.corpora import SOURCES
+    from touche.retrieval.tasks import TASKS
     module = TASKS[task].split(":")[0]
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"the {task} handler ({module.replace('.', '/')}.py) is not written yet")

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from touche.retrieval.encoders import dense
 from touche.errors import ToucheError
+from touche.retrieval.encoders import dense
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "laptop", "desktop", "is", "better", "than", "a", "the",
          "train", "plane", "cheap", "##s", "##er", ",", ".", "?", "which"]

@@ -10,17 +10,18 @@ import signal
 from functools import partial
 
 import pytest
-
 from conftest import write_argsme
+
 from touche.config import Variant
 from touche.errors import ToucheError
 
 ray = pytest.importorskip("ray", reason="Ray is the optional extra [distributed]; run_tests.sh installs it")
 
+from test_sharding import FIELDS, _arguments  # noqa: E402
+
 from touche.indexing.builder import ensure_index  # noqa: E402
 from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, connect, disconnect  # noqa: E402
 from touche.retrieval.search import Searcher  # noqa: E402
-from test_sharding import FIELDS, _arguments  # noqa: E402
 
 QUERIES = {"1": "school uniforms students", "2": "nuclear energy is bad", "3": "homework"}
 VARIANT = Variant(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})

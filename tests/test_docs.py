@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from touche.cli import docs
-from touche.cli import build_parser
+from touche.cli import build_parser, docs
 from touche.config import BM25
 
 REPO = Path(__file__).resolve().parent.parent

@@ -7,7 +7,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from shared import has_shared, parse_leaderboard, require_shared, shared_dir
 
+from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation.measures import (
     evaluate,
     format_table,
@@ -16,6 +18,7 @@ from touche.retrieval.evaluation.measures import (
     touche_ndcg,
     trec_measures,
 )
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.qrels import (
     QrelsKind,
     detect_qrels_kind,
@@ -25,9 +28,6 @@ from touche.retrieval.formats.qrels import (
     read_stance_qrels,
 )
 from touche.retrieval.formats.runfile import RunRow
-from touche.retrieval.formats.gate import read_run
-from shared import has_shared, parse_leaderboard, require_shared, shared_dir
-from touche.errors import InputError, ToucheError
 
 # --------------------------------------------------------------------- leaderboard values
 

@@ -20,8 +20,8 @@ from touche.errors import ToucheError
 from touche.retrieval.evaluation.experiment import experiment
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.experiments.explorer.build import write_explorer
-from touche.retrieval.formats.runfile import RunRow
 from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import RunRow
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

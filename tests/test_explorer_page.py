@@ -10,13 +10,15 @@ the demo passages, one predicting no stance), and for axe also image runs, the 1
 from __future__ import annotations
 
 import pytest
-
-from explorer_pages import STANCE_QRELS, axe_violations, opened as _opened, overview_runs as _overview_runs
+from explorer_pages import STANCE_QRELS, axe_violations
+from explorer_pages import opened as _opened
+from explorer_pages import overview_runs as _overview_runs
 from test_explorer import QRELS, page_data, runs_of, topic_agreement
+
 from touche.retrieval.evaluation.agreement import jaccard, rbo
+from touche.retrieval.experiments.explorer.build import write_explorer
 from touche.retrieval.experiments.explorer.export import EXPORTS, View, oriented
 from touche.retrieval.experiments.explorer.export import tests as view_tests
-from touche.retrieval.experiments.explorer.build import write_explorer
 from touche.retrieval.formats.gate import read_run
 
 
@@ -172,6 +174,7 @@ def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_
     assert outputs["csv"].read_text() == EXPORTS["csv"](data)
     assert "paired t-test, Bonferroni correction" in outputs["md"].read_text()
     from scipy import stats
+
     from touche.retrieval.evaluation.measures import evaluate_rows_per_topic
     base, other = (evaluate_rows_per_topic(read_run(r), QRELS["relevance"], ["touche.nDCG@5"])["touche.nDCG@5"]
                    for r in runs[:2])

@@ -13,18 +13,25 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from explorer_pages import FORMULA_NAME, QRELS, TWO_LINE_NAME, opened, overview_runs
+from scipy import stats
 from test_explorer import doc_of, hit_ids, page_data, runs_of
+
 from touche import api
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.resampling import sign_flips
 from touche.retrieval.evaluation.significance import paired_randomization_test, pairwise
 from touche.retrieval.experiments.explorer.build import write_explorer
-from touche.retrieval.experiments.explorer.export import (EXPORTS, Comparison, View, corrected_p_text, one_line, oriented,
-                                                          p_text)
+from touche.retrieval.experiments.explorer.export import (
+    EXPORTS,
+    Comparison,
+    View,
+    corrected_p_text,
+    one_line,
+    oriented,
+    p_text,
+)
 from touche.retrieval.formats.qrels import STANCE_LABELS
 
 PAGES = ["demo", "no_qrels_page", "twenty", "stance_page", "image_page", "official", "hundred"]

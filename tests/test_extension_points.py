@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-
-from touche.retrieval.formats.qrels import QrelsKind
-from touche.retrieval.formats.gate import read_run
 from test_pipeline import cli
+
+from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.qrels import QrelsKind
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

@@ -10,18 +10,25 @@ from pathlib import Path
 
 import pytest
 from lxml import html
+from shared import require_shared
 
+from touche.errors import InputError, ToucheError
 from touche.indexing import images as reader
 from touche.indexing import ocr
-from touche.retrieval.tasks.image.handler import (Candidate, ImageFeatures, _Scorer, collapse_duplicates, hamming, select,
-                              stance_score, topic_rows)
-from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.topics import Topic
-from touche.errors import InputError, ToucheError
+from touche.retrieval.tasks.image.handler import (
+    Candidate,
+    ImageFeatures,
+    _Scorer,
+    collapse_duplicates,
+    hamming,
+    select,
+    stance_score,
+    topic_rows,
+)
 from touche.specs.image import ImageSpec, StanceSpec
-
-from shared import require_shared
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo" / "images"
@@ -290,8 +297,8 @@ def test_image_spec_rejects_unknown_fields_and_keys():
 # ---------------------------------------------------------------------------- end to end (JVM)
 @pytest.fixture(scope="module")
 def demo_runs(jvm_started, tmp_path_factory, index_root):
-    from touche.retrieval.session import Session
     from touche.config import load_variant
+    from touche.retrieval.session import Session
     out = tmp_path_factory.mktemp("image-runs")
     session = Session(DEMO, DEMO / "topics.xml", index_root, progress=False)
     try:
@@ -344,8 +351,8 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     collection where the hits are too few). OCR is left out of the fields here to keep the test
     fast; the OCR path is tested on the demo collection."""
     shared = require_shared()
-    from touche.retrieval.session import Session
     from touche.config import load_variant
+    from touche.retrieval.session import Session
     fields = ["page_title", "near_text", "alt_text", "queries", "url_text", "page_text"]
     loaded = load_variant(SUITE.parent / "2-fields-cues.yaml", {
         "index.fields": fields, "query.field_weights": {f: 1.0 for f in fields}})

@@ -144,6 +144,7 @@ def test_raw_record_is_stored(built):
 def test_sharded_search_equals_single_index(jvm_started, tmp_path, built, docs):
     """Two shards searched as one give the single index's scores (same collection statistics)."""
     from conftest import FIXTURE_ARGUMENTS, write_argsme
+
     from touche.indexing.builder import ensure_index
     from touche.retrieval.search import Searcher
     variant, info = built

@@ -16,9 +16,17 @@ from scipy import stats
 from touche.errors import EnvironmentProblem, InputError, ToucheError
 from touche.retrieval.evaluation import significance
 from touche.retrieval.evaluation.resampling import DEFAULT_RESAMPLES
-from touche.retrieval.evaluation.significance import (PairTest, bootstrap_interval, check_test, p_floor,
-                                                      paired_randomization_test, paired_t_test, paired_wilcoxon_test,
-                                                      pairwise, wins_losses_ties)
+from touche.retrieval.evaluation.significance import (
+    PairTest,
+    bootstrap_interval,
+    check_test,
+    p_floor,
+    paired_randomization_test,
+    paired_t_test,
+    paired_wilcoxon_test,
+    pairwise,
+    wins_losses_ties,
+)
 
 
 # --------------------------------------------------------------------------- significance
@@ -104,8 +112,8 @@ def test_the_default_resamples_are_ten_thousand():
 # --------------------------------------------------------------------------- measures on rows
 def test_measures_on_a_list_of_rows_equal_those_on_the_file(tmp_path):
     from test_reliability_round5 import RELEVANCE
-    from touche.retrieval.evaluation.measures import (evaluate, evaluate_rows, evaluate_rows_per_topic,
-                                                      score_rows)
+
+    from touche.retrieval.evaluation.measures import evaluate, evaluate_rows, evaluate_rows_per_topic, score_rows
     from touche.retrieval.formats.gate import read_run
     by_topic: dict[str, list[tuple[int, str]]] = {}
     for line in RELEVANCE.read_text().splitlines():  # each topic's judged documents, worst first
@@ -282,6 +290,7 @@ def test_why_a_pick_is_allowed_says_what_was_compared():
 
 def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
     from types import SimpleNamespace
+
     from touche.retrieval.experiments.choose.loss import LossToBest
     measure = "relevance:touche.nDCG@5"
     best = {"a": _record(1, {measure: {"1": 0.9, "2": 0.8}}), "b": _record(1, {measure: {"1": 0.7}})}
@@ -301,7 +310,9 @@ def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
 
 def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
     from types import SimpleNamespace
+
     from test_reliability_round5 import RELEVANCE, demo_run
+
     from touche.retrieval.evaluation.significance import per_topic_scores
     from touche.retrieval.experiments.choose.loss import LossToBest
     demo_run(tmp_path / "run.txt")

@@ -20,9 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from touche.atomic import (atomic_directory, atomic_open, check_output, copy_file, is_temporary_of, output_kind,
-                           place_folder, process_alive, remove_stale_temporaries, temporary_name, write_bytes,
-                           write_text)
+from touche.atomic import (
+    atomic_directory,
+    atomic_open,
+    check_output,
+    copy_file,
+    is_temporary_of,
+    output_kind,
+    place_folder,
+    process_alive,
+    remove_stale_temporaries,
+    temporary_name,
+    write_bytes,
+    write_text,
+)
 from touche.errors import ToucheError
 
 RANDOM = "0123456789ab"  # the 12 hex digits of a temporary's name

@@ -6,18 +6,24 @@ two points, and what leaving one set out transfers."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from touche.guard import OutputFolder
-
-from pathlib import Path
-
 from touche.bounds import MODEL_LIMIT, checked_array, checked_count
-from touche.retrieval.experiments.robust import (Choice, SetScores, _agreement_with_best_judged, choose_robustly,
-                                                 coverage, criterion_values, leave_one_set_out, tied_with_pick,
-                                                 weighted_mean)
+from touche.guard import OutputFolder
+from touche.retrieval.experiments.robust import (
+    Choice,
+    SetScores,
+    _agreement_with_best_judged,
+    choose_robustly,
+    coverage,
+    criterion_values,
+    leave_one_set_out,
+    tied_with_pick,
+    weighted_mean,
+)
 
 
 # --------------------------------------------------------------------------- bounds

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import os
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,20 @@ import yaml
 from touche.errors import ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.experiments.choose import picks as picks_module
-from touche.retrieval.experiments.choose.picks import (TAG_LIMIT, Pick, SweepResults, _files, _merge_into,
-                                                       choice_path, choose, derive_tag, load_results, own_tag, pick,
-                                                       rebase_paths, write_choice)
+from touche.retrieval.experiments.choose.picks import (
+    TAG_LIMIT,
+    Pick,
+    SweepResults,
+    _merge_into,
+    choice_path,
+    choose,
+    derive_tag,
+    load_results,
+    own_tag,
+    pick,
+    rebase_paths,
+    write_choice,
+)
 from touche.retrieval.experiments.choose.reference import Reference
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record
 from touche.retrieval.experiments.sweep.manifest import SweepManifest

@@ -12,9 +12,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from touche.retrieval.experiments.robust import (SetScores, agreement, choose_robustly, criterion_named,
-                                                 criterion_values, effective_weights, leave_one_set_out,
-                                                 tied_with_pick, weighted_mean)
+from touche.retrieval.experiments.robust import (
+    SetScores,
+    agreement,
+    choose_robustly,
+    criterion_named,
+    criterion_values,
+    effective_weights,
+    leave_one_set_out,
+    tied_with_pick,
+    weighted_mean,
+)
 
 
 def _set(name, weight, per_point):

@@ -12,21 +12,36 @@ import math
 
 import pandas as pd
 import pytest
+from tables import table_rows
 
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation import registry
-from touche.retrieval.evaluation.measures import (Scored, as_table, check_cutoffs, evaluate, evaluate_rows,
-                                                  evaluate_rows_per_topic, format_per_topic, format_table,
-                                                  score_rows, score_run)
-from touche.retrieval.evaluation.registry import (Measure, MeasureFamily, check_trec_name, leaderboard_measures,
-                                                  parse_measure, register_measure_family)
+from touche.retrieval.evaluation.measures import (
+    Scored,
+    as_table,
+    check_cutoffs,
+    evaluate,
+    evaluate_rows,
+    evaluate_rows_per_topic,
+    format_per_topic,
+    format_table,
+    score_rows,
+    score_run,
+)
+from touche.retrieval.evaluation.registry import (
+    Measure,
+    MeasureFamily,
+    check_trec_name,
+    leaderboard_measures,
+    parse_measure,
+    register_measure_family,
+)
 from touche.retrieval.evaluation.scorers import image_precision, trec_measures
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RowNeed
 from touche.retrieval.formats.selection import TopicSelection
-from tables import table_rows
 
 LOGGER = "touche.retrieval.evaluation.measures"
 NDCG_1_OF_2 = 2 / math.log2(3) / 2  # a topic's label-2 document at rank 2 behind a label-0 one: 0.6309…

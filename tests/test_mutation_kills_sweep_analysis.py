@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 import scipy.stats  # noqa: F401 - loaded while collecting (0.7 s), not inside the first test that ranks
-
 from test_mutation_kills_choice import _several_sets_sweep
+
 from touche.retrieval.experiments.robust import SetScores
 from touche.retrieval.experiments.sweep import Record, analysis
 

@@ -21,14 +21,20 @@ import io
 import os
 import signal
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from touche.cli import main
 from touche.guard import RECORD

@@ -3,23 +3,31 @@ splitting, pair building and its rules, the five variants end to end (fixture in
 and the converted demo)."""
 from __future__ import annotations
 
-import json
-
 import csv
 import itertools
+import json
 from pathlib import Path
 
 import pytest
 
-from touche.indexing.records import Argument, Premise
-from touche.indexing.sentences import (CONCLUSION, Sentence, SentencedArgument, SentenceSource, parse_sentence_id,
-                                read_sentence_csv, split_argument, text_key, write_sentence_csv)
-from touche.retrieval.tasks.task1.pairs import PairBuilder
-from touche.retrieval.tasks.task1.features import argument_stance, argumentativeness, polarity, topic_polarity, words
-from touche.retrieval.formats.runfile import RunFormat, validate_run
-from touche.retrieval.formats.gate import read_run
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, InputError
+from touche.indexing.records import Argument, Premise
+from touche.indexing.sentences import (
+    CONCLUSION,
+    Sentence,
+    SentencedArgument,
+    SentenceSource,
+    parse_sentence_id,
+    read_sentence_csv,
+    split_argument,
+    text_key,
+    write_sentence_csv,
+)
+from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.tasks.task1.features import argument_stance, argumentativeness, polarity, topic_polarity, words
+from touche.retrieval.tasks.task1.pairs import PairBuilder
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -282,9 +290,9 @@ def test_argumentativeness_tracks_webis_argquality20():
     """On real args.me arguments judged for quality (Webis-ArgQuality-20), our cue-based score
     correlates with the combined quality and separates arguments from non-arguments."""
     from scipy.stats import mannwhitneyu, spearmanr
+    from shared import require_shared
 
     from touche.stemming.sentences import split_sentences
-    from shared import require_shared
     path = require_shared() / "corpora" / "webis-argquality20-full.csv"
     if not path.is_file():
         pytest.skip(f"{path} not found")

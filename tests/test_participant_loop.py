@@ -5,7 +5,6 @@ where their best point lies, and shingles without a filler."""
 from __future__ import annotations
 
 import io
-import math
 import os
 import re
 import subprocess
@@ -17,10 +16,10 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from test_pipeline import cli
 from test_reliability_round5 import demo_run
-from touche.errors import ConfigError, ToucheError
+
+from touche.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"
@@ -108,6 +107,7 @@ def test_compare_and_the_api_take_a_selection(tmp_path):
 
 def test_a_sweep_set_takes_the_selection_as_the_options_spell_it(tmp_path):
     from test_sweep_reliability import demo_set, write_sets
+
     from touche.retrieval.experiments.sweep import load_sweep
     sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_except="1,3-4")}, tmp_path / "out"))
     assert sweep.sets[0].selection == ("except", frozenset({"1", "3", "4"}))
@@ -257,7 +257,7 @@ def test_a_sweep_says_when_its_best_point_is_on_the_grids_edge(jvm_started, inde
     best = next(line for line in results.splitlines() if line.startswith("- best:"))
     edge = "(the largest tried)" if "k1=2" in best else "(the smallest tried)" if "k1=0.3" in best else None
     if edge:
-        assert f"lies on the grid's edge**: retrieval.similarity.k1" in results and edge in results
+        assert "lies on the grid's edge**: retrieval.similarity.k1" in results and edge in results
         assert "note: the best point lies on the grid's edge" in text
     else:
         assert "grid's edge" not in results
@@ -277,6 +277,7 @@ def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
 
 def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own_settings(tmp_path):
     from test_sweep import fake_results
+
     from touche.config import load_variant
     from touche.retrieval.experiments.choose.picks import own_tag, pick
     from touche.retrieval.experiments.choose.report import format_choices

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from touche.retrieval.formats.runfile import RunFormat, validate_run
 from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
@@ -83,6 +83,7 @@ def test_single_variant_becomes_run_txt(jvm_started, fixture_corpus, tmp_path, i
 def cli(*args: str) -> tuple[int, str]:
     import contextlib
     import io
+
     from touche.cli import main
     err, out = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
@@ -160,6 +161,7 @@ def test_run_all_sh_is_the_tira_entry_point(fixture_corpus, tmp_path):
 
 def test_bad_record_stops_indexing_unless_skipping_is_asked_for(jvm_started, tmp_path):
     import json
+
     from conftest import write_argsme
     corpus = write_argsme(tmp_path / "corpus" / "args.json")
     data = json.loads(corpus.read_text())

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from shared import require_shared
 from tables import table_value
 from test_pipeline import cli

@@ -14,7 +14,6 @@ import subprocess
 import sys
 
 import pytest
-
 from test_pipeline import REPO
 
 DEMO = REPO / "demo"

@@ -9,7 +9,6 @@ import warnings
 
 import pandas as pd
 import pytest
-
 from shared import require_shared
 from test_evaluate import EXPECTED
 

@@ -13,7 +13,6 @@ import warnings
 
 import pandas as pd
 import pytest
-
 from test_pipeline import REPO
 
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")

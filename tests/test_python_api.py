@@ -7,11 +7,10 @@ import io
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import shared_dir
 
+from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, argsme_files, iter_with_progress, read_arguments, total_bytes
 from touche.indexing.records import Argument, Premise
 from touche.retrieval.formats.topics import Topic, read_topics
-from touche.errors import InputError
-
-from shared import shared_dir
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = shared_dir()

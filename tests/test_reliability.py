@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_pipeline import REPO, SUITE, cli
+
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.topics import read_topics
 
@@ -90,8 +90,8 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
 def test_an_index_is_keyed_by_the_contents_of_the_stoplist_it_read(jvm_started, fixture_corpus, tmp_path, index_root):
     """Two variants with 'stoplist: stop.txt' in different folders (different lists) and one
     whose list was edited get their own indexes; the same list in two places shares one."""
-    from touche.indexing.builder import ensure_index
     from touche.config import load_variant
+    from touche.indexing.builder import ensure_index
 
     def variant_in(folder, words):
         folder.mkdir(parents=True, exist_ok=True)
@@ -134,8 +134,8 @@ def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
 def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_path):
     """A BOM once made the first row's topic '\\ufeff1': validate said valid, nDCG 0.869 not 1.000."""
     from touche.retrieval.evaluation.measures import evaluate
-    from touche.retrieval.formats.runfile import RunFormat, validate_run
     from touche.retrieval.formats.gate import read_run
+    from touche.retrieval.formats.runfile import RunFormat, validate_run
 
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_bytes("\ufeff1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n".encode("utf-8"))
@@ -163,9 +163,9 @@ def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_pat
 
     import pytest
 
+    from touche.errors import InputError
     from touche.indexing.argsme import read_arguments
     from touche.indexing.passages import PassageSource
-    from touche.errors import InputError
 
     args = tmp_path / "args.json"
     good = {"id": "S1-A1", "conclusion": "c", "premises": [{"text": "t", "stance": "PRO"}]}
@@ -216,8 +216,8 @@ def test_invalid_yaml_in_set_is_a_located_error():
 def test_topic_numbers_must_be_whole_numbers_and_distinct_as_numbers(tmp_path):
     import pytest
 
-    from touche.retrieval.formats.topics import read_topics
     from touche.errors import InputError
+    from touche.retrieval.formats.topics import read_topics
 
     for number, message in [("abc", "'abc' is not a positive whole number"), ("-5", "'-5' is not a positive"),
                             ("1.5", "'1.5' is not a positive")]:
@@ -353,9 +353,10 @@ def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its
     import json
     import shutil
 
+    from test_sweep import CountingRuns, write_sweep
+
     import touche.retrieval.experiments.sweep as sweep_module
     import touche.retrieval.experiments.sweep.runners as runners
-    from test_sweep import CountingRuns, write_sweep
 
     corpus = tmp_path / "corpus"
     shutil.copytree(REPO / "demo" / "args.me", corpus)
@@ -420,8 +421,8 @@ def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_cor
 def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
     import pytest
 
-    from touche.indexing.images import _read_rankings
     from touche.errors import InputError
+    from touche.indexing.images import _read_rankings
 
     rankings = tmp_path / "rankings.jsonl"
     rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
@@ -528,9 +529,9 @@ def yaml_dump(data) -> str:
 
 
 def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_changed(jvm_started, tmp_path):
-    import touche.retrieval.experiments.sweep as sweep_module
-    import touche.retrieval.experiments.sweep.runners as runners
     from test_sweep import write_sweep
+
+    import touche.retrieval.experiments.sweep as sweep_module
     from touche.retrieval.stages.quality.model import MODEL_FILE
 
     other = tmp_path / "other.yaml"

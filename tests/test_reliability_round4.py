@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
-from touche.errors import ToucheError
 from test_explorer import QRELS, _q0_run, page_data
 from test_pipeline import cli
+
+from touche.errors import ToucheError
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

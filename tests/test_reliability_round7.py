@@ -17,12 +17,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from test_pipeline import cli
 from test_reliability_round5 import demo_run
 from test_sweep_reliability import demo_set, write_sets
+
 from touche.errors import ConfigError, InputError, ToucheError
-from touche.guard import RECORD, LinkFolder, OutputFolder, read_record
+from touche.guard import RECORD, LinkFolder, OutputFolder
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 from scipy import stats
+from shared import parse_leaderboard, require_shared
 
+from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
 from touche.retrieval.experiments.report import (
@@ -23,8 +25,6 @@ from touche.retrieval.experiments.report import (
     sweep_figure,
     sweep_layout,
 )
-from shared import parse_leaderboard, require_shared
-from touche.errors import ToucheError
 
 
 def brute_force_sign_flip_p(a: list[float], b: list[float]) -> float:
@@ -211,6 +211,7 @@ def test_a_categorical_parameter_is_drawn_without_lines_a_numeric_one_with(tmp_p
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh"])
 def test_corrections_are_statsmodels(method: str) -> None:
     from statsmodels.stats.multitest import multipletests
+
     from touche.retrieval.evaluation.significance import corrected
     rng = np.random.default_rng(11)
     for size in (1, 2, 5, 19):

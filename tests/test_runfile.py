@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared import require_shared
 
+from touche.errors import InputError
 from touche.retrieval.formats import runfile, runwriter
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runfile import (
     Problem,
     RunFormat,
@@ -20,10 +23,7 @@ from touche.retrieval.formats.runfile import (
     natural_key,
     validate_run,
 )
-from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runwriter import write_run
-from shared import require_shared
-from touche.errors import InputError
 
 SID = "S21dc5a14-A8b896cb0__PREMISE__{}"
 CONC = "S30dbd85-A2d776428__CONC__1"

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from shared import require_shared
 from test_runfile import CASES, q0_lines, stance_lines
+
 from touche.errors import InputError
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
-from touche.retrieval.formats.runfile import RunFormat, validate_run, validated_run
 from touche.retrieval.formats.gate import load_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run, validated_run
 from touche.retrieval.formats.runtable import FAST_FORMATS, RowNeed, RunTable, fast_table
 
 ERROR_CASES = [c for c in CASES if c[4][1] == "error" and c[1] in FAST_FORMATS and c[3] is None]

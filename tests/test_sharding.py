@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import REPO, write_argsme
+
 from touche.config import Variant
 from touche.errors import ToucheError
 

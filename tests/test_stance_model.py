@@ -15,9 +15,9 @@ import yaml
 from touche.config import load_variant
 from touche.errors import ConfigError
 from touche.paths import shared_touche_dir
-from touche.retrieval.tasks.task2.stance import learned as stance_model
 from touche.retrieval.tasks.task2.features import ObjectMatcher
 from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.stance import learned as stance_model
 from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, comparative_sentences, load, oriented, topic_key
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
 from touche.specs.task2 import StanceSpec

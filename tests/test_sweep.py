@@ -10,15 +10,21 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from touche.guard import OutputFolder
 from PIL import Image
 
 import touche.retrieval.experiments.sweep.runners as runners
-from touche.retrieval.experiments.sweep.manifest import SweepManifest
-from touche.retrieval.experiments.choose.picks import SweepResults, choose, load_results, pick, rebase_paths, write_choice, Pick
-from touche.retrieval.formats.runfile import RunFormat, validate_run
-from touche.retrieval.formats.gate import read_run
+from touche.config import load_suite, load_variant
+from touche.errors import ConfigError, ToucheError
+from touche.guard import OutputFolder
+from touche.retrieval.experiments.choose.picks import (
+    Pick,
+    SweepResults,
+    choose,
+    load_results,
+    pick,
+    rebase_paths,
+    write_choice,
+)
 from touche.retrieval.experiments.sweep import (
     RESULTS_FILE,
     Record,
@@ -28,8 +34,9 @@ from touche.retrieval.experiments.sweep import (
     read_records,
     run_sweep,
 )
-from touche.config import load_suite, load_variant
-from touche.errors import ConfigError, ToucheError
+from touche.retrieval.experiments.sweep.manifest import SweepManifest
+from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import RunFormat, validate_run
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "demo"
@@ -393,7 +400,7 @@ def test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep(finish
     best = max(r.measures[MEASURE] for r in choices.records)
     # the shipped Task 1 primary (1-krovetz-smart-lmd2000-quality) scores 0.921 on the demo: above every BM25 point here
     assert best < 0.9212
-    assert f"below the shipped suite's primary 1-krovetz-smart-lmd2000-quality.yaml (0.921)" in text
+    assert "below the shipped suite's primary 1-krovetz-smart-lmd2000-quality.yaml (0.921)" in text
     assert "scores relevance:touche.nDCG@5 = 0.921 on the same data: **above the best chosen point**" in \
         (chosen_dir / "choice.md").read_text()
     picks = choose(sweep_out, chosen_dir, reference=False)  # the same call again: same files (idempotent)

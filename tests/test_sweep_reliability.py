@@ -198,8 +198,8 @@ def test_a_topic_selection_that_names_absent_or_repeated_topics_is_refused(tmp_p
 
 
 def test_ray_missing_leaves_nothing_behind(tmp_path, monkeypatch):
-    from touche.indexing import distributed
     from touche.errors import EnvironmentProblem
+    from touche.indexing import distributed
     from touche.retrieval.experiments.sweep import run_sweep
 
     def no_ray():
@@ -234,9 +234,10 @@ def test_the_suite_choose_writes_outlives_the_sweep(jvm_started, index_root, tmp
 
 # --------------------------------------------------------------------------- found in review
 def test_sets_on_the_same_data_search_once(jvm_started, index_root, tmp_path, monkeypatch):
+    from test_sweep import CountingRuns
+
     import touche.retrieval.experiments.sweep.runners as runners
     from touche.retrieval.experiments.sweep import run_sweep
-    from test_sweep import CountingRuns
     counting = CountingRuns(runners.run_point)
     monkeypatch.setattr(runners, "run_point", counting)
     path = write_sets(tmp_path / "s.yaml", {"rel": demo_set(), "qual": demo_set(qrels={"relevance": str(QUALITY)})},
@@ -259,10 +260,11 @@ def test_choose_reads_a_moved_sweep_folder(jvm_started, index_root, tmp_path):
 
 
 def test_an_interrupted_sweep_still_reports_what_finished(jvm_started, index_root, tmp_path, monkeypatch):
+    from test_sweep import CountingRuns
+
     import touche.retrieval.experiments.sweep.runners as runners
     from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import read_manifest, run_sweep
-    from test_sweep import CountingRuns
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_only=[1, 2, 3]), "b": demo_set(topics_only=[4, 5])},
                       tmp_path / "out", grid={"retrieval.similarity.k1": [0.6, 0.9, 1.2]})
     run_sweep(path, index_root=index_root, progress=False, limit=5)

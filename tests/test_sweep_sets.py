@@ -15,8 +15,15 @@ import pytest
 import yaml
 
 from touche.errors import ConfigError
-from touche.retrieval.experiments.robust import (SetScores, agreement, choose_robustly, coverage, criterion_values,
-                                                 effects, leave_one_set_out)
+from touche.retrieval.experiments.robust import (
+    SetScores,
+    agreement,
+    choose_robustly,
+    coverage,
+    criterion_values,
+    effects,
+    leave_one_set_out,
+)
 from touche.retrieval.formats.gate import read_run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -189,6 +196,7 @@ def test_a_partly_judged_biased_set_is_flagged_weighed_by_coverage_and_outvoted(
     the pick: the judged set's (point 2) is, in the report and in choose."""
     import json
     import random
+
     from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]

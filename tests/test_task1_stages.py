@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from touche.config import validate
+from touche.errors import ConfigError
 from touche.indexing.records import Argument, Premise
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.stages import STAGES, StageContext
 from touche.retrieval.stages.dedup import NearDuplicates
 from touche.retrieval.stages.quality.model import MODEL_FILE, QualityModel, load, predict, text_features
 from touche.retrieval.stages.rm3 import RM3
-from touche.config import validate
-from touche.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 LONG = ("Tenure protects teachers from being fired for unpopular opinions. Because of this, teachers can "
@@ -82,8 +82,9 @@ def test_the_quality_model_ships_and_ranks_a_reasoned_argument_above_a_one_liner
 
 
 def test_training_reproduces_the_shipped_model():
-    from touche.retrieval.stages.quality.model import train
     from shared import require_shared
+
+    from touche.retrieval.stages.quality.model import train
 
     csv = require_shared() / "corpora" / "webis-argquality20-full.csv"
     assert train(csv) == load(MODEL_FILE)

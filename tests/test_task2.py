@@ -7,15 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
+from shared import has_shared, require_shared
 
+from touche.errors import ConfigError, InputError
 from touche.indexing.clueweb import ClueWebSource, warc_record, write_warc
 from touche.indexing.passages import PassageSource
-from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
-from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison, extract_aspect, extract_objects
-from touche.retrieval.tasks.task2.stance.patterns import label_stance
 from touche.retrieval.formats.topics import Topic
-from shared import has_shared, require_shared
-from touche.errors import ConfigError, InputError
+from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
+from touche.retrieval.tasks.task2.objects import (
+    Comparison,
+    comparative_query,
+    comparison,
+    extract_aspect,
+    extract_objects,
+)
+from touche.retrieval.tasks.task2.stance.patterns import label_stance
 from touche.specs.task2 import ComparativeQuerySpec, FeatureWeights, RerankSpec, StanceSpec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -260,8 +266,8 @@ def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
     ("task2-stance", "stance", {"FIRST", "SECOND", "NEUTRAL", "NO"}),
 ])
 def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, index_root, task, fmt, labels, capsys):
-    from touche.retrieval.formats.runfile import RunFormat, validate_run
     from touche.retrieval.formats.gate import read_run
+    from touche.retrieval.formats.runfile import RunFormat, validate_run
     from touche.retrieval.suite import run_suite
 
     out = tmp_path / "out"
@@ -280,9 +286,9 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
 
 
 def test_session_uses_the_comparative_query(jvm_started, tmp_path, index_root):
-    from touche.retrieval.tasks.task2.handlers import comparative_queries
-    from touche.retrieval.session import Session
     from touche.config import load_variant
+    from touche.retrieval.session import Session
+    from touche.retrieval.tasks.task2.handlers import comparative_queries
 
     demo = REPO / "demo" / "task2"
     session = Session(demo / "clueweb12", demo / "topics.xml", index_root, progress=False)

@@ -22,11 +22,11 @@ from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import distinct_labels, resolve_corpus
 from touche.paths import DEMO, default_index_root, shipped_variant, shipped_variant_names
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
-from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
-from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
+from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
+from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.gate import frame_rows, load_run
 from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RunTable

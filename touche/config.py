@@ -23,12 +23,11 @@ from touche import registry
 from touche.errors import ConfigError
 from touche.paths import shipped_variant
 from touche.specs import Strict
-from touche.yamlfiles import load_yaml, read_yaml
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
 from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named  # noqa: F401 (re-exported)
 from touche.specs.task2 import Task2Spec
-
+from touche.yamlfiles import load_yaml, read_yaml
 
 # ---------------------------------------------------------------- analyzer
 FILLER = "_"  # Lucene ShingleFilter's token where a stopword was: "should teachers get tenure" → [_ teachers]

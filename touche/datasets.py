@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from touche.errors import InputError
-from touche.settings import setting
 from touche.progress import progress_bar
+from touche.settings import setting
 
 PREFIX = "irds:"
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.errors import EnvironmentProblem
-from touche.settings import is_set, setting
 from touche.paths import CHECKOUT, PACKAGE, PROJECT_ROOT, user_cache_dir
+from touche.settings import is_set, setting
 
 log = logging.getLogger(__name__)
 

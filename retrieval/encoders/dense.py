@@ -16,8 +16,8 @@ import json
 import logging
 import math
 import os
-import sqlite3
 import shutil
+import sqlite3
 import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -31,8 +31,8 @@ import numpy as np
 
 from touche.errors import ToucheError
 from touche.paths import default_index_root
-from touche.settings import setting
 from touche.progress import progress_bar
+from touche.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +155,7 @@ def _on_every_core(forward, batches: list) -> Iterator[np.ndarray]:
         yield from map(forward, batches)
         return
     from concurrent.futures import ThreadPoolExecutor
+
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:

@@ -26,15 +26,29 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.evaluation import pooled as pooled_measures
-from touche.retrieval.evaluation.measures import (QrelsArg, Rows, as_table, evaluate_rows_per_topic, pooled_parts,
-                                                  score_rows)
-from touche.retrieval.evaluation.registry import parse_measure
-from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      PairTest, check_test, corrected, measure_interval,
-                                                      pairwise, wins_losses_ties)
-from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.errors import ToucheError
+from touche.retrieval.evaluation import pooled as pooled_measures
+from touche.retrieval.evaluation.measures import (
+    QrelsArg,
+    Rows,
+    as_table,
+    evaluate_rows_per_topic,
+    pooled_parts,
+    score_rows,
+)
+from touche.retrieval.evaluation.registry import parse_measure
+from touche.retrieval.evaluation.significance import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    PairTest,
+    check_test,
+    corrected,
+    measure_interval,
+    pairwise,
+    wins_losses_ties,
+)
+from touche.retrieval.formats.runfile import RunRow, natural_key
 
 PER_TOPIC_COLUMNS = ["run", "query_id", "measure", "value"]
 EXPERIMENT_COLUMNS = ["run", "measure", "mean", "ci_low", "ci_high", "topics", "baseline", "delta", "wins",

@@ -37,19 +37,35 @@ from typing import Union
 
 import pandas as pd
 
-from touche.retrieval.evaluation.registry import (Measure, check_trec_name, defaults_for, known_measures,
-                                                  parse_measure, per_family)
-from touche.retrieval.evaluation.scorers import (DEFAULT_TREC_MEASURES, ImagePrecision, NdcgResult, StanceF1,
-                                                 f1_per_label, image_precision, stance_f1, stance_macro_f1,
-                                                 touche_ndcg, trec_measures, trec_per_topic)
+from touche.errors import InputError, ToucheError
+from touche.inputs import distinct_labels
+from touche.retrieval.evaluation.registry import (
+    Measure,
+    check_trec_name,
+    defaults_for,
+    known_measures,
+    parse_measure,
+    per_family,
+)
+from touche.retrieval.evaluation.scorers import (
+    DEFAULT_TREC_MEASURES,
+    ImagePrecision,
+    NdcgResult,
+    StanceF1,
+    f1_per_label,
+    image_precision,
+    stance_f1,
+    stance_macro_f1,
+    touche_ndcg,
+    trec_measures,
+    trec_per_topic,
+)
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run
 from touche.retrieval.formats.qrels import Qrels
 from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runwriter import WrittenRun
 from touche.retrieval.formats.selection import TopicSelection
-from touche.errors import InputError, ToucheError
-from touche.inputs import distinct_labels
 
 log = logging.getLogger(__name__)
 

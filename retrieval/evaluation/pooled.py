@@ -20,8 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from touche.retrieval.evaluation.resampling import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                    TIE_TOLERANCE, sign_flips)
+from touche.retrieval.evaluation.resampling import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    TIE_TOLERANCE,
+    sign_flips,
+)
 from touche.retrieval.formats.qrels import STANCE_LABELS
 from touche.retrieval.formats.runfile import natural_key
 

@@ -18,14 +18,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from touche.retrieval.evaluation.scorers import (ImagePrecision, StanceF1, by_topic, image_precision, parse_trec,
-                                                 stance_f1, touche_ndcg, trec_measures, trec_per_topic)
+from touche.bounds import label_problem
+from touche.errors import ToucheError
 from touche.retrieval.evaluation.pooled import confusion
+from touche.retrieval.evaluation.scorers import (
+    ImagePrecision,
+    StanceF1,
+    by_topic,
+    image_precision,
+    parse_trec,
+    stance_f1,
+    touche_ndcg,
+    trec_measures,
+    trec_per_topic,
+)
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
 from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
-from touche.bounds import label_problem
-from touche.errors import ToucheError
 
 _CUTOFF = re.compile(r"@([0-9]+)$")
 

@@ -11,9 +11,9 @@ from typing import Literal
 
 import ir_measures
 
+from touche.errors import ToucheError
 from touche.retrieval.formats.qrels import STANCE_LABELS, ImageQrels, StanceQrels
 from touche.retrieval.formats.runfile import RunRow, natural_key
-from touche.errors import ToucheError
 
 DEFAULT_TREC_MEASURES = ("nDCG@5", "nDCG@10", "P@10", "AP", "Judged@5")
 

@@ -9,15 +9,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import check_cutoffs, evaluate_rows_per_topic
 from touche.retrieval.evaluation.registry import parse_measure
-from touche.retrieval.formats.selection import TopicSelection
+from touche.retrieval.evaluation.resampling import (  # noqa: F401
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    TIE_TOLERANCE,
+    sign_flips,
+)
 from touche.retrieval.formats.gate import load_qrels, load_run
 from touche.retrieval.formats.runfile import natural_key
-from touche.errors import ToucheError
-
-from touche.retrieval.evaluation.resampling import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,  # noqa: F401
-                                                    TIE_TOLERANCE, sign_flips)
+from touche.retrieval.formats.selection import TopicSelection
 
 
 # ------------------------------------------------------------------ per-topic scores

@@ -23,17 +23,16 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-
+from touche.atomic import write_text
+from touche.errors import InputError
 from touche.indexing import ocr
 from touche.indexing.images import collection_root, image_dir, image_fields, read_image
-from touche.retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
+from touche.progress import progress_bar
 from touche.retrieval.formats.gate import load_topics, read_run
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat, RunRow, canonical_topic, natural_key
 from touche.retrieval.formats.topics import Topic
-from touche.errors import InputError
-from touche.atomic import write_text
+from touche.retrieval.tasks.image import ImageFeatures, argumentativeness, stance_score, term_key, topic_terms
 from touche.specs.image import ImageSpec
-from touche.progress import progress_bar
 
 __all__ = ["write_contact_sheet", "render_contact_sheet", "thumbnail", "thumbnail_data_uri", "highlight", "snippet"]
 

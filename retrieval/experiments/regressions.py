@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
-from touche.retrieval.suite import run_suite
 from touche.atomic import write_text
 from touche.config import read_yaml
 from touche.paths import CONFIGS
+from touche.retrieval.suite import run_suite
 
 REGRESSION_FILE = "regression.yaml"
 DIGITS = 4

@@ -15,8 +15,8 @@ comparison uses the topics both runs have a score for and lists the others separ
 from __future__ import annotations
 
 import math
-import re
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from touche.retrieval.formats.runfile import natural_key
-from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE, paired_randomization_test,
-                                               paired_t_test, per_topic_scores)
 from touche.atomic import atomic_open
-from touche.retrieval.formats.selection import TopicSelection
 from touche.guard import OutputFolder
+from touche.retrieval.evaluation.significance import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    TIE_TOLERANCE,
+    paired_randomization_test,
+    paired_t_test,
+    per_topic_scores,
+)
+from touche.retrieval.formats.runfile import natural_key
+from touche.retrieval.formats.selection import TopicSelection
+
 
 # ------------------------------------------------------------------ two runs, topic by topic
 @dataclass(frozen=True)

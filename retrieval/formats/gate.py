@@ -38,9 +38,15 @@ import pandas as pd
 from touche.bounds import is_number
 from touche.errors import InputError
 from touche.inputs import printable_label
-from touche.retrieval.formats.qrels import Qrels, QrelsKind, detect_qrels_kind, parse_kind, READERS
-from touche.retrieval.formats.runfile import (COMPARATIVE_STANCES, RunFormat, RunRow, canonical_topic,
-                                              detect_format, validated_lines)
+from touche.retrieval.formats.qrels import READERS, Qrels, QrelsKind, detect_qrels_kind, parse_kind
+from touche.retrieval.formats.runfile import (
+    COMPARATIVE_STANCES,
+    RunFormat,
+    RunRow,
+    canonical_topic,
+    detect_format,
+    validated_lines,
+)
 from touche.retrieval.formats.runtable import RunTable, fast_table
 from touche.retrieval.formats.runwriter import WrittenRun, ranked_rows
 from touche.retrieval.formats.topics import Topic, read_topics, topics_from_records

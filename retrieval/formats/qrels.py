@@ -24,9 +24,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Union
 
-from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
 from touche.bounds import label_problem
 from touche.errors import InputError
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
 
 __all__ = [
     "QrelsKind",

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from touche.retrieval.formats.runfile import CONTROL, MAX_RANK_DIGITS, SCORE, RunFormat, RunRow, canonical_topic
 from touche.bounds import SCORE_LIMIT
+from touche.retrieval.formats.runfile import CONTROL, MAX_RANK_DIGITS, SCORE, RunFormat, RunRow, canonical_topic
 
 FAST_FORMATS = (RunFormat.Q0, RunFormat.STANCE)
 COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]

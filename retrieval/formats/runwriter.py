@@ -5,19 +5,28 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from dataclasses import dataclass
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from touche.retrieval.formats.runfile import (CONTROL, WHITESPACE, Problem, RowsInput, RunFormat, RunRow, natural_key,
-                                              raise_on_errors, validate_lines)
 from touche.atomic import atomic_open, check_writable
-from touche.guard import OutputFolder
 from touche.bounds import is_number, score_problem
 from touche.errors import InputError
+from touche.guard import OutputFolder
+from touche.retrieval.formats.runfile import (
+    CONTROL,
+    WHITESPACE,
+    Problem,
+    RowsInput,
+    RunFormat,
+    RunRow,
+    natural_key,
+    raise_on_errors,
+    validate_lines,
+)
 
 TIE_ORDERS = ("docid", "given")  # how equal scores are ordered in a written run
 

@@ -12,11 +12,11 @@ from typing import Literal
 
 from pydantic import Field
 
+from touche.errors import ToucheError
 from touche.indexing.records import Argument
 from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
-from touche.errors import ToucheError
 
 
 class DenseSimilarity(Stage):

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from touche.retrieval.formats.runfile import RunFormat
-from touche.retrieval.formats.topics import Topic
-from touche.retrieval.search import Ranking, Searcher
-from touche.indexing.corpora import first_document, open_corpus
 from touche import registry
 from touche.config import Variant
 from touche.errors import ToucheError
+from touche.indexing.corpora import first_document, open_corpus
 from touche.inputs import detect_task
+from touche.retrieval.formats.runfile import RunFormat
+from touche.retrieval.formats.topics import Topic
+from touche.retrieval.search import Ranking, Searcher
 
 Rows = dict[str, list[tuple[str, float, str]]]
 

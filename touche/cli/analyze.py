@@ -1,10 +1,10 @@
 """``touche analyze``: the tokens a variant's analyzer produces."""
 from __future__ import annotations
 
-from touche.stemming.analyzers import tokens
 from touche.cli.common import add_command, overrides, variant_options
-from touche.guard import Files
 from touche.config import load_variant
+from touche.guard import Files
+from touche.stemming.analyzers import tokens
 
 
 def add_parser(sub) -> None:

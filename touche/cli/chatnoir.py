@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.cli.common import add_command
+from touche.config import load_variant
+from touche.guard import Files
 from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
-from touche.cli.common import add_command
-from touche.guard import Files
-from touche.config import load_variant
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.experiments.choose import choose
 from touche.cli.common import add_command
 from touche.guard import Files
+from touche.retrieval.experiments.choose import choose
 
 
 def add_parser(sub) -> None:

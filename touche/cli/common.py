@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from touche.atomic import is_stdout
-from touche.retrieval.formats.selection import TopicSelection
 from touche.cli.commands import COMMANDS
 from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
 from touche.errors import ToucheError
 from touche.inputs import detect_task, expand_qrels
+from touche.retrieval.formats.selection import TopicSelection
 
 log = logging.getLogger(__name__)
 

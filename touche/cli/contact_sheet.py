@@ -1,10 +1,10 @@
 """``touche contact-sheet``: an image run as an HTML page of thumbnails with the text that earned them."""
 from __future__ import annotations
 
-from touche.retrieval.experiments.contact_sheet import write_contact_sheet
 from touche.cli.common import add_command, note
-from touche.guard import Files
 from touche.config import load_variant
+from touche.guard import Files
+from touche.retrieval.experiments.contact_sheet import write_contact_sheet
 
 
 def add_parser(sub) -> None:

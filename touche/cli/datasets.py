@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 from touche.cli.common import add_command
-from touche.guard import Files
 from touche.datasets import DATASETS, corpus_path, dataset, irds_home, qrels_paths, status_rows, topics_path
+from touche.guard import Files
 
 log = logging.getLogger(__name__)
 

@@ -27,16 +27,16 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from touche.retrieval.evaluation.measures import evaluate
-from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure
-from touche.retrieval.formats.qrels import QrelsKind
-from touche.retrieval.suite import run_suite
 from touche import datasets as ds
 from touche.cli import build_parser
 from touche.config import StageMarker, load_suite, load_variant, stage_classes
 from touche.datasets import DATASETS
 from touche.inputs import resolve_input, resolve_named_qrels
 from touche.paths import shared_touche_dir
+from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure
+from touche.retrieval.formats.qrels import QrelsKind
+from touche.retrieval.suite import run_suite
 from touche.yamlfiles import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,14 +6,14 @@ import glob
 import sys
 from pathlib import Path
 
-from touche.retrieval.evaluation.measures import format_per_topic, format_table, score_run
 from touche.cli.common import add_command, selection_of, topic_options
 from touche.errors import InputError
+from touche.guard import Files
 from touche.indexing.corpora import held_documents, open_corpus
+from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
+from touche.retrieval.evaluation.measures import format_per_topic, format_table, score_run
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.tasks import corpus_format_of
-from touche.guard import Files
-from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
 
 GLOB = set("*?[")
 QRELS_COLUMNS = 4  # qid 0 docid label (a BEIR qrels file has three)

@@ -3,16 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.cli.common import add_command, dataset_option, note, selection_of, topic_options
+from touche.errors import ToucheError
+from touche.guard import Files
+from touche.inputs import distinct_labels, parse_named_qrels, resolve_input, split_named
 from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.registry import leaderboard_measures
 from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
-from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
-from touche.cli.common import add_command, dataset_option, note, selection_of, topic_options
-from touche.inputs import split_named
-from touche.guard import Files
-from touche.errors import ToucheError
-from touche.inputs import distinct_labels, parse_named_qrels, resolve_input
+from touche.retrieval.formats.qrels import QrelsKind
 
 
 def add_parser(sub) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from touche.indexing.builder import ensure_index
-from touche.indexing.distributed import build_sharded_on_ray
 from touche.cli.common import add_command, dataset_option, overrides, variant_options
-from touche.guard import Files
 from touche.config import load_variant
 from touche.datasets import check_corpus_format
 from touche.errors import ToucheError
+from touche.guard import Files
+from touche.indexing.builder import ensure_index
+from touche.indexing.distributed import build_sharded_on_ray
 from touche.paths import default_index_root
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from touche.retrieval.experiments.regressions import REGRESSION_FILE, differences, measure, pinned, suites, write
 from touche.cli.common import add_command
 from touche.guard import Files
+from touche.retrieval.experiments.regressions import REGRESSION_FILE, differences, measure, pinned, suites, write
 
 
 def add_parser(sub) -> None:

@@ -3,17 +3,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.atomic import check_writable
+from touche.cli.common import add_command, dataset_option, note, overrides, selection_of, topic_options, variant_options
+from touche.config import load_variant
+from touche.errors import ToucheError
+from touche.guard import Files
+from touche.inputs import parse_named_qrels, split_named
+from touche.paths import default_index_root
 from touche.retrieval.evaluation.measures import format_table, score_run
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
-from touche.cli.common import add_command, dataset_option, note, overrides, selection_of, topic_options, variant_options
-from touche.inputs import split_named
-from touche.guard import Files
-from touche.config import load_variant
-from touche.atomic import check_writable
-from touche.errors import ToucheError
-from touche.inputs import parse_named_qrels
-from touche.paths import default_index_root
 
 
 def add_parser(sub) -> None:

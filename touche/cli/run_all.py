@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.suite import run_suite
 from touche.cli.common import add_command, dataset_option, overrides, selection_of, topic_options, variant_options
 from touche.config import load_variant
 from touche.errors import ToucheError
-from touche.paths import CONFIGS
-from touche.paths import default_index_root
-from touche.inputs import split_named
 from touche.guard import Files
-from touche.inputs import parse_named_qrels
+from touche.inputs import parse_named_qrels, split_named
+from touche.paths import CONFIGS, default_index_root
+from touche.retrieval.suite import run_suite
 
 
 def add_parser(sub) -> None:

@@ -4,13 +4,19 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from touche.cli.common import add_command
+from touche.guard import Files
+from touche.inputs import parse_named_qrels, split_named
 from touche.retrieval.experiments.report import describe_overrides, grid_edges
 from touche.retrieval.experiments.robust import criterion_named
-from touche.retrieval.experiments.sweep import RESULTS_FILE, is_finished, load_sweep, read_records, run_sweep, unfinished
-from touche.cli.common import add_command
-from touche.inputs import split_named
-from touche.guard import Files
-from touche.inputs import parse_named_qrels
+from touche.retrieval.experiments.sweep import (
+    RESULTS_FILE,
+    is_finished,
+    load_sweep,
+    read_records,
+    run_sweep,
+    unfinished,
+)
 
 
 def add_parser(sub) -> None:

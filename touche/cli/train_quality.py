@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.retrieval.stages.quality.model import MODEL_FILE, cross_validated_pearson, save, train
 from touche.atomic import is_stdout
 from touche.cli.common import add_command, model_output, note
 from touche.guard import Files
 from touche.paths import shared_touche_dir
+from touche.retrieval.stages.quality.model import MODEL_FILE, cross_validated_pearson, save, train
 
 
 def add_parser(sub) -> None:

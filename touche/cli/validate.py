@@ -5,10 +5,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
 from touche.cli.common import add_command
 from touche.errors import ToucheError
 from touche.guard import Files
+from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
 
 SHOWN_ERRORS = 3
 

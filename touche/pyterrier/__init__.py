@@ -32,8 +32,8 @@ except ImportError as exc:
 from touche.pyterrier.experiment import explore
 from touche.pyterrier.frames import qrels, read_run, topics, write_run
 from touche.pyterrier.index import Index, Indexer
-from touche.pyterrier.measures import measure, measures
 from touche.pyterrier.java import register_jars, start_java
+from touche.pyterrier.measures import measure, measures
 from touche.pyterrier.variant import Variant
 
 __all__ = ["Variant", "Index", "Indexer", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",

@@ -25,11 +25,18 @@ from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
-from touche.pyterrier.frames import (answerable, as_frame, candidates_of, numbered_topics, only_candidates,
-                                    queries_part, topics_of)
+from touche.progress import progress_bar
+from touche.pyterrier.frames import (
+    answerable,
+    as_frame,
+    candidates_of,
+    numbered_topics,
+    only_candidates,
+    queries_part,
+    topics_of,
+)
 from touche.pyterrier.variant import Variant
 from touche.retrieval.search import Searcher
-from touche.progress import progress_bar
 
 PathLike = str | os.PathLike[str]
 ARTIFACT_TYPE, ARTIFACT_FORMAT = "sparse_index", "touche-lucene"

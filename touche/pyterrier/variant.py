@@ -17,8 +17,17 @@ import pyterrier as pt
 from touche import api
 from touche.config import LoadedVariant, dotted_get
 from touche.paths import default_index_root
-from touche.pyterrier.frames import (answerable, as_frame, as_ranking, candidates_of, carried, numbered_topics,
-                                    only_candidates, queries_part, topics_of)
+from touche.pyterrier.frames import (
+    answerable,
+    as_frame,
+    as_ranking,
+    candidates_of,
+    carried,
+    numbered_topics,
+    only_candidates,
+    queries_part,
+    topics_of,
+)
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import ranked_rows
 from touche.retrieval.session import Pipeline, Session

@@ -8,9 +8,8 @@ ClueWeb12 (``chatnoir``).
 """
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 

@@ -13,8 +13,12 @@ import math
 from dataclasses import dataclass
 
 from touche.errors import ToucheError
-from touche.retrieval.evaluation.significance import (DEFAULT_RESAMPLES, paired_on_common, per_topic_scores,
-                                                      split_measure)
+from touche.retrieval.evaluation.significance import (
+    DEFAULT_RESAMPLES,
+    paired_on_common,
+    per_topic_scores,
+    split_measure,
+)
 from touche.retrieval.experiments.report import format_number
 
 ALPHA = 0.05

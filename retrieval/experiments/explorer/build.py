@@ -37,7 +37,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from touche import guard
+from touche.atomic import check_writable, write_text
+from touche.errors import InputError, ToucheError
+from touche.guard import OutputFolder
 from touche.indexing.corpora import document_texts, open_corpus
+from touche.inputs import distinct_labels, printable_label
+from touche.progress import progress_bar
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
 from touche.retrieval.evaluation.measures import named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
@@ -45,19 +51,13 @@ from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer.data import explorer_data
 from touche.retrieval.experiments.explorer.export import EXPORTS
 from touche.retrieval.experiments.explorer.page import render_explorer
-from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run, load_topics
+from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic, detect_format, natural_key
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runwriter import WrittenRun
 from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.tasks import corpus_format_of
-from touche import guard
-from touche.atomic import check_writable, write_text
-from touche.errors import InputError, ToucheError
-from touche.guard import OutputFolder
-from touche.inputs import distinct_labels, printable_label
-from touche.progress import progress_bar
 
 log = logging.getLogger(__name__)
 

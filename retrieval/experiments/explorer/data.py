@@ -32,14 +32,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from touche.errors import ToucheError
+from touche.inputs import printable_label
 from touche.retrieval.evaluation import pooled as pooled_measures
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, Agreement, agreement
 from touche.retrieval.evaluation.experiment import score_runs
 from touche.retrieval.evaluation.measures import pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
-from touche.retrieval.evaluation.significance import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                                      measure_interval, p_floor, pairwise, wins_losses_ties)
+from touche.retrieval.evaluation.significance import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    measure_interval,
+    p_floor,
+    pairwise,
+    wins_losses_ties,
+)
 from touche.retrieval.experiments.contact_sheet import highlight, snippet
 from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
@@ -47,8 +56,6 @@ from touche.retrieval.formats.runfile import RunFormat, natural_key
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.tasks.image import topic_terms
-from touche.errors import ToucheError
-from touche.inputs import printable_label
 
 SNIPPET_CHARS = 320
 NO_QRELS_MAIN = "RBO"  # what orders the topics when nothing is judged: the least agreeing first

@@ -23,9 +23,19 @@ from markupsafe import Markup, escape
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
 from touche.retrieval.experiments.explorer.data import decode_agreement
-from touche.retrieval.experiments.explorer.export import (CORRECTION_NAMES, TEST_NAMES, View, agreement_of, has_best,
-                                                          corrected_p_text, number, one_line, p_text, signed,
-                                                          tests)
+from touche.retrieval.experiments.explorer.export import (
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    View,
+    agreement_of,
+    corrected_p_text,
+    has_best,
+    number,
+    one_line,
+    p_text,
+    signed,
+    tests,
+)
 from touche.retrieval.formats.runfile import natural_key
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

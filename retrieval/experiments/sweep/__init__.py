@@ -51,20 +51,28 @@ from pathlib import Path
 
 import numpy as np
 
+from touche import guard
+from touche.folderlock import folder_lock
+from touche.paths import default_index_root
 from touche.retrieval.experiments.robust import criterion_named, heaviest
 from touche.retrieval.experiments.sweep import runners
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, analyse, sort_records
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
-from touche.retrieval.experiments.sweep.manifest import (MANIFEST_FILE, ManifestAxis, ManifestPoint, ManifestSet,
-                                                         StoredChoice, StoredTransfer, SweepManifest, read_manifest, write_manifest)
+from touche.retrieval.experiments.sweep.manifest import (
+    MANIFEST_FILE,
+    ManifestAxis,
+    ManifestPoint,
+    ManifestSet,
+    StoredChoice,
+    StoredTransfer,
+    SweepManifest,
+    read_manifest,
+    write_manifest,
+)
 from touche.retrieval.experiments.sweep.reports import format_csv, format_one_set, format_several_sets, plot
 from touche.retrieval.experiments.sweep.runners import current_records, is_finished, unfinished
 from touche.retrieval.experiments.sweep.spec import SweepSpec, axes_of, expand_points
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, read_records
-from touche import guard
-from touche.folderlock import folder_lock
-
-from touche.paths import default_index_root
 
 __all__ = ["run_sweep", "load_sweep", "Sweep", "SweepSpec", "SweepOutcome", "SweepAnalysis", "Record",
            "read_records", "read_manifest", "expand_points", "is_finished", "unfinished", "sort_records",

@@ -12,9 +12,19 @@ from typing import Any
 import numpy as np
 
 from touche.retrieval.evaluation.significance import paired_on_common
-from touche.retrieval.experiments.robust import (SetScores, Transfer, Effect, Choice, agreement, choose_robustly,
-                                                 criterion_named, effective_weights, effects, leave_one_set_out,
-                                                 usable_weights)
+from touche.retrieval.experiments.robust import (
+    Choice,
+    Effect,
+    SetScores,
+    Transfer,
+    agreement,
+    choose_robustly,
+    criterion_named,
+    effective_weights,
+    effects,
+    leave_one_set_out,
+    usable_weights,
+)
 from touche.retrieval.experiments.sweep.loading import Sweep
 from touche.retrieval.experiments.sweep.sets import MOSTLY_UNJUDGED, mean_coverage, set_coverage
 from touche.retrieval.experiments.sweep.spec import several_sets_columns, swept_keys

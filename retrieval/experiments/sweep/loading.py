@@ -13,17 +13,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from touche.config import LoadedVariant, describe_validation_error, load_variant, read_yaml
+from touche.errors import ConfigError, InputError, ToucheError
+from touche.guard import OutputFolder
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.experiments.report import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
 from touche.retrieval.fingerprint import files_read, variant_fingerprint
+from touche.retrieval.formats.gate import load_qrels
 from touche.retrieval.preflight import check_variant_files
-from touche.config import LoadedVariant, describe_validation_error, load_variant, read_yaml
-from touche.errors import ConfigError, InputError, ToucheError
-from touche.guard import OutputFolder
 
 KEY_FORMAT = 4  # 4: result keys hold the qrels; run keys name the run files
 

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from touche.guard import OutputFolder
 from touche.config import describe_validation_error
 from touche.errors import ToucheError
+from touche.guard import OutputFolder
 from touche.specs import Strict
 
 MANIFEST_FILE = "sweep.json"

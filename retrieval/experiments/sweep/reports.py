@@ -9,8 +9,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from touche.retrieval.experiments.report import (PlotPoint, describe_overrides, format_number, format_p, format_value,
-                                                 grid_edges, plot_sweep, rank_of)
+from touche.retrieval.experiments.report import (
+    PlotPoint,
+    describe_overrides,
+    format_number,
+    format_p,
+    format_value,
+    grid_edges,
+    plot_sweep,
+    rank_of,
+)
 from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
 from touche.retrieval.experiments.sweep.loading import Sweep

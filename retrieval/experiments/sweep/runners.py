@@ -11,7 +11,11 @@ import math
 import time
 from pathlib import Path
 
+from touche import jvm
+from touche.config import LoadedVariant
+from touche.errors import ToucheError
 from touche.indexing import distributed
+from touche.progress import progress_bar
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import per_topic_scores, split_measure
 from touche.retrieval.experiments.report import point_slug
@@ -21,10 +25,6 @@ from touche.retrieval.experiments.sweep.spec import Point
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, append_record, compact, load_records
 from touche.retrieval.session import Session
 from touche.stemming.analyzers import content_key
-from touche import jvm
-from touche.config import LoadedVariant
-from touche.errors import ToucheError
-from touche.progress import progress_bar
 
 RAY_RETRIES = 2  # a batch whose worker process died is run again this many times
 

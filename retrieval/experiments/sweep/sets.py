@@ -20,17 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
+from touche.errors import ConfigError, InputError, ToucheError
+from touche.guard import LinkFolder, OutputFolder
 from touche.indexing.corpora import check_corpus_files, first_document, held_documents, open_corpus
+from touche.inputs import distinct_labels
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.experiments.robust import coverage
 from touche.retrieval.experiments.sweep.spec import DevSetSpec, canonical, digest, expand_path
 from touche.retrieval.fingerprint import data_fingerprint
-from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.runfile import canonical_topic
 from touche.retrieval.formats.topics import Topic, topics_xml
-from touche.guard import LinkFolder, OutputFolder
-from touche.errors import ConfigError, InputError, ToucheError
-from touche.inputs import distinct_labels
 
 log = logging.getLogger(__name__)
 

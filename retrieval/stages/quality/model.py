@@ -23,14 +23,14 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
+from touche.atomic import write_text
+from touche.bounds import check_linear_output, checked_array, checked_count
+from touche.errors import InputError
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
-from touche.atomic import write_text
-from touche.bounds import check_linear_output, checked_array, checked_count
-from touche.errors import InputError
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
 TARGET = "Combined Quality"

@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+from touche.errors import ToucheError
 from touche.indexing.images import collection_root, image_dirs
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.specs.image import ArgumentSpec, ImageSpec, StanceSpec
 from touche.stemming.sentiment import compound
 from touche.stemming.words import words
-from touche.errors import ToucheError
-from touche.specs.image import ArgumentSpec, ImageSpec, StanceSpec
 
 __all__ = ["HANDLER", "ImageFeatures", "Candidate", "Choice", "hamming", "collapse_duplicates", "argumentativeness",
            "stance_score", "select", "topic_terms", "term_key", "PER_STANCE", "StanceEvidence"]

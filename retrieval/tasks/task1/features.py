@@ -12,10 +12,10 @@ from typing import Iterable, Mapping, Sequence
 
 from touche.indexing.sentences import SentencedArgument
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES as STANCES
+from touche.specs.pairs import StanceSpec
 from touche.stemming.stems import s_stem  # plurals only: overlap features need no more
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words
-from touche.specs.pairs import StanceSpec
 
 _CLAUSE_END = re.compile(r"[.;:!?,]")
 

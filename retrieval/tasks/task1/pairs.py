@@ -55,17 +55,32 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from touche.indexing.sentences import CONCLUSION, SENTENCE_FIELDS, Sentence, SentencedArgument, parse_sentence_id, text_key
-from touche.retrieval.query import query_text
-from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
-from touche.retrieval.search import Ranking
-from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
-from touche.retrieval.tasks.task1.features import (argument_stance, argumentativeness, content_terms, cosine, is_negated,
-                                               polarity, similarity_to_rest, topic_polarity)
-from touche.stemming.words import words
 from touche.config import BM25, LMDirichlet, Variant
 from touche.errors import ConfigError
+from touche.indexing.sentences import (
+    CONCLUSION,
+    SENTENCE_FIELDS,
+    Sentence,
+    SentencedArgument,
+    parse_sentence_id,
+    text_key,
+)
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
+from touche.retrieval.query import query_text
+from touche.retrieval.search import Ranking
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.retrieval.tasks.task1.features import (
+    argument_stance,
+    argumentativeness,
+    content_terms,
+    cosine,
+    is_negated,
+    polarity,
+    similarity_to_rest,
+    topic_polarity,
+)
 from touche.specs.pairs import PairsSpec
+from touche.stemming.words import words
 
 log = logging.getLogger(__name__)
 

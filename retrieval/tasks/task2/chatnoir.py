@@ -37,10 +37,10 @@ from chatnoir_api.v1.model import Request, SearchResponse
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from touche.indexing.clueweb import write_warc
-from touche.retrieval.tasks.task2.objects import comparative_query
 from touche.atomic import atomic_directory, write_text
 from touche.errors import ConfigError, ToucheError
+from touche.indexing.clueweb import write_warc
+from touche.retrieval.tasks.task2.objects import comparative_query
 from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
 RETRIED_STATUS = (429, 500, 502, 503, 504)

@@ -17,12 +17,12 @@ from typing import Mapping
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import place_below
 from touche.retrieval.tasks.task2.objects import Comparison
+from touche.specs.task2 import RerankSpec
 from touche.stemming.sentences import web_sentence_boundaries
 from touche.stemming.stems import porter as stem_of
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import iter_technical_words
 from touche.stemming.words import technical_words as words
-from touche.specs.task2 import RerankSpec
 
 
 def stopwords() -> frozenset[str]:

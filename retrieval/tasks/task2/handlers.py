@@ -8,20 +8,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-
+from touche.errors import InputError, ToucheError
+from touche.progress import progress_bar
 from touche.retrieval.encoders import dense
+from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
-from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.tasks.task1.arguments import q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
 from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
 from touche.retrieval.tasks.task2.stance.learned import topic_key
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, Labeller, model_file
-from touche.stemming.words import has_technical_word
-from touche.errors import InputError, ToucheError
 from touche.specs.task2 import StanceSpec, Task2Spec
-from touche.progress import progress_bar
+from touche.stemming.words import has_technical_word
 
 
 def _spec(ctx: TaskContext) -> Task2Spec:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from touche.retrieval.formats.topics import Topic
+from touche.specs.task2 import ComparativeQuerySpec, ObjectsSpec
 from touche.stemming.stoplists import shipped as stoplist
 from touche.stemming.words import punctuated_tokens
 from touche.stemming.words import technical_words as words
-from touche.specs.task2 import ComparativeQuerySpec, ObjectsSpec
 
 # Question scaffolding and comparison words: neither objects nor aspect.
 SCAFFOLD = frozenset("""

@@ -50,17 +50,23 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
-from touche.retrieval.tasks.task2.objects import Comparison
-from touche.retrieval.tasks.task2.stance.patterns import (NEGATIONS, evidence, pattern_vote, positions, stance_cue_stems,
-                                                takes_stance)
-from touche.stemming.sentences import web_sentences
-from touche.stemming.stems import porter as stem_of
 from touche.bounds import FEATURE_LIMIT, check_linear_output, checked_array, checked_count
 from touche.errors import InputError
-from touche.specs.task2 import RerankSpec, StanceSpec
-
+from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
+from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.stance.patterns import (
+    NEGATIONS,
+    evidence,
+    pattern_vote,
+    positions,
+    stance_cue_stems,
+    takes_stance,
+)
 from touche.retrieval.tasks.task2.stance.registry import MODEL_FILE  # noqa: E402 (one place says where it lies)
+from touche.specs.task2 import RerankSpec, StanceSpec
+from touche.stemming.sentences import web_sentences
+from touche.stemming.stems import porter as stem_of
+
 PLACEHOLDERS = ("OBJA", "OBJB")
 SENTENCE_CLASSES = ("BETTER", "NONE", "WORSE")  # for the object named first in the sentence
 PASSAGE_LABELS = ("FIRST", "SECOND", "NEUTRAL", "NO")

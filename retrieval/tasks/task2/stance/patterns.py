@@ -31,11 +31,11 @@ from functools import lru_cache
 
 from touche.retrieval.tasks.task2.features import ObjectMatcher, text_features
 from touche.retrieval.tasks.task2.objects import Comparison
+from touche.specs.task2 import RerankSpec, StanceSpec
 from touche.stemming.sentences import web_sentences as sentences
 from touche.stemming.sentiment import compound
 from touche.stemming.stems import porter as stem_of
 from touche.stemming.words import technical_words as words
-from touche.specs.task2 import RerankSpec, StanceSpec
 
 # Comparative words in favour of what stands before them ("A is better than B").
 POSITIVE_CUES = frozenset("""

@@ -19,19 +19,32 @@ from typing import Iterator
 
 import numpy as np
 
+from touche.atomic import write_bytes
+from touche.errors import InputError
+from touche.indexing.corpora import open_corpus
 from touche.retrieval.evaluation.measures import f1_per_label, stance_macro_f1
 from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import canonical_topic
 from touche.retrieval.tasks.task2.objects import Comparison, comparison
+from touche.retrieval.tasks.task2.stance.learned import (
+    CUE_NAMES,
+    PASSAGE_FEATURES,
+    PASSAGE_LABELS,
+    PLACEHOLDERS,
+    SENTENCE_CLASSES,
+    SOURCE,
+    TFIDF_TOKEN,
+    PassageClassifier,
+    Sentence,
+    SentenceClassifier,
+    gated_evidence,
+    learned_label,
+    sentence_of,
+    tokens_of,
+    topic_key,
+)
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
-from touche.retrieval.tasks.task2.stance.learned import (CUE_NAMES, PASSAGE_FEATURES, PASSAGE_LABELS, PLACEHOLDERS,
-                                                       SENTENCE_CLASSES, SOURCE, TFIDF_TOKEN, PassageClassifier,
-                                                       Sentence, SentenceClassifier, gated_evidence,
-                                                       learned_label, sentence_of, tokens_of, topic_key)
-from touche.atomic import write_bytes
-from touche.errors import InputError
-from touche.indexing.corpora import open_corpus
 from touche.specs.task2 import StanceSpec
 
 SENTENCE_C = 3.0      # chosen by 5-fold cross-validation on CompSent-19's train split
