@@ -1,8 +1,10 @@
 """Checking a variant's files before the work: every model file it reads is loaded now.
 
 A missing, empty or damaged model file (a stance model, a quality model) was found only when
-its stage ran, i.e. after indexing and retrieval: hours into a full-size run. ``run-all``,
-``run`` and ``sweep`` call ``check_variant_files`` for every variant before the first index.
+its stage ran, i.e. after indexing and retrieval: hours into a full-size run. ``preflight`` is
+what every entry runs before a variant's first index (a session's first use of it, so ``run``,
+``run-all``, ``sweep``, ``api.search`` and ``touche.pyterrier.Variant`` alike; ``run-all`` and
+``sweep`` run it for all their variants before the first one).
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from touche.config import LoadedVariant, load_variant
 from touche.errors import ConfigError, ToucheError
+from touche.retrieval.fingerprint import check_fusion_cycles, files_read
 from touche.retrieval.tasks import handler
 from touche.stemming.analyzers import stoplist_path
 
@@ -37,3 +40,25 @@ def check_variant_files(loaded: LoadedVariant, _seen: frozenset[Path] = frozense
     for stage in loaded.variant.rerank:
         for other in stage.fused_variants(folder):
             check_variant_files(load_variant(other), _seen | {loaded.path})
+
+
+def preflight(loaded: LoadedVariant, checked: set[tuple] | None = None) -> None:
+    """Everything a variant can be refused for before any work: fusion that leads back to itself,
+    a task that does not read its corpus family, a stoplist or model file that is missing or
+    damaged. ``checked``: what was loaded already (a sweep's points share their model files), so
+    each file is loaded once."""
+    variant = loaded.variant
+    folder = loaded.path.parent
+    fused = tuple(str(other) for stage in variant.rerank for other in stage.fused_variants(folder))
+    if fused:
+        check_fusion_cycles(loaded)  # a → b → a named by its files, not a RecursionError mid-run
+    task = handler(variant.task)
+    if variant.corpus.format not in task.corpus_formats:
+        raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
+                          f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
+    key = (str(folder), variant.analyzer.stoplist, files_read(loaded), fused)
+    if checked is not None and key in checked:
+        return
+    check_variant_files(loaded)
+    if checked is not None:
+        checked.add(key)

@@ -17,16 +17,16 @@ from pathlib import Path
 
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
-from touche.errors import InputError, ToucheError
+from touche.errors import InputError
 from touche.guard import OutputFolder
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import resolve_corpus, resolve_topics
 from touche.paths import default_index_root
-from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.formats.runwriter import WrittenRun, write_run
 from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.topics import Topic
+from touche.retrieval.preflight import preflight
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.stages import StageContext
@@ -57,18 +57,19 @@ class Session:
     _searchers: dict[tuple, Searcher] = field(default_factory=dict, init=False)
     _results: dict[tuple, VariantResult] = field(default_factory=dict, init=False)
     _corpora: dict[tuple, Path] = field(default_factory=dict, init=False)
+    _checked: set[tuple] = field(default_factory=set, init=False)  # model files preflight loaded
 
     def __post_init__(self):
         if self.topics_path is None:  # topics given to each pipeline (a PyTerrier transformer's queries)
             self.topics = []
             return
         if not isinstance(self.topics_path, (str, os.PathLike)):  # a queries frame, Topic records
-            self.topics, self.topics_path = load_topics(self.topics_path), None
-            return
-        self.topics_path = resolve_topics(self.topics_path)
-        self.topics = load_topics(self.topics_path)
+            self.topics, self.topics_path, what = load_topics(self.topics_path), None, "the queries given"
+        else:
+            self.topics_path = resolve_topics(self.topics_path)
+            self.topics, what = load_topics(self.topics_path), f"the topics file {self.topics_path}"
         if self.selection is not None:
-            self.selection.check_against((t.number for t in self.topics), f"the topics file {self.topics_path}")
+            self.selection = self.selection.checked_against((t.number for t in self.topics), what)
             self.topics = [t for t in self.topics if self.selection.keeps(t.number)]
 
     def corpus(self, loaded: LoadedVariant) -> Path:
@@ -129,14 +130,9 @@ class Session:
     def pipeline(self, loaded: LoadedVariant, topics: list[Topic] | None = None) -> "Pipeline":
         """The variant's parts, in the order a run takes them (``Pipeline``), on the session's
         topics or on ``topics`` (a PyTerrier transformer's queries)."""
-        variant = loaded.variant
-        if any(stage.fused_variants(loaded.path.parent) for stage in variant.rerank):
-            check_fusion_cycles(loaded)  # a → b → a named by its files, not a RecursionError mid-run
+        preflight(loaded, self._checked)  # before its index: every entry the same preflight
         jvm.start()
-        task = handler(variant.task)
-        if variant.corpus.format not in task.corpus_formats:
-            raise ToucheError(f"{variant.task} runs on {' or '.join(task.corpus_formats)} corpora, "
-                              f"not corpus.format '{variant.corpus.format}'", path=loaded.path)
+        task = handler(loaded.variant.task)
         ctx, index = self._context(loaded, tuple(topics) if topics is not None else tuple(self.topics))
         return Pipeline(loaded, task, ctx, index, self)
 

@@ -180,3 +180,127 @@ def test_package_data_lives_with_the_package_that_reads_it():
                             ("retrieval/tasks/task2/stance/data", "touche.retrieval.tasks.task2.stance")):
         assert any((REPO / folder).iterdir()), folder
         assert f'"{package}": ["{Path(folder).name}/' in setup, package
+
+
+# --------------------------------------------------------------------------- the command line holds no decision
+# Every `touche` command is a function of touche.api (``api.COMMANDS``), and its module in
+# touche/cli only parses arguments, calls that function and prints what it returns. Checked on the
+# parser and the source, so a rule added to a command alone (a refusal, a default, a branch on an
+# option) fails here instead of being missing from the API:
+#   1. the command's ``run(args)`` calls its API function (the very object ``touche.api`` exposes),
+#      once, in its first statement: no work or decision comes before it;
+#   2. every option of the command's parser reaches that call, bound to the API parameter of its
+#      name (or the one the module's ``PARAMETERS`` maps it to), unless the module declares it
+#      ``PRINTING`` (how the result is shown: read only after the call);
+#   3. the module raises nothing and catches nothing (a refusal is the library's, so the API refuses
+#      alike), and after the call it only prints: the functions it calls there are builtins, the
+#      result's methods, ``note`` and formatters (``format_*``, ``status_of``).
+PRINTS = {"note", "format_comparison", "status_of", "Path"}
+
+
+def command_problems(name: str, module, parser, function) -> list[str]:
+    """What breaks the three rules above in the command ``name``'s module (see above)."""
+    import builtins
+    import inspect
+
+    problems = []
+    params = list(inspect.signature(function).parameters)
+    mapping = getattr(module, "PARAMETERS", {})
+    printing = set(getattr(module, "PRINTING", ()))
+    options = [a.dest for a in parser._actions if a.dest not in ("help",) and a.default != "==SUPPRESS=="]
+    tree = ast.parse(inspect.getsource(module))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Raise, ast.Try)):
+            problems.append(f"{name}: line {node.lineno} {'raises' if isinstance(node, ast.Raise) else 'catches'}: "
+                            "a refusal belongs to the library")
+    run = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run")
+    calls = [c for c in ast.walk(run) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and module.__dict__.get(c.func.id) is function]
+    if len(calls) != 1:
+        return problems + [f"{name}: run() calls {function.__name__} {len(calls)} times, not once"]
+    call = calls[0]
+    first = [s for s in run.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))][0]
+    if call not in set(ast.walk(first)):
+        problems.append(f"{name}: run() does work before it calls {function.__name__}")
+
+    def options_read(node) -> set[str]:
+        return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                and n.value.id == "args"}
+    bound = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
+    reached = set()
+    for param, value in bound:
+        if param not in params:
+            problems.append(f"{name}: {function.__name__} has no parameter {param}")
+        for dest in options_read(value):
+            reached.add(dest)
+            if mapping.get(dest, dest) != param:
+                problems.append(f"{name}: option {dest} goes to parameter {param}, not {mapping.get(dest, dest)}")
+    for dest in options:
+        if dest in printing:
+            if dest in reached:
+                problems.append(f"{name}: option {dest} is declared PRINTING but changes the call")
+        elif mapping.get(dest, dest) not in params:
+            problems.append(f"{name}: option {dest} has no parameter of {function.__name__} (the API lacks it)")
+        elif dest not in reached:
+            problems.append(f"{name}: option {dest} does not reach {function.__name__}")
+    after = [n for s in run.body[run.body.index(first) + 1:] for n in ast.walk(s)]
+    for node in after:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            callee = node.func.id
+            if not (hasattr(builtins, callee) or callee in PRINTS or callee.startswith("format_")):
+                problems.append(f"{name}: line {node.lineno} calls {callee} after the API call: it may only print")
+    return problems
+
+
+def test_every_command_is_a_function_of_the_api():
+    from touche import api
+    from touche.cli import COMMANDS
+    assert list(api.COMMANDS) == list(COMMANDS)
+    assert all(callable(getattr(api, function)) for function in api.COMMANDS.values())
+
+
+@pytest.mark.parametrize("name", list(__import__("touche.cli.commands", fromlist=["COMMANDS"]).COMMANDS))
+def test_a_command_only_parses_calls_its_api_function_and_prints(name):
+    from touche import api, cli
+    parser = cli.build_parser(load=[name])._subparsers._group_actions[0].choices[name]
+    assert command_problems(name, cli.command_module(name), parser, getattr(api, api.COMMANDS[name])) == []
+
+
+def test_the_command_check_sees_a_decision_the_api_lacks(tmp_path, monkeypatch):
+    """The check is only as good as what it finds: a refusal, an option the call never sees, work
+    before the call and a decision after it, each in a module of its own."""
+    import argparse
+    import importlib
+    import sys
+
+    def api_function(runs, *, depth=5, topics_only=None):
+        return runs
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bodies = {
+        "raises": "    if args.depth < 1:\n        raise ValueError('depth')\n    return api_function(args.runs, "
+                  "depth=args.depth, topics_only=args.topics_only)",
+        "unread": "    return api_function(args.runs, depth=args.depth)",
+        "before": "    runs = sorted(args.runs)\n    return api_function(runs, depth=args.depth, "
+                  "topics_only=args.topics_only)",
+        "after": "    found = api_function(args.runs, depth=args.depth, topics_only=args.topics_only)\n"
+                 "    return decide(found)",
+        "wrong": "    return api_function(args.runs, depth=args.topics_only, topics_only=args.depth)",
+    }
+    parser = argparse.ArgumentParser()
+    parser.add_argument("runs", nargs="+")
+    parser.add_argument("--depth", type=int)
+    parser.add_argument("--topics-only")
+    parser.add_argument("--verbose", action="store_true")
+    found = {}
+    for case, body in bodies.items():
+        (tmp_path / f"fake_{case}.py").write_text(f"PRINTING = {{'verbose'}}\n\ndef run(args):\n{body}\n")
+        module = importlib.import_module(f"fake_{case}")
+        module.api_function = api_function
+        module.decide = len
+        found[case] = command_problems(case, module, parser, api_function)
+        sys.modules.pop(f"fake_{case}")
+    assert any("raises" in p for p in found["raises"])
+    assert found["unread"] == ["unread: option topics_only does not reach api_function"]
+    assert any("does work before it calls" in p for p in found["before"])
+    assert found["after"] == ["after: line 5 calls decide after the API call: it may only print"]
+    assert "wrong: option topics_only goes to parameter depth, not topics_only" in found["wrong"]

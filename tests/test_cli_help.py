@@ -128,3 +128,11 @@ def test_validate_summarises_by_default_and_lists_with_verbose(tmp_path, capsys)
     assert out == [f"{run}: valid as Q0 run, 3 warning(s) (3 × tied score(s)); --verbose lists every one"]
     assert cli.main(["validate", str(run), "--format", "q0", "--verbose"]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 3 + 1
+
+
+def test_a_set_given_as_two_words_gets_the_commands_usage_and_the_one_word_form(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["run", "-c", "v.yaml", "--set", "k1", "1.2", "-o", "x.txt"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith("usage: touche run ")
+    assert "touche run: error: unrecognized arguments: 1.2 (--set takes KEY=VALUE as one word: --set k1=1.2)" in err

@@ -138,3 +138,34 @@ def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypa
     own.parent.mkdir(parents=True)
     own.write_text("extends: " + str(CONFIGS / "task1" / "examples" / "2-krovetz-bm25.yaml") + "\ntag: mine\n")
     assert load_variant("task1/examples/2-krovetz-bm25").variant.tag == "mine"
+
+
+def test_a_set_error_blames_the_set_at_fault_not_the_first():
+    from test_pipeline import cli
+    variant = str(Path(__file__).resolve().parent.parent / "configs" / "task1" / "examples" / "1-bm25.yaml")
+    code, text = cli("analyze", "-c", variant, "--set", "retrieval.similarity.k1=1.2", "--set",
+                     "retrieval.similarity.name=foo", "x")
+    assert code == 2 and text.startswith("error: --set retrieval.similarity.name=foo: retrieval.similarity: unknown "
+                                         "name 'foo'")
+    with pytest.raises(ConfigError) as error:
+        load_variant(variant, {"query.field_weights.contents": "2", "retrieval.similarity.name": "foo"})
+    assert error.value.where == "--set retrieval.similarity.name=foo"
+
+
+def test_a_key_of_another_kind_says_which_name_makes_it_one():
+    variant = Path(__file__).resolve().parent.parent / "configs" / "task1" / "examples" / "1-bm25.yaml"
+    with pytest.raises(ConfigError, match=r"unknown key 'retrieval\.similarity\.mu' \(valid keys here: b, k1, name\); "
+                                          r"mu is a key of lmdirichlet, not of bm25: name: lmdirichlet makes mu one "
+                                          r"\(--set retrieval\.similarity\.name=lmdirichlet\)"):
+        load_variant(variant, {"retrieval.similarity.mu": "500"})
+    with pytest.raises(ConfigError) as plain:  # a key no kind has: no such hint
+        load_variant(variant, {"retrieval.similarity.mux": "500"})
+    assert "makes" not in plain.value.message
+
+
+def test_a_variant_typo_names_the_nearest_shipped_variant(tmp_path):
+    with pytest.raises(ConfigError, match=r"task1/1-krovetz-smart-lmd200-quality: no variant file of this name, and no "
+                                          r"shipped variant; did you mean task1/1-krovetz-smart-lmd2000-quality"):
+        load_variant("task1/1-krovetz-smart-lmd200-quality")
+    with pytest.raises(ConfigError, match=r"did you mean task1/examples/1-bm25 or"):
+        load_variant("configs/task1/1-bm25.yaml")  # the file name of a shipped one, in another folder

@@ -195,7 +195,7 @@ def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):
     data = page_data(tmp_path / "f.html")
     assert data["measures"] == [] and data["main"] == "RBO" and len(data["agreement"]) == 10
     code, text = cli("explore", *runs, "--measures", "touche.nDCG@5", "-o", str(tmp_path / "g.html"))
-    assert code == 2 and "--measures needs qrels" in text and not (tmp_path / "g.html").exists()
+    assert code == 2 and "measures need qrels" in text and not (tmp_path / "g.html").exists()
     code, text = cli("explore", *runs[:2], "--rbo-p", "1", "-o", str(tmp_path / "g.html"))
     assert code == 2 and "persistence" in text and not (tmp_path / "g.html").exists()
 

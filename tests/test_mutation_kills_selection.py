@@ -35,5 +35,6 @@ def test_one_range_holds_at_most_max_range_topics_however_high_its_numbers():
 def test_ids_that_are_not_numbers_follow_the_numbers_as_written():
     assert compact(["53", "51", "52", "x1", "60", "b"]) == "51-53, 60, b, x1"
     assert compact(["١٢", "7"]) == "7, ١٢"  # a digit other than 0-9 is no topic number
-    with pytest.raises(ToucheError, match=r"names topic\(s\) 9, not among the topics of the runs \(1, x1\)"):
+    with pytest.raises(ToucheError, match=r"^--topics-only 9: topic\(s\) 9 is not among them \(the topics of the runs: "
+                                          r"1, x1\)"):
         TopicSelection.parse("9").check_against(["1", "x1"], "the runs")

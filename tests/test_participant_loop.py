@@ -66,9 +66,9 @@ def test_evaluate_with_a_selection_equals_scoring_the_selected_topics_by_hand(tm
 def test_a_selection_naming_topics_the_runs_lack_is_refused(tmp_path):
     run = demo_run(tmp_path / "run.txt")
     code, text = cli("explore", str(run), "--topics-only", "7-9", "-o", str(tmp_path / "p.html"))
-    assert code == 2 and "--topics-only names topic(s) 7-9, not among the topics of the runs (1-6)" in text
+    assert code == 2 and "--topics-only 7-9: the range(s) 7-9 take none of them (the topics of the runs: 1-6)" in text
     code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-only", "1", "--topics-except", "2")
-    assert code == 2 and "give --topics-only or --topics-except, not both" in text
+    assert code == 2 and "argument --topics-except: not allowed with argument --topics-only" in text
     for bad, message in (("2-1", "runs backwards"), ("x", "neither a topic number nor a range"),
                          ("1,1", "given twice")):
         code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-only", bad)
@@ -110,7 +110,8 @@ def test_a_sweep_set_takes_the_selection_as_the_options_spell_it(tmp_path):
 
     from touche.retrieval.experiments.sweep import load_sweep
     sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_except="1,3-4")}, tmp_path / "out"))
-    assert sweep.sets[0].selection == ("except", frozenset({"1", "3", "4"}))
+    chosen = sweep.sets[0].selection
+    assert (chosen.kind, chosen.numbers, chosen.where) == ("except", frozenset({"1", "3", "4"}), "topics_except")
 
 
 # --------------------------------------------------------------------------- 2. qrels that do not fit
@@ -195,9 +196,9 @@ def test_progress_on_a_file_is_plain_lines_with_count_share_and_time_left(monkey
     bar.close()
     text = stream.getvalue()
     assert "\r" not in text and "\x1b" not in text
-    assert text.splitlines() == ["indexing args.json: 100 of 400 docs (25 %), 3 docs/s, 1 min 30 s left",
-                                 "indexing args.json: 200 of 400 docs (50 %), 3 docs/s, 1 min 00 s left",
-                                 "indexing args.json: 200 docs in 1 min 00 s (3 docs/s)"]
+    assert text.splitlines() == ["indexing args.json: 100 of 400 docs (25 %), 3.3 docs/s, 1 min 30 s left",
+                                 "indexing args.json: 200 of 400 docs (50 %), 3.3 docs/s, 1 min 00 s left",
+                                 "indexing args.json: 200 docs in 1 min 00 s (3.3 docs/s)"]
 
 
 def test_indexing_in_a_log_knows_its_total(tmp_path, fixture_corpus):
@@ -356,3 +357,38 @@ def test_the_set_up_says_it_adds_the_test_packages_not_that_it_creates_the_envir
     second = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
                             env={**env, "TOUCHE_TEST_TOOLS": "1"}, timeout=600)
     assert "adding the tests' packages" in second.stderr and "creating" not in second.stderr
+
+
+def test_progress_labels_end_between_words_and_slow_rates_read_per_minute():
+    from touche.progress import LABEL_WIDTH, LineProgress, fit_label
+    label = "set 2021-dev5: analyzer.stemmer=krovetz, retrieval.similarity.mu=2000, rerank=quality_model, " \
+            "query.field_weights.conclusion=0.5"
+    short = fit_label(label)
+    assert len(short) <= LABEL_WIDTH and short.endswith("…") and label.startswith(short[:-1])
+    assert label[len(short) - 1] in " ,"  # cut where a word ends, not inside "query.field_we"
+    assert fit_label("a short one") == "a short one"
+    bar = LineProgress(total=300, unit=" run", desc=label)
+    bar.n = 30
+    assert bar.desc == short
+    line = bar.line(bar.started + 300)  # 30 runs in 5 minutes: 0.1 a second
+    assert "6.0 run/min" in line and "0 run/s" not in line
+    slow = LineProgress(total=10, unit=" run")
+    slow.n = 1
+    assert "2 min 00 s per run" in slow.line(slow.started + 120)
+
+
+def test_evaluate_of_a_whole_output_folder_leaves_its_reports_out(tmp_path):
+    """``touche evaluate out/*`` (the shell lists every file) once read explore.html as qrels and
+    evaluation.md as a run."""
+    out = tmp_path / "out"
+    out.mkdir()
+    demo_run(out / "1-a.txt", tag="a")
+    (out / "run.txt").write_bytes((out / "1-a.txt").read_bytes())
+    code, _ = cli("explore", str(out / "1-a.txt"), "--qrels", f"relevance={RELEVANCE}", "-o", str(out / "explore.html"))
+    assert code == 0
+    (out / "evaluation.md").write_text("| run | topics | touche.nDCG@5 |\n|---|---:|---:|\n| 1-a | 6 | 1.000 |\n")
+    code, text = cli("evaluate", *sorted(str(p) for p in out.iterdir()), str(RELEVANCE), "--measures", "touche.nDCG@5")
+    assert code == 0, text
+    assert "left out" in text and "explore.html: neither a run nor qrels" in text and "evaluation.md" in text
+    assert [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| ") and "run " not in line] \
+        == ["1-a.txt", "run.txt"]

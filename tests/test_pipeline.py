@@ -87,7 +87,10 @@ def cli(*args: str) -> tuple[int, str]:
     from touche.cli import main
     err, out = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-        code = main(list(args))
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # a usage error: argparse exits with 2
+            code = exc.code
     return code, out.getvalue() + err.getvalue()
 
 

@@ -90,10 +90,68 @@ def test_a_frame_with_a_document_twice_is_refused_and_writes_nothing(tmp_path):
 def test_an_unknown_variant_name_lists_the_shipped_ones():
     from touche import api
     from touche.errors import ConfigError
-    with pytest.raises(ConfigError, match=r"no shipped variant of that name \(shipped: .*task1/1-krovetz-smart-lmd2000-quality"):
+    with pytest.raises(ConfigError, match=r"no shipped variant \(shipped: .*task1/1-krovetz-smart-lmd2000-quality"):
         api.variant("task1/no-such-variant")
 
 
 def test_python_dash_m_touche_is_the_command():
     result = subprocess.run([sys.executable, "-m", "touche", "--help"], capture_output=True, text=True, cwd="/")
     assert result.returncode == 0 and "run-all" in result.stdout
+
+
+# --------------------------------------------------------------------------- the API does what the commands do
+def test_validate_from_python_says_what_the_command_prints(tmp_path, capsys):
+    from touche import api
+    from touche.cli import main
+    from touche.retrieval.formats.verdicts import status_of
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 2.0 t\n2 Q0 a 1 1.0 t\n2 Q0 a 2 0.5 t\n")
+    missing = tmp_path / "nothing.txt"
+    verdicts = api.validate([run, missing])
+    code = main(["validate", str(run), str(missing)])
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [line for verdict in verdicts for line in verdict.lines()]
+    assert code == status_of(verdicts) == 2 and verdicts[0].status == 1 and len(verdicts[0].errors) == 1
+    assert verdicts[0].lines(verbose=True)[-1].startswith(f"{run}: 1 error(s) as Q0 run, 1 warning(s)")
+
+
+def test_explore_from_python_takes_every_option_the_command_takes(tmp_path):
+    from test_reliability_round5 import demo_run
+
+    from touche import api
+    from touche.cli import main
+    runs = [str(demo_run(tmp_path / "a.txt", tag="a")), str(demo_run(tmp_path / "b.txt", tag="b"))]
+    qrels = REPO / "demo" / "qrels-relevance.txt"
+    options = {"rbo_p": 0.8, "resamples": 500, "test": "t", "correction": "bonferroni", "top": 3, "baseline": "b.txt"}
+    api.explore(runs, [f"relevance={qrels}"], out=tmp_path / "api.html", markdown=tmp_path / "api.md",
+                latex=tmp_path / "api.tex", csv=tmp_path / "api.csv", topics_except="6", **options)
+    assert main(["explore", *runs, "--qrels", f"relevance={qrels}", "-o", str(tmp_path / "cli.html"), "--markdown",
+                 str(tmp_path / "cli.md"), "--latex", str(tmp_path / "cli.tex"), "--csv", str(tmp_path / "cli.csv"),
+                 "--topics-except", "6", "--rbo-p", "0.8", "--resamples", "500", "--test", "t", "--correction",
+                 "bonferroni", "--top", "3", "--baseline", "b.txt"]) == 0
+    for kind in ("md", "tex", "csv"):
+        assert (tmp_path / f"api.{kind}").read_text() == (tmp_path / f"cli.{kind}").read_text()
+    from test_explorer import page_data
+    data = page_data(tmp_path / "api.html")
+    assert (data["rbo_p"], data["resamples"], data["test"], data["correction"], data["top"], data["baseline"]) == \
+        (0.8, 500, "t", "bonferroni", 3, "b")
+    assert data == {**page_data(tmp_path / "cli.html"), "created": data["created"]}
+    assert {line.split(",")[1] for line in (tmp_path / "api.csv").read_text().splitlines()[1:]} == \
+        {"1", "2", "3", "4", "5"}  # all topics but 6
+
+
+def test_sweep_and_choose_from_python(jvm_started, index_root, tmp_path):
+    from test_sweep_reliability import demo_set, write_sets
+
+    from touche import api
+    from touche.retrieval.experiments.sweep import SweepPlan
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_only=[1, 2, 3])}, tmp_path / "out")
+    plan = api.sweep(path, dry_run=True)
+    assert isinstance(plan, SweepPlan) and [state for _, state, _, _ in plan.runs] == ["todo", "todo"]
+    assert plan.lines()[-1] == f"2 points on 1 sets, 2 to run; output {tmp_path / 'out'}"
+    outcome = api.sweep(path, index_root=index_root, progress=False)
+    assert outcome.computed == 2
+    assert outcome.summary()[0].startswith("2 of 2 runs (2 points × 1 sets) finished (2 run now")
+    assert [state for _, state, _, _ in api.sweep(path, dry_run=True).runs] == ["done", "done"]
+    picks = api.choose(tmp_path / "out", tmp_path / "chosen", count=1, reference=False, progress=False)
+    assert len(picks) == 1 and (tmp_path / "chosen" / "suite.yaml").is_file()

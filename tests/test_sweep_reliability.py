@@ -186,7 +186,7 @@ def test_a_set_whose_corpus_belongs_to_another_task_fails_before_the_first_run(t
 
 # --------------------------------------------------------------------------- 14. smaller ones
 @pytest.mark.parametrize("selection, message", [
-    ({"topics_only": [1, 99]}, "names topic\\(s\\) 99, which"),
+    ({"topics_only": [1, 99]}, "set a: topics_only 1,99: topic\\(s\\) 99 is not among them"),
     ({"topics_except": [2, 2]}, "topics_except: topic\\(s\\) 2 given twice"),
     ({"topics_only": "1,3-2"}, "topics_only: the range 3-2 runs backwards"),
     ({"topics_only": "1,3", "topics_except": [2]}, "give topics_only or topics_except, not both"),
@@ -283,3 +283,28 @@ def test_a_set_named_like_a_swept_key_or_another_sets_column_is_refused(tmp_path
                  {"a": demo_set(), "a_ci_low": demo_set()}):
         with pytest.raises(ConfigError, match="column\\(s\\) .* twice"):
             load_sweep(write_sets(tmp_path / "s.yaml", sets, tmp_path / "out"))
+
+
+def test_sigterm_during_a_sweep_stops_it_with_a_message_and_leaves_no_lock(tmp_path):
+    """A scheduler's kill (SIGTERM) once ended a sweep where it stood: no word, and its lock left
+    behind for the next run to take over. Now it unwinds as Ctrl-C does: reports of what finished,
+    the lock removed, a message and exit 143."""
+    import subprocess
+    import sys
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set()}, tmp_path / "out")
+    driver = tmp_path / "driver.py"
+    driver.write_text(
+        "import os, signal, sys, time\n"
+        "import touche.retrieval.experiments.sweep.runners as runners\n"
+        "def killed(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+        "    raise SystemExit('SIGTERM did not stop the sweep')\n"
+        "runners.run_point = killed\n"
+        "from touche.cli import main\n"
+        f"sys.exit(main(['sweep', {str(path)!r}, '--quiet']))\n")
+    done = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 143, done.stderr
+    assert "terminated (SIGTERM): touche sweep stopped; nothing half-written was left in place" in done.stderr
+    assert not (tmp_path / "out" / ".sweep.lock").exists()
+    assert (tmp_path / "out" / "results.md").is_file()  # what finished (nothing yet) is still reported

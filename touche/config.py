@@ -7,11 +7,14 @@ variant without writing a file.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import difflib
 import hashlib
 import json
 import reprlib
 import typing
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,7 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from touche import registry
 from touche.errors import ConfigError
-from touche.paths import shipped_variant
+from touche.paths import CONFIGS, shipped_variant, shipped_variant_names
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
@@ -292,6 +295,22 @@ def resolve_raw(path: Path) -> dict:
     return merged
 
 
+def parse_overrides(given: Mapping[str, Any] | Iterable[str] | None, skip_bad_records: bool = False) -> dict[str, Any]:
+    """Overrides as ``--set KEY=VALUE`` gives them (a list of such texts) or as a mapping ({key:
+    value}), with ``skip_bad_records`` as ``corpus.skip_bad_records``; a text without ``=`` is
+    an error naming it."""
+    out: dict[str, Any] = {"corpus.skip_bad_records": "true"} if skip_bad_records else {}
+    if isinstance(given, Mapping):
+        out.update((str(key), value) for key, value in given.items())
+        return out
+    for pair in given or []:
+        if not isinstance(pair, str) or "=" not in pair:
+            raise ConfigError(f"--set expects KEY=VALUE (e.g. retrieval.similarity.k1=1.2), got {pair!r}")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = value
+    return out
+
+
 def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     """Set dotted keys (``retrieval.similarity.k1: 1.2``); values are YAML-parsed strings or objects.
     A list is entered by position or, for the ``rerank:`` stages, by a stage's name
@@ -384,13 +403,25 @@ def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | 
     found: list[str] = []
     for err in exc.errors():
         loc = _readable(err["loc"], Variant)[0]
-        key = next((k for k in overrides if loc == k or loc.startswith(k + ".") or k.startswith(loc + ".")), None)
-        if key is None:
+        keys = _culprits(loc, err, overrides)
+        if not keys:
             return None
-        if key not in found:
-            found.append(key)
+        found += [k for k in keys if k not in found]
     return ", ".join(f"--set {k}={_shown(overrides[k], 60) if not isinstance(overrides[k], str) else overrides[k][:60]}"
                      for k in found)
+
+
+def _culprits(loc: str, err: dict, overrides: dict[str, Any]) -> list[str]:
+    """The overrides an error at ``loc`` comes from: the one that set that key or a section holding
+    it; else those set inside it, the one that chose a tagged section's kind (``name``) alone when
+    the kind is what is wrong (``--set …k1=1.2 --set …name=foo`` is name's fault, not k1's)."""
+    above = [k for k in overrides if loc == k or loc.startswith(k + ".")]
+    if above:
+        return above[-1:]  # the innermost given last wins, as it was applied last
+    inside = [k for k in overrides if k.startswith(loc + ".")]
+    if err.get("type") in ("union_tag_invalid", "union_tag_not_found") and f"{loc}.name" in inside:
+        return [f"{loc}.name"]
+    return inside
 
 
 # pydantic's error types in the words of a variant's author (its own messages name Python types)
@@ -432,7 +463,8 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None
         kind = err["type"]
         if kind == "extra_forbidden":
             valid = sorted(getattr(parent, "model_fields", {}))
-            lines.append(f"unknown key '{loc}'" + (f" (valid keys here: {', '.join(valid)})" if valid else ""))
+            lines.append(f"unknown key '{loc}'" + (f" (valid keys here: {', '.join(valid)})" if valid else "")
+                         + _other_kinds(loc, err["loc"], root))
         elif kind == "literal_error":
             lines.append(f"{loc}: {err['input']!r} is not allowed; expected {err['ctx']['expected']}")
         elif kind == "union_tag_invalid":
@@ -444,6 +476,30 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None
             shown = "input" in err and not isinstance(err["input"], dict) and repr(err["input"]) not in words
             lines.append(f"{loc or 'config'}: {words}" + (f" (got {_shown(err['input'])})" if shown else ""))
     return "; ".join(lines)
+
+
+def _other_kinds(loc: str, raw: tuple, root: Any) -> str:
+    """For a key unknown to a tagged section's kind (``mu`` of a bm25 similarity, ``weight`` of a
+    stage without one): which kinds have it, and that ``name:`` chooses the kind."""
+    key = str(raw[-1])
+    section, _, _ = loc.rpartition(".")
+    model: Any = root
+    for part in raw[:-1]:
+        if isinstance(model, dict):  # a tagged union: ``part`` is the kind chosen
+            others = sorted(tag for tag, m in model.items() if tag != part and key in getattr(m, "model_fields", {}))
+            if others and len(raw) and part == raw[-2]:
+                kinds = " or ".join(f"name: {t}" for t in others)
+                return (f"; {key} is a key of {' and '.join(others)}, not of {part}: {kinds} makes {key} one "
+                        f"(--set {section}.name={others[0]})")
+            model = model.get(part)
+            continue
+        if isinstance(part, int):
+            continue
+        fields = getattr(model, "model_fields", None)
+        if not fields or part not in fields:
+            return ""
+        model = _models_of(fields[part].annotation)
+    return ""
 
 
 def _model_at(loc: tuple, root: Any) -> Any:
@@ -514,11 +570,29 @@ def _models_of(annotation: Any) -> Any:
     return found[0] if found else None
 
 
+def missing_variant(name: str | Path) -> str:
+    """What to say of a variant that is neither a file nor a shipped name: the nearest shipped
+    names (a typo's intended variant), and where the shipped ones are listed."""
+    text = str(name).removesuffix(".yaml").removesuffix(".yml").removeprefix("configs/")
+    with contextlib.suppress(ValueError):  # a path into configs/ is read as the name it would have
+        text = str(Path(text).resolve().relative_to(CONFIGS.resolve()))
+    names = shipped_variant_names()
+
+    def likeness(shipped: str) -> float:  # by the whole name, or by the file name in another folder
+        return max(difflib.SequenceMatcher(None, text, shipped).ratio(),
+                   difflib.SequenceMatcher(None, Path(text).name, Path(shipped).name).ratio())
+    near = [n for n in sorted(names, key=likeness, reverse=True)[:3] if likeness(n) >= 0.75]
+    hint = f"; did you mean {' or '.join(near)}?" if near else f" (shipped: {', '.join(names)})"
+    return f"no variant file of this name, and no shipped variant{hint}"
+
+
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
     """A variant from its YAML file, or a shipped variant by name (``task1/examples/2-krovetz-bm25``)
     where no file of that name exists."""
     if not Path(path).exists() and (shipped := shipped_variant(path)) is not None:
         path = shipped
+    if not Path(path).exists():
+        raise ConfigError(missing_variant(path), path=Path(path))
     path = Path(path).resolve()
     data = resolve_raw(path)
     if overrides:

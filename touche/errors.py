@@ -37,3 +37,10 @@ class EnvironmentProblem(ToucheError):
     """Java, the Lucene jar or another required tool is missing or of the wrong version."""
 
     exit_code = 3
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's stop, ``kill``) turned into an interruption, so that what a command
+    holds is released on the way out (its lock, its temporaries) as after Ctrl-C, and it says so."""
+
+    exit_code = 143  # 128 + SIGTERM, as a shell reports a process the signal ended

@@ -8,13 +8,34 @@ import contextlib
 import fcntl
 import os
 import re
+import signal
 import stat
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 from touche.atomic import TEMP_SUFFIX, TEMP_TOKEN
-from touche.errors import ToucheError
+from touche.errors import Terminated, ToucheError
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within: SIGTERM raises ``Terminated`` (an interruption) instead of ending the process where it
+    stands, so locks and temporaries are released on the way out. Only the main thread receives
+    signals; elsewhere, and where a handler of someone else's is installed, nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated()
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
@@ -38,7 +59,8 @@ def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
             if not _names_this_file(path, fd):
                 continue  # its holder finished and removed it between our open and our lock: take the new one
             try:
-                yield
+                with sigterm_interrupts():  # a killed holder removes its lock too
+                    yield
             finally:
                 # still the lock file it holds, not something put in its place or written into
                 with contextlib.suppress(OSError):

@@ -7,6 +7,7 @@ layer takes these resolved paths; nothing below resolves an input again.
 """
 from __future__ import annotations
 
+import glob
 import logging
 import re
 import unicodedata
@@ -227,3 +228,103 @@ def detect_task(input_dir: Path) -> str:
                          + (", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "") if held
                             else "nothing"), path=input_dir)
     return found[0] if found else "task1"
+
+
+# --------------------------------------------------------------------------- --dataset and the task
+def with_dataset(dataset_id: str | None, *, corpus=None, topics=None, qrels=None
+                 ) -> tuple[object, object, object, bool]:
+    """(corpus, topics, qrels, qrels from the dataset?): ``dataset_id`` (``--dataset ID``, an API
+    call's ``dataset=``) fills what is not given with ``irds:ID``; an unknown id is an error listing
+    the known ones. ``qrels`` may be a list of ``[NAME=]PATH`` items or one path."""
+    if not dataset_id:
+        return corpus, topics, qrels, False
+    datasets.dataset(dataset_id)  # an unknown id fails now, listing the known ones
+    ref = datasets.PREFIX + dataset_id
+    from_dataset = not qrels
+    return corpus or ref, topics or ref, qrels or [ref], from_dataset
+
+
+def task_of(task: str | None, input: str | Path | None = None, *, suite=None, config=None) -> str:
+    """The task whose suite runs: ``task`` given; else (no suite) the task of an ``irds:`` input's
+    dataset or of what a TIRA input folder holds; else task1. A single variant (``config``) runs
+    with its own task's suite whatever this says (``suite.suite_for``)."""
+    if task:
+        return task
+    if suite:
+        return "task1"
+    ref = parse_ref(input)
+    if ref:
+        return datasets.dataset(ref).task
+    if input and Path(input).is_dir():
+        detected = detect_task(Path(input))  # a TIRA input directory says what it is for
+        log.info("task: %s (detected from what %s holds; --task chooses another)", detected, input)
+        return detected
+    return "task1"
+
+
+def resolved_qrels(qrels, *, required: bool = True) -> list[str] | str | None:
+    """``[NAME=]PATH`` items with ``irds:`` ids expanded (notes on what a dataset lacks logged); one
+    ``irds:`` id given alone (compare's single qrels) is its relevance judgements."""
+    if isinstance(qrels, (list, tuple)):
+        notes: list[str] = []
+        out = expand_qrels(qrels, required=required, notes=notes) or None
+        for note in notes:
+            log.info("note: %s", note)
+        return out
+    if isinstance(qrels, str) and parse_ref(qrels):
+        return str(datasets.qrels_paths(parse_ref(qrels))["relevance"])
+    return qrels
+
+
+# --------------------------------------------------------------------------- runs and qrels told apart
+GLOB = set("*?[")
+QRELS_COLUMNS = 4  # qid 0 docid label (a BEIR qrels file has three)
+# A report beside the runs (explore.html, evaluation.md, results.json): its first line is markup,
+# a Markdown table or JSON, never a run's or qrels' fields; ``touche evaluate out/*`` passes it.
+_NOT_TABULAR = ("<", "|", "{", "[", "#")
+
+
+def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
+    """Files given together (``touche evaluate RUN... QRELS...``) told apart: a NAME=PATH or an
+    ``irds:`` id is qrels; a file whose first line has more than four columns a run (a damaged
+    run is still read as one, and its reader says what is wrong), a report (HTML, Markdown, JSON) is
+    left out with a note, anything else qrels; a pattern that names no file is expanded.
+    ``also``: more runs."""
+    runs: list[str] = []
+    qrels: list[str] = []
+    for item in items:
+        name, path = split_named(item)
+        if name or path.startswith("irds:"):
+            qrels.append(item)
+            continue
+        matches = sorted(glob.glob(path)) if GLOB & set(path) and not Path(path).exists() else [path]
+        if not matches:
+            raise InputError(f"no file matches {path!r}")
+        for match in matches:
+            first = _first_line(match)
+            if first is not None and first.lstrip().startswith(_NOT_TABULAR):
+                log.info("note: left out %s: neither a run nor qrels (its first line is %r)", match, first[:40])
+                continue
+            (runs if len((first or "").split()) > QRELS_COLUMNS else qrels).append(match)
+    runs += list(also or [])
+    qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
+    if not runs:
+        raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "
+                         "tag; a file with four or fewer is read as qrels); give the runs first, then the qrels")
+    if not qrels:
+        raise InputError("no qrels among the files given (their lines have four columns: qid 0 docid label); give "
+                         "them after the runs")
+    return runs, qrels
+
+
+def _first_line(path: str) -> str | None:
+    """A file's first non-blank line (None for a folder or an unreadable file: then its reader says
+    what is wrong with it)."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            for line in handle:
+                if line.strip():
+                    return line.strip()
+    except OSError:
+        return None
+    return None

@@ -22,6 +22,8 @@ def progress_bar(iterable: Iterable | None = None, **options: Any):
     """A progress bar (tqdm's arguments: ``total``, ``desc``, ``unit``, ``disable``, ``leave`` …)
     that draws on a terminal and writes lines elsewhere."""
     mode = setting("TOUCHE_PROGRESS")
+    if options.get("desc"):
+        options["desc"] = fit_label(options["desc"])
     if mode == "off":
         options["disable"] = True
     if mode == "bar" or (mode == "auto" and _is_terminal(options.get("file") or sys.stderr)):
@@ -45,7 +47,7 @@ class LineProgress:
                  unit: str = "it", disable: bool = False, initial: float = 0, unit_scale: bool = False,
                  file=None, mininterval: float | None = None, **ignored: Any):
         self.iterable = iterable
-        self.desc, self.unit, self.disable = desc, unit, disable
+        self.desc, self.unit, self.disable = fit_label(desc), unit, disable
         self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__") else None)
         self.n = self.initial = initial
         self.unit_scale = unit_scale
@@ -78,10 +80,10 @@ class LineProgress:
             self._write(self.line(now))
 
     def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
-        self.postfix = text
+        self.postfix = fit_label(text)
 
     def set_description(self, desc: str = "", refresh: bool = True) -> None:
-        self.desc = desc
+        self.desc = fit_label(desc)
 
     def refresh(self) -> None:
         pass
@@ -103,6 +105,8 @@ class LineProgress:
                 if value >= factor:
                     return f"{value / factor:.1f} {prefix}{unit}{suffix}"
             return f"{value:.0f} {unit}{suffix}"
+        if per_second:
+            return rate(value, unit)
         return f"{value:,.0f} {unit}{suffix}"
 
     def line(self, now: float, done: bool = False) -> str:
@@ -137,3 +141,32 @@ def _duration(seconds: float) -> str:
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+LABEL_WIDTH = 90  # a label (a bar's description, what it is at now) at most this wide
+
+
+def fit_label(text: str, width: int = LABEL_WIDTH) -> str:
+    """``text`` in at most ``width`` characters, cut between words with an ellipsis (a sweep point's
+    settings cut at 90 characters once read ``analyzer.stemmer=kro``)."""
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:") + "…"
+
+
+def rate(per_second: float, unit: str) -> str:
+    """A rate a person reads at any speed: ``1,234 docs/s``, ``2.5 runs/s``; below one a second, per
+    minute or as seconds each (a sweep's 0.1 points a second read "0 run/s")."""
+    unit = unit.strip() or "it"
+    if per_second >= 10:
+        return f"{per_second:,.0f} {unit}/s"
+    if per_second >= 1:
+        return f"{per_second:.1f} {unit}/s"
+    if per_second * 60 >= 1:
+        return f"{per_second * 60:.1f} {unit}/min"
+    if per_second > 0:
+        return f"{_duration(1 / per_second)} per {unit}"
+    return f"no {unit} yet"

@@ -61,7 +61,8 @@ def per_topic_frame(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measu
     layout of ir_measures' ``iter_calc`` with a run column), topics in natural order."""
     records = []
     for name, rows in runs.items():
-        for measure, values in evaluate_rows_per_topic(as_table(rows), qrels, measures, depth=depth).items():
+        for measure, values in evaluate_rows_per_topic(as_table(rows), qrels, measures, depth=depth,
+                                                       name=name).items():
             for qid in sorted(values, key=natural_key):
                 records.append((name, qid, measure, float(values[qid])))
     return pd.DataFrame.from_records(records, columns=PER_TOPIC_COLUMNS)
@@ -75,7 +76,7 @@ def score_runs(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
     """({run: {measure: mean}}, {run: {measure: {topic: value}}}): every run scored once."""
     means, per_topic = {}, {}
     for name, rows in runs.items():
-        means[name], per_topic[name] = score_rows(as_table(rows), qrels, measures, depth=depth)
+        means[name], per_topic[name] = score_rows(as_table(rows), qrels, measures, depth=depth, name=name)
     return means, per_topic
 
 

@@ -61,7 +61,7 @@ from touche.retrieval.evaluation.scorers import (
     trec_per_topic,
 )
 from touche.retrieval.formats.gate import is_frame, load_qrels, load_run
-from touche.retrieval.formats.qrels import Qrels
+from touche.retrieval.formats.qrels import Qrels, check_named_kind
 from touche.retrieval.formats.runfile import RunFormat, RunRow, natural_key
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.runwriter import WrittenRun
@@ -335,17 +335,21 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
     for measure in parsed or ():
         check_trec_name(measure)
     named = [(qrels_name, load_qrels(path)) for qrels_name, path in named_qrels(qrels)]
+    for qrels_name, judged in named:
+        check_named_kind(qrels_name, judged)
+    table = as_table(rows)
     if topics is not None:
+        if not topics.checked:  # no entry checked it against more (a topics file, several runs)
+            topics = topics.checked_against(table.topics().union(*(q.topics() for _, q in named)),
+                                            f"{name} and the qrels")
         named = [(qrels_name, judged.restricted(topics.keeps)) for qrels_name, judged in named]
+        table = table.restricted(topics.keeps)
     if parsed is not None:
         unknown = [m.label(m.qrels) for m in parsed if not any(m.applies_to(n, q.kind) for n, q in named)]
         if unknown:
             raise ToucheError(
                 f"measure(s) {', '.join(unknown)} do not apply to the given qrels "
                 f"({', '.join((f'{n}: ' if n else '') + q.kind.value for n, q in named)}); known: {known_measures()}")
-    table = as_table(rows)
-    if topics is not None:
-        table = table.restricted(topics.keeps)
     plan = []
     for qrels_name, judged in named:
         _warn_unmatched(table, judged, name)
@@ -353,7 +357,41 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
             else [parse_measure(m) for m in defaults_for(judged.kind, depth)]
         wanted = list({m.name: m for m in wanted}.values())  # a measure asked for twice is computed once
         plan.append(((lambda m, n=qrels_name: f"{n}:{m}" if n else m), table, judged, wanted))
+    _warn_ties(table, [m for _, _, _, wanted in plan for m in wanted], name)
     return plan
+
+
+def _warn_ties(table: RunTable, measures: Sequence[Measure], name: str) -> None:
+    """A run whose top k holds tied scores, said wherever it is scored: Touché's evaluator cuts by
+    rank, trec_eval orders by score (ties by document id), so the two read different rankings of
+    the same file (a run tied in its whole top 5 scored touche.nDCG@5 0.468 and trec.nDCG@5 0.000)."""
+    cutoffs = [m.cutoff for m in measures if m.cutoff is not None]
+    if not cutoffs:  # stance F1 reads every judged row, whatever their order
+        return
+    k = max(cutoffs)
+    tied = table.tied_topics(k)
+    if tied:
+        shown = ", ".join(tied[:5]) + (f", … ({len(tied)} in all)" if len(tied) > 5 else "")
+        log.warning("warning: %s holds tied scores in the top %d of %d topic(s) (%s): Touché's evaluator cuts each "
+                    "topic by rank, trec_eval orders it by score with ties by document id, so touche.* and trec.* "
+                    "measures read different rankings of it (touche validate lists the ties; every run the toolkit "
+                    "writes has distinct scores)", name, k, len(tied), shown)
+
+
+def checked_selection(selection: TopicSelection | None, runs: Iterable[Rows], qrels: QrelsArg | None = None, *,
+                      topics: Iterable[str] | None = None, what: str | None = None) -> TopicSelection | None:
+    """A topic selection checked once for everything an entry scores (``TopicSelection.checked_against``):
+    against ``topics`` (a topics file's ids) where given, else against every run's topics and the
+    qrels'. Each scoring call would otherwise check it against one run and the qrels only."""
+    if selection is None or selection.checked:
+        return selection
+    if topics is not None:
+        return selection.checked_against(topics, what or "the topics file")
+    known: set[str] = set().union(*(as_table(rows).topics() for rows in runs))
+    given = qrels is not None and not (isinstance(qrels, (Mapping, list, tuple)) and not qrels)
+    if given:
+        known |= set().union(*(load_qrels(path).topics() for _, path in named_qrels(qrels)))
+    return selection.checked_against(known, what or ("the runs and qrels" if given else "the runs"))
 
 
 def _warn_unmatched(table: RunTable, qrels: Qrels, name: str) -> None:

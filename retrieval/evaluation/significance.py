@@ -31,8 +31,8 @@ def split_measure(qualified: str) -> tuple[str | None, str]:
     return (name, measure) if sep else (None, qualified)
 
 
-def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.PathLike[str],
-                     measure: str = "touche.nDCG@5", topics: TopicSelection | None = None) -> dict[str, float]:
+def per_topic_scores(run_path, qrels_path: str | os.PathLike[str], measure: str = "touche.nDCG@5",
+                     topics: TopicSelection | None = None, *, name: str | None = None) -> dict[str, float]:
     """{topic: score} of one run, for the topics the measure averages over (of those ``topics``
     keeps).
 
@@ -50,7 +50,7 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
                           f"{qrels.kind.value} judgments", path=qrels_path)
     # the one gate: a run evaluate refuses (a file concatenated with itself) is never compared
     return evaluate_rows_per_topic(load_run(run_path), qrels_path, [parsed.name], topics=topics,
-                                   name=str(run_path))[parsed.name]
+                                   name=name or str(run_path))[parsed.name]
 
 
 # ------------------------------------------------------------------ significance

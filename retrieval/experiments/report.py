@@ -14,6 +14,7 @@ comparison uses the topics both runs have a score for and lists the others separ
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -26,6 +27,9 @@ import numpy as np
 
 from touche.atomic import atomic_open
 from touche.guard import OutputFolder
+from touche.inputs import distinct_labels
+from touche.retrieval.evaluation.collection import Collection, on_collection
+from touche.retrieval.evaluation.measures import checked_selection
 from touche.retrieval.evaluation.significance import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -34,6 +38,7 @@ from touche.retrieval.evaluation.significance import (
     paired_t_test,
     per_topic_scores,
 )
+from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.runfile import natural_key
 from touche.retrieval.formats.selection import TopicSelection
 
@@ -72,6 +77,7 @@ class Comparison:
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
     official_means: tuple[float, float] = (math.nan, math.nan)  # each over its own topics, as Touché averages
+    cautions: tuple[str, ...] = ()  # a run holding documents the collection scored on lacks
 
     @property
     def wins(self) -> int:
@@ -115,12 +121,17 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
 
 def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], qrels: str | os.PathLike[str],
                  measure: str = "touche.nDCG@5", *, resamples: int = DEFAULT_RESAMPLES,
-                 seed: int = DEFAULT_SEED, topics: TopicSelection | None = None) -> Comparison:
+                 seed: int = DEFAULT_SEED, topics: TopicSelection | None = None,
+                 collection: Collection | None = None) -> Comparison:
     """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
-    keeps."""
-    return compare_scores(per_topic_scores(run_a, qrels, measure, topics), per_topic_scores(run_b, qrels, measure, topics),
-                          measure=measure, name_a=Path(run_a).name, name_b=Path(run_b).name,
-                          resamples=resamples, seed=seed)
+    keeps (checked against both runs and the qrels), on ``collection`` when given (a run holding
+    documents it lacks cautioned; both restricted to it when it says so)."""
+    names = distinct_labels([run_a, run_b], what="run file")
+    tables, cautions = on_collection(dict(zip(names, (load_run(run_a), load_run(run_b)))), collection)
+    topics = checked_selection(topics, tables.values(), qrels)
+    a, b = (per_topic_scores(tables[name], qrels, measure, topics, name=name) for name in names)
+    compared = compare_scores(a, b, measure=measure, name_a=names[0], name_b=names[1], resamples=resamples, seed=seed)
+    return dataclasses.replace(compared, cautions=tuple(cautions))
 
 
 def format_p(value: float | None, missing: str = "–") -> str:
@@ -156,6 +167,7 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
         f"| paired randomization test ({_resampling(cmp)}) | mean Δ = {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} "
         f"| {format_p(cmp.randomization_p, missing='-')} |",
     ]
+    lines += [line for caution in cmp.cautions for line in ("", caution)]
     if cmp.only_a or cmp.only_b:
         lines += ["", "Not paired (nothing judged in the other run's cut): "
                   + "; ".join(part for part in (

@@ -37,6 +37,8 @@ __all__ = [
     "STANCE_LABELS",
     "IMAGE_ASPECTS",
     "detect_qrels_kind",
+    "check_named_kind",
+    "NAMED_KINDS",
     "read_qrels",
     "read_graded_qrels",
     "read_stance_qrels",
@@ -139,6 +141,30 @@ def _source(path_or_lines, label: str | None) -> tuple[Lines, str, str]:
     if isinstance(path_or_lines, (str, os.PathLike)):
         return file_lines(Path(path_or_lines)), str(path_or_lines), "line"
     return path_or_lines, label or "qrels frame", "row"
+
+
+# What a qrels name promises (``stance=FILE``, ``{"quality": …}``, a suite's or sweep's ``qrels:``
+# keys): a file of another kind under it is a mix-up, refused, not scored as what it holds
+# (stance= given relevance judgements once scored "stance:touche.nDCG@5"). Other names promise nothing.
+NAMED_KINDS: dict[str, tuple[QrelsKind, ...]] = {
+    "relevance": (QrelsKind.GRADED, QrelsKind.IMAGE),  # image judgements say on-topic: their relevance
+    "quality": (QrelsKind.GRADED,),
+    "stance": (QrelsKind.STANCE,),
+    "image": (QrelsKind.IMAGE,),
+}
+_KIND_WORDS = {QrelsKind.GRADED: "graded labels (relevance or quality)",
+               QrelsKind.STANCE: f"stance labels ({', '.join(STANCE_LABELS)})",
+               QrelsKind.IMAGE: "image judgements (ONTOPIC, PRO, CON)"}
+
+
+def check_named_kind(name: str | None, qrels: Qrels) -> None:
+    """Refuse qrels given under a name that promises another kind of judgement (``NAMED_KINDS``)."""
+    expected = NAMED_KINDS.get(name or "")
+    if expected is None or qrels.kind in expected:
+        return
+    raise InputError(f"these qrels are given as {name} judgements ({name}=…) but hold no "
+                     f"{' or '.join(_KIND_WORDS[k] for k in expected)}: they hold {_KIND_WORDS[qrels.kind]}; "
+                     f"give them under the name of what they judge", path=qrels.path)
 
 
 def detect_qrels_kind(path: str | os.PathLike[str] | Lines, *, label: str | None = None) -> QrelsKind:

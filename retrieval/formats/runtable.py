@@ -28,7 +28,15 @@ import numpy as np
 import pandas as pd
 
 from touche.bounds import SCORE_LIMIT
-from touche.retrieval.formats.runfile import CONTROL, MAX_RANK_DIGITS, SCORE, RunFormat, RunRow, canonical_topic
+from touche.retrieval.formats.runfile import (
+    CONTROL,
+    MAX_RANK_DIGITS,
+    SCORE,
+    RunFormat,
+    RunRow,
+    canonical_topic,
+    natural_key,
+)
 
 FAST_FORMATS = (RunFormat.Q0, RunFormat.STANCE)
 COLUMNS = ["qid", "column2", "docid", "rank", "score", "tag"]
@@ -178,6 +186,20 @@ class RunTable:
         order, group_start = self._ranked()
         position = np.arange(len(order)) - group_start  # the row's place in its group
         return self.frame.iloc[order[position < top]]
+
+    def tied_topics(self, k: int) -> list[str]:
+        """The topics whose first ``k`` rows by rank, and the row after the cut, hold two equal scores
+        (as trec_eval reads them: 32-bit floats), in topic order: where evaluators that order by rank
+        and by score read different top ``k`` (images: per topic and stance)."""
+        order, group_start = self._ranked()
+        inside = order[(np.arange(len(order)) - group_start) <= k]
+        if not len(inside):
+            return []
+        head = self.frame.iloc[inside]
+        keys = [head["qid"], head["score"].to_numpy().astype(np.float32)] + \
+            ([head["column2"]] if self.format is RunFormat.IMAGE else [])
+        tied = pd.DataFrame(dict(enumerate(keys))).duplicated().to_numpy()
+        return sorted(set(head["qid"].to_numpy()[tied].tolist()), key=natural_key)
 
     def _ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """Row order by group, rank, score descending (integer codes: sorting ids as strings is

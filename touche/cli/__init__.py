@@ -24,7 +24,8 @@ from types import ModuleType
 from touche import guard, settings
 from touche.cli.commands import COMMANDS
 from touche.cli.common import apply_to_args
-from touche.errors import ToucheError
+from touche.errors import Terminated, ToucheError
+from touche.folderlock import sigterm_interrupts
 
 
 def command_module(name: str) -> ModuleType:
@@ -93,7 +94,8 @@ EXIT_CODES = """exit codes:
   2    bad input or config: the message names the file and the line or record
   3    environment problem (Java, the Lucene jar, a missing tool)
   4    internal error (a bug: the traceback is printed)
-  130  interrupted (nothing half-written is left in place)"""
+  130  interrupted (nothing half-written is left in place)
+  143  terminated by SIGTERM (as interrupted: nothing half-written, locks removed)"""
 
 SHARED_HELP = {
     "index_root": "where indexes are kept (default: $TOUCHE_INDEX_ROOT, else indexes/ in the checkout, "
@@ -103,17 +105,30 @@ SHARED_HELP = {
 }
 
 
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The arguments, or a usage error in the words of the command given: its own usage (not the
+    top level's), and for ``--set k1 1.2`` that a setting is one word, KEY=VALUE."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
+        loose = [pair for pair in getattr(args, "set", None) or [] if "=" not in pair]
+        hint = f" (--set takes KEY=VALUE as one word: --set {loose[0]}={extra[0]})" if loose else ""
+        command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     named = command_named(argv)
     parser = build_parser(load=[named] if named else [])
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     configure_logging(args.debug)
     try:
-        settings.check_all()  # a bad environment variable is named now, not as a traceback later
-        apply_to_args(args)  # --dataset and irds:<id> inputs become paths
-        guard.check(args.files(args))  # no output replaces an input, before any work
-        return args.func(args)
+        with sigterm_interrupts():  # SIGTERM unwinds as Ctrl-C does: locks released, said below
+            settings.check_all()  # a bad environment variable is named now, not as a traceback later
+            apply_to_args(args)  # --dataset and irds:<id> inputs become paths
+            guard.check(args.files(args))  # no output replaces an input, before any work
+            return args.func(args)
     except ToucheError as exc:
         if args.debug:
             traceback.print_exc()
@@ -128,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"interrupted: touche {args.command} stopped; nothing half-written was left in place (runs and "
-              "indexes are moved in only when complete); rerun the same command to continue", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        print(f"{how}: touche {args.command} stopped; nothing half-written was left in place (runs and "
+              "indexes are moved in only when complete, locks removed); rerun the same command to continue",
+              file=sys.stderr)
+        return Terminated.exit_code if isinstance(exc, Terminated) else 130
     except Exception as exc:  # a bug of ours: say so, with the traceback to report
         traceback.print_exc()
         print(f"internal error: {type(exc).__name__}: {exc}\nplease report this with the traceback above",

@@ -1,10 +1,11 @@
 """``touche analyze``: the tokens a variant's analyzer produces."""
 from __future__ import annotations
 
-from touche.cli.common import add_command, overrides, variant_options
-from touche.config import load_variant
+from touche.api.variants import analyze
+from touche.cli.common import add_command, variant_options
 from touche.guard import Files
-from touche.stemming.analyzers import tokens
+
+PARAMETERS = {"set": "overrides"}  # an option whose API parameter has another name
 
 
 def add_parser(sub) -> None:
@@ -15,9 +16,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    loaded = load_variant(args.config, overrides(args.set))
-    # a relative stoplist resolves against the variant's folder, as in every run
-    print(" ".join(f"[{t}]" for t in tokens(loaded.variant.analyzer, args.text, base_dir=loaded.path.parent)))
+    found = analyze(args.config, args.text, overrides=args.set, skip_bad_records=args.skip_bad_records)
+    print(" ".join(f"[{t}]" for t in found))
     return 0
 
 

@@ -2,14 +2,9 @@
 stage over all of ClueWeb12), to index and re-rank like any local corpus."""
 from __future__ import annotations
 
-from pathlib import Path
-
+from touche.api.tools import chatnoir
 from touche.cli.common import add_command
-from touche.config import load_variant
 from touche.guard import Files
-from touche.retrieval.formats.gate import load_topics
-from touche.retrieval.tasks.task2.chatnoir import ChatNoirClient, fetch_corpus
-from touche.specs.task2 import ChatNoirSpec, Task2Spec
 
 
 def add_parser(sub) -> None:
@@ -20,12 +15,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    spec = load_variant(args.config).variant.task2 or Task2Spec()
-    client = ChatNoirClient(spec.chatnoir or ChatNoirSpec())
-    out = fetch_corpus(load_topics(args.topics), spec, Path(args.output), client,
-                       progress=lambda line: print(line, flush=True))
-    print(f"wrote {out} ({client.requests_sent} requests); index and re-rank it with: "
-          f"touche run -c {args.config} -i {out} -t {args.topics} -o run.txt")
+    report = chatnoir(args.config, args.topics, args.output, progress=True)
+    print("\n".join(report.lines))
     return 0
 
 

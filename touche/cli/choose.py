@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from touche.api.experiments import choose
 from touche.cli.common import add_command
 from touche.guard import Files
-from touche.retrieval.experiments.choose import choose
+
+PARAMETERS = {"no_second": "second", "no_reference": "reference"}
 
 
 def add_parser(sub) -> None:
@@ -14,7 +16,7 @@ def add_parser(sub) -> None:
     p.add_argument("results", help="a sweep's output directory (results.jsonl + sweep.json)")
     p.add_argument("--out", required=True, help="directory for the variant files, suite.yaml and choice.md")
     p.add_argument("--measure", help="main measure (default: the sweep's)")
-    p.add_argument("--second", help="second measure (default: the main one on the quality qrels)")
+    p.add_argument("--second", default="auto", help="second measure (default: the main one on the quality qrels)")
     p.add_argument("--no-second", action="store_true", help="no pick by a second measure")
     p.add_argument("--count", type=int, default=5, help="how many to choose (default 5)")
     p.add_argument("--min-diff", type=int, help="swept parameters a pick must differ in from every other (default 2)")
@@ -34,11 +36,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    second = None if args.no_second else (args.second or "auto")
-    choices = choose(args.results, args.out, measure=args.measure, second=second, count=args.count,
-                     min_diff=args.min_diff, reference=not args.no_reference, distinct=args.distinct,
-                     index_root=Path(args.index_root) if args.index_root else None, partial=args.partial,
-                     max_loss=args.max_loss, progress=True)
+    choices = choose(args.results, args.out, measure=args.measure, second=None if args.no_second else args.second,
+                     count=args.count, min_diff=args.min_diff, distinct=args.distinct, max_loss=args.max_loss,
+                     reference=not args.no_reference, index_root=args.index_root, partial=args.partial, progress=True)
     print((Path(args.out) / "choice.md").read_text(encoding="utf-8"))
     print(f"wrote {len(choices)} variant(s), suite.yaml and choice.md to {Path(args.out).resolve()}")
     print(f"run them: touche run-all --suite {Path(args.out) / 'suite.yaml'}")

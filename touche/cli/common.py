@@ -1,17 +1,15 @@
-"""What several commands share: their parsers' summary and options, --set overrides, and how --dataset
-and irds:<id> arguments become the paths commands take (`apply_to_args`)."""
+"""What several commands share: their parsers' summary and options, and how --dataset and irds:<id>
+arguments become the paths commands take (`apply_to_args`)."""
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from touche.atomic import is_stdout
 from touche.cli.commands import COMMANDS
-from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
-from touche.errors import ToucheError
-from touche.inputs import detect_task, expand_qrels
+from touche.datasets import corpus_path, parse_ref, topics_path
+from touche.inputs import resolved_qrels, task_of, with_dataset
 from touche.retrieval.formats.selection import TopicSelection
 
 log = logging.getLogger(__name__)
@@ -50,74 +48,46 @@ def variant_options(p: argparse.ArgumentParser, config_required: bool = True) ->
 
 def topic_options(p: argparse.ArgumentParser) -> None:
     """--topics-only / --topics-except, as a sweep's sets select topics (lists and ranges)."""
-    p.add_argument("--topics-only", metavar="SPEC", help="only these topics, e.g. 51,55,57-60")
-    p.add_argument("--topics-except", metavar="SPEC", help="all topics but these, e.g. 51,55,57,73,80 (a held-out "
-                                                           "test set)")
+    one = p.add_mutually_exclusive_group()
+    one.add_argument("--topics-only", metavar="SPEC", type=TopicSelection.option("only"),
+                     help="only these topics, e.g. 51,55,57-60 (a topic the topics, or runs and qrels, lack is an "
+                          "error; a range takes those it holds)")
+    one.add_argument("--topics-except", metavar="SPEC", type=TopicSelection.option("except"),
+                     help="all topics but these, e.g. 51,55,57,73,80 (a held-out test set)")
 
 
-def selection_of(args) -> TopicSelection | None:
-    return TopicSelection.of(getattr(args, "topics_only", None), getattr(args, "topics_except", None))
-
-
-def overrides(pairs: list[str] | None, skip_bad_records: bool = False) -> dict[str, str]:
-    out = {"corpus.skip_bad_records": "true"} if skip_bad_records else {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise ToucheError(f"--set expects KEY=VALUE (e.g. retrieval.similarity.k1=1.2), got '{pair}'")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = value
-    return out
-
-
-def model_output(output: str, shipped: Path, replace_shipped: bool) -> Path:
-    """Where a ``train-*`` command writes its model: ``output``, or the model the package ships
-    with ``--replace-shipped`` only (in an editable install that is the checkout); never a folder."""
-    path = shipped if replace_shipped else Path(output)
-    if path.resolve() == shipped.resolve() and not replace_shipped:
-        raise ToucheError("this is the model the package ships; pass --replace-shipped to overwrite it", path=path)
-    if path.is_dir():
-        raise ToucheError(f"the output is a folder; give a file name (e.g. {shipped.name})", path=path)
-    return path
+def collection_options(p: argparse.ArgumentParser, corpus: bool = True) -> None:
+    """--corpus / --restrict: the collection scores are meant for (a sample), as evaluate, compare,
+    explore (whose -i is its corpus) and run-all's evaluation take them."""
+    if corpus:
+        p.add_argument("--corpus", metavar="PATH", help="the collection the scores are meant for (a sample): a run "
+                                                        "holding documents it lacks was retrieved from another one, "
+                                                        "and is said to be")
+    p.add_argument("--restrict", action="store_true",
+                   help="with --corpus: score every run on that collection's documents only (the others dropped, "
+                        "the rest ranked again), as an official run is compared with runs on a sample")
 
 
 def apply_to_args(args) -> None:
-    """Turn ``--dataset`` and ``irds:`` values of parsed arguments into what commands take.
+    """Turn ``--dataset`` and ``irds:`` values of parsed arguments into what commands take, so the
+    output guard checks paths before any work (``touche.inputs`` decides; the API does the same).
 
     ``--dataset ID`` fills unset ``-i``/``-t``/``--qrels`` with ``irds:ID``; ``run-all`` keeps its
     ``-i irds:ID`` (its suite resolves corpus and topics together) and runs the dataset's task
     when no ``--task``/``--suite`` is given; other commands get plain paths here.
     """
-    dataset_id = getattr(args, "dataset", None)
-    qrels_from_dataset = False
-    if dataset_id:
-        dataset(dataset_id)  # an unknown id fails now, listing the known ones
-        ref = PREFIX + dataset_id
-        if hasattr(args, "input") and not args.input:
-            args.input = ref
-        if hasattr(args, "topics") and not args.topics:
-            args.topics = ref
-        if hasattr(args, "qrels") and not args.qrels:
-            args.qrels, qrels_from_dataset = [ref], True
-    command = getattr(args, "command", None)
-    if hasattr(args, "task") and getattr(args, "task", None) is None:
-        ref = parse_ref(getattr(args, "input", None))
-        local = getattr(args, "input", None)
-        if ref and not getattr(args, "suite", None):
-            args.task = dataset(ref).task
-        elif local and not getattr(args, "suite", None) and Path(local).is_dir():
-            args.task = detect_task(Path(local))  # a TIRA input directory says what it is for
-            log.info("task: %s (detected from what %s holds; --task chooses another)", args.task, local)
-        else:
-            args.task = "task1"
-    if command != "run-all" and parse_ref(getattr(args, "input", None)):
+    given = {name: getattr(args, name) for name in ("input", "topics", "qrels") if hasattr(args, name)}
+    corpus, topics, qrels, from_dataset = with_dataset(getattr(args, "dataset", None), corpus=given.get("input"),
+                                                       topics=given.get("topics"), qrels=given.get("qrels"))
+    for name, value in (("input", corpus), ("topics", topics), ("qrels", qrels)):
+        if name in given:
+            setattr(args, name, value)
+    if hasattr(args, "task"):
+        args.task = task_of(args.task, getattr(args, "input", None), suite=getattr(args, "suite", None),
+                            config=getattr(args, "config", None))
+    if getattr(args, "command", None) != "run-all" and parse_ref(getattr(args, "input", None)):
         args.input = str(corpus_path(parse_ref(args.input)))
     if parse_ref(getattr(args, "topics", None)):
         args.topics = str(topics_path(parse_ref(args.topics)))
-    qrels = getattr(args, "qrels", None)
-    if isinstance(qrels, list):
-        notes: list[str] = []
-        args.qrels = expand_qrels(qrels, required=not qrels_from_dataset, notes=notes) or None
-        for note in notes:
-            log.info("note: %s", note)
-    elif isinstance(qrels, str) and parse_ref(qrels):  # a single qrels file: the relevance judgements
-        args.qrels = str(qrels_paths(parse_ref(qrels))["relevance"])
+    if "qrels" in given:
+        args.qrels = resolved_qrels(args.qrels, required=not from_dataset)

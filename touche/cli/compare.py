@@ -1,10 +1,10 @@
 """``touche compare``: two runs topic by topic, with a paired t-test and a randomization test."""
 from __future__ import annotations
 
-from touche.atomic import write_text
-from touche.cli.common import add_command, note, selection_of, topic_options
+from touche.api.scores import compare
+from touche.cli.common import add_command, collection_options, note, topic_options
 from touche.guard import Files
-from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
+from touche.retrieval.experiments.report import format_comparison
 
 
 def add_parser(sub) -> None:
@@ -19,22 +19,23 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences (- : standard output)")
     p.add_argument("--resamples", type=int, default=10000, help="randomization test resamples (default 10000)")
     p.add_argument("--seed", type=int, default=20220401, help="randomization test seed (fixed: same p every time)")
+    collection_options(p)
     topic_options(p)
 
 
 def run(args) -> int:
-    cmp = compare_runs(args.run_a, args.run_b, args.qrels, args.measure, resamples=args.resamples, seed=args.seed,
-                       topics=selection_of(args))
-    text = format_comparison(cmp)
-    note(args, text, about=args.output)  # -o - is the report on standard output, once
+    comparison = compare(args.run_a, args.run_b, args.qrels, args.measure, output=args.output, plot=args.plot,
+                         resamples=args.resamples, seed=args.seed, topics_only=args.topics_only,
+                         topics_except=args.topics_except, corpus=args.corpus, restrict=args.restrict)
+    note(args, format_comparison(comparison), about=args.output)  # -o - is the report on standard output, once
     if args.output:
-        write_text(args.output, text + "\n")
         note(args, f"\nwrote {args.output}", about=args.output)
     if args.plot:
-        note(args, f"wrote {plot_comparison(cmp, args.plot)}")
+        note(args, f"wrote {args.plot}", about=args.plot)
     return 0
 
 
 def files(args) -> Files:
-    return Files.of(reads=[("run A", args.run_a), ("run B", args.run_b), ("qrels", args.qrels)],
+    return Files.of(reads=[("run A", args.run_a), ("run B", args.run_b), ("qrels", args.qrels),
+                           ("corpus", args.corpus)],
                     writes=[("Markdown report", args.output), ("plot", args.plot)])

@@ -1,10 +1,9 @@
 """``touche contact-sheet``: an image run as an HTML page of thumbnails with the text that earned them."""
 from __future__ import annotations
 
+from touche.api.tools import contact_sheet
 from touche.cli.common import add_command, note
-from touche.config import load_variant
 from touche.guard import Files
-from touche.retrieval.experiments.contact_sheet import write_contact_sheet
 
 
 def add_parser(sub) -> None:
@@ -19,9 +18,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    spec = load_variant(args.config).variant.image if args.config else None
-    path = write_contact_sheet(args.run, args.collection, args.out, topics_path=args.topics, spec=spec,
-                               topics=args.topic, progress=True)
+    path = contact_sheet(args.run, args.collection, args.out, topics=args.topics, config=args.config, topic=args.topic,
+                         progress=True)
     note(args, f"wrote {path}")
     return 0
 

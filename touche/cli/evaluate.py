@@ -2,21 +2,15 @@
 or several, as means (with the topics each is taken over) or per topic (``trec_eval -q``)."""
 from __future__ import annotations
 
-import glob
 import sys
-from pathlib import Path
 
-from touche.cli.common import add_command, selection_of, topic_options
-from touche.errors import InputError
+from touche.api.scores import evaluate_runs
+from touche.cli.common import add_command, collection_options, topic_options
 from touche.guard import Files
-from touche.indexing.corpora import held_documents, open_corpus
-from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
-from touche.retrieval.evaluation.measures import format_per_topic, format_table, score_run
-from touche.retrieval.formats.gate import load_run
-from touche.retrieval.tasks import corpus_format_of
+from touche.inputs import runs_and_qrels, split_named
 
-GLOB = set("*?[")
-QRELS_COLUMNS = 4  # qid 0 docid label (a BEIR qrels file has three)
+PARAMETERS = {"inputs": "runs"}
+PRINTING = {"per_topic"}  # how the scores are shown, not what is scored
 
 
 def add_parser(sub) -> None:
@@ -25,7 +19,8 @@ def add_parser(sub) -> None:
                     "--per-topic --topics-except 51,55")
     p.add_argument("inputs", nargs="+", metavar="RUN... [NAME=]QRELS...",
                    help="run files (or a quoted glob, 'out/*.txt'), then qrels files (relevance, quality, stance, "
-                        "image); a file is a run when its first line has more than four columns")
+                        "image); a file is a run when its first line has more than four columns (reports such as "
+                        "explore.html are left out)")
     p.add_argument("--also", action="append", metavar="RUN", help="one more run (as a RUN before the qrels)")
     p.add_argument("--measures", help="comma-separated, e.g. touche.nDCG@5,nDCG@5,P@10 (default: all that apply). "
                                       "touche.nDCG@k is the Touché 2022 evaluator's (cut by rank, unjudged dropped); "
@@ -34,105 +29,20 @@ def add_parser(sub) -> None:
     p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
     p.add_argument("--per-topic", action="store_true",
                    help="a row per topic and run, then the means (as trec_eval -q)")
-    p.add_argument("--corpus", metavar="PATH", help="the collection the scores are meant for (a sample): a run "
-                                                    "holding documents it lacks was retrieved from another one, and "
-                                                    "is said to be")
-    p.add_argument("--restrict", action="store_true",
-                   help="with --corpus: score every run on that collection's documents only (the others dropped, "
-                        "the rest ranked again), as an official run is compared with runs on a sample")
+    collection_options(p)
     topic_options(p)
 
 
-def runs_and_qrels(args) -> tuple[list[str], list[str]]:
-    """The positional files told apart: a NAME=PATH or an irds: id is qrels; a file whose first
-    line has more than four columns a run (a damaged run is still read as one, and its reader says
-    what is wrong), anything else qrels; a pattern that names no file is expanded."""
-    if getattr(args, "_split", None) is not None:
-        return args._split
-    runs: list[str] = []
-    qrels: list[str] = []
-    for item in args.inputs:
-        name, path = split_named(item)
-        if name or path.startswith("irds:"):
-            qrels.append(item)
-            continue
-        matches = sorted(glob.glob(path)) if GLOB & set(path) and not Path(path).exists() else [path]
-        if not matches:
-            raise InputError(f"no file matches {path!r}")
-        for match in matches:
-            (runs if _columns(match) > QRELS_COLUMNS else qrels).append(match)
-    runs += args.also or []
-    qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
-    if not runs:
-        raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "
-                         "tag; a file with four or fewer is read as qrels); give the runs first, then the qrels")
-    if not qrels:
-        raise InputError("no qrels among the files given (their lines have four columns: qid 0 docid label); give "
-                         "them after the runs")
-    args._split = (runs, qrels)
-    return args._split
-
-
-def _columns(path: str) -> int:
-    """The fields of a file's first non-blank line (0 for a folder or an unreadable file: then the
-    qrels reader says what is wrong with it)."""
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            for line in handle:
-                if line.strip():
-                    return len(line.split())
-    except OSError:
-        return 0
-    return 0
-
-
 def run(args) -> int:
-    runs, qrels_items = runs_and_qrels(args)
-    qrels = parse_named_qrels(qrels_items)
-    measures = args.measures.split(",") if args.measures else None
-    selection = selection_of(args)
-    labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
-    if args.restrict and not args.corpus:
-        raise InputError("--restrict needs --corpus (the collection the runs are restricted to)")
-    tables = [load_run(r) for r in runs]
-    if args.corpus:
-        tables = _on_corpus(Path(args.corpus), labels, tables, args.restrict)
-    scored = {label + (" (restricted)" if args.restrict else ""):
-              score_run(table, qrels, measures, depth=args.depth, topics=selection, name=str(path))
-              for label, table, path in zip(labels, tables, runs)}
-    if args.per_topic:
-        print(format_per_topic(scored))
-    else:
-        print(format_table({label: s.means for label, s in scored.items()},
-                           counts={label: s.counts for label, s in scored.items()}))
-    if selection is not None:
-        print(f"note: scored on {selection.describe()}", file=sys.stderr)
-    for label, result in scored.items():
-        if any(name.endswith("stance.N") and value == 0 for name, value in result.means.items()):
-            print(f"note: {label} labels no stance on any judged row (each says Q0 or misses the judgements), so "
-                  "its stance measures are - and 0. PyTerrier's pt.io.write_results writes Q0 where a frame's "
-                  "stance was: write such a file with touche.pyterrier.write_run.", file=sys.stderr)
+    evaluation = evaluate_runs(args.inputs, None, args.measures, also=args.also, depth=args.depth, corpus=args.corpus,
+                               restrict=args.restrict, topics_only=args.topics_only, topics_except=args.topics_except)
+    print(evaluation.per_topic_table() if args.per_topic else evaluation.table())
+    for line in evaluation.notes:
+        print(line, file=sys.stderr)
     return 0
-
-
-def _on_corpus(corpus: Path, labels: list[str], tables: list, restrict: bool) -> list:
-    """Each run checked against the collection (and restricted to it): a score on a sample beside
-    one on the full corpus compares two collections, not two systems."""
-    family = corpus_format_of(tables[0].format, corpus)
-    held = held_documents(open_corpus(family, corpus), set().union(*(set(t.frame["docid"]) for t in tables)))
-    out = []
-    for label, table in zip(labels, tables):
-        docs = set(table.frame["docid"])
-        outside = docs - held
-        if outside and not restrict:
-            print(f"caution: {label} holds {len(outside):,} of its {len(docs):,} documents that {corpus} lacks: it "
-                  "was retrieved from another collection, and its scores are not comparable with runs on this one "
-                  "(--restrict scores every run on its documents only)", file=sys.stderr)
-        out.append(table.keeping(held) if restrict else table)
-    return out
 
 
 def files(args) -> Files:
-    runs, qrels = runs_and_qrels(args)
+    runs, qrels = runs_and_qrels(args.inputs, args.also)
     return Files.of(reads=[("run", r) for r in runs] + [("qrels", split_named(q)[1]) for q in qrels]
                     + [("corpus", args.corpus)])

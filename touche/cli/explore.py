@@ -1,17 +1,17 @@
 """``touche explore``: several runs of one task, their judgements and texts, as one self-contained HTML page."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from touche.cli.common import add_command, dataset_option, note, selection_of, topic_options
-from touche.errors import ToucheError
+from touche.api.scores import explore
+from touche.cli.common import add_command, collection_options, dataset_option, note, topic_options
 from touche.guard import Files
-from touche.inputs import distinct_labels, parse_named_qrels, resolve_input, split_named
+from touche.inputs import split_named
 from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
 from touche.retrieval.evaluation.registry import leaderboard_measures
 from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
-from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
+from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE
 from touche.retrieval.formats.qrels import QrelsKind
+
+PARAMETERS = {"input": "corpus", "output": "out"}
 
 
 def add_parser(sub) -> None:
@@ -21,8 +21,10 @@ def add_parser(sub) -> None:
     p.add_argument("--qrels", action="append", metavar="[NAME=]QRELS",
                    help="qrels files (repeatable; relevance, quality, stance or image judgements); without any, "
                         "the runs are compared by how their rankings agree")
-    p.add_argument("-i", "--input", help="the corpus (file or folder) or a TIRA input folder, for the documents' "
-                                         "texts and lengths (optional: without it the page shows ids and labels)")
+    p.add_argument("-i", "--input", "--corpus", help="the corpus (file or folder) or a TIRA input folder, for the "
+                                                     "documents' texts and lengths (optional: without it the page "
+                                                     "shows ids and labels); a run holding documents it lacks is "
+                                                     "cautioned")
     p.add_argument("-t", "--topics", help="topics XML, for titles and the terms marked in snippets "
                                           "(default: topics.xml of a TIRA input folder)")
     p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
@@ -47,6 +49,7 @@ def add_parser(sub) -> None:
                                                    "output)")
     p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "
                                                  "- : standard output)")
+    collection_options(p, corpus=False)
     topic_options(p)
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE}; - : "
                                                                  "standard output)")
@@ -54,38 +57,18 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    qrels = parse_named_qrels(args.qrels or [])
-    corpus, topics = args.input and Path(args.input), args.topics and Path(args.topics)
-    if corpus is not None and corpus.is_dir() and (corpus / "topics.xml").is_file():
-        inputs = resolve_input(corpus)  # a TIRA input folder: its corpus, its topics, qrels it holds
-        topics = topics or inputs.topics
-        qrels = qrels or dict(inputs.qrels)
-    if args.measures and not qrels:
-        raise ToucheError("--measures needs qrels (--qrels [NAME=]FILE): without judgements the page compares "
-                          "the runs by how their rankings agree")
-    exports = {kind: path for kind in ("markdown", "latex", "csv") if (path := getattr(args, kind))}
-    path = write_explorer(args.runs, qrels, Path(args.output), corpus=corpus, corpus_format=args.corpus_format,
-                          topics=topics, baseline=_baseline(args), top=args.top,
-                          measures=args.measures.split(",") if args.measures else None, progress=True,
-                          test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
-                          resamples=args.resamples, selection=selection_of(args))
-    for kind, written in exports.items():
-        note(args, f"wrote {written} ({kind})", about=written)
+    path = explore(args.runs, args.qrels, out=args.output, corpus=args.input, topics=args.topics,
+                   corpus_format=args.corpus_format, baseline=args.baseline, measures=args.measures, top=args.top,
+                   test=args.test, resamples=args.resamples, correction=args.correction, rbo_p=args.rbo_p,
+                   markdown=args.markdown, latex=args.latex, csv=args.csv, topics_only=args.topics_only,
+                   topics_except=args.topics_except, restrict=args.restrict, dataset=args.dataset, progress=True)
+    for kind in ("markdown", "latex", "csv"):
+        if getattr(args, kind):
+            note(args, f"wrote {getattr(args, kind)} ({kind})", about=getattr(args, kind))
     size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""
-    note(args, f"wrote {path}{size}{'' if qrels else ', no qrels: runs compared by how their rankings agree'}: "
+    note(args, f"wrote {path}{size}{'' if args.qrels else ', no qrels: runs compared by how their rankings agree'}: "
                "open it in a browser", about=path)
     return 0
-
-
-def _baseline(args) -> str | None:
-    """--baseline may name a run by its file name or path as given."""
-    if not args.baseline:
-        return None
-    labels = distinct_labels([Path(r) for r in args.runs], label=lambda p: p.stem, what="run file")
-    for label, given in zip(labels, args.runs):
-        if args.baseline in (label, given, Path(given).name, Path(given).stem):
-            return label
-    raise ToucheError(f"--baseline {args.baseline} is not one of the runs ({', '.join(labels)})")
 
 
 def files(args) -> Files:

@@ -1,17 +1,12 @@
 """``touche index``: build (or reuse) the index a variant needs and print its statistics."""
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
-
-from touche.cli.common import add_command, dataset_option, overrides, variant_options
-from touche.config import load_variant
-from touche.datasets import check_corpus_format
-from touche.errors import ToucheError
+from touche.api.variants import index
+from touche.cli.common import add_command, dataset_option, variant_options
 from touche.guard import Files
-from touche.indexing.builder import ensure_index
-from touche.indexing.distributed import build_sharded_on_ray
 from touche.paths import default_index_root
+
+PARAMETERS = {"config": "of", "input": "corpus", "set": "overrides"}
 
 
 def add_parser(sub) -> None:
@@ -33,18 +28,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
-    if not args.input:
-        raise ToucheError("no corpus: pass -i CORPUS or --dataset ID")
-    check_corpus_format(Path(args.input), loaded.variant.corpus.format, config=loaded.path)
-    if args.ray and (not args.shards or args.shards < 2 or args.shard is not None):
-        raise ToucheError("--ray builds the shards of --shards N (N >= 2) as Ray tasks; it does not go with --shard K "
-                          "or without --shards")
-    sharded_builder = partial(build_sharded_on_ray, address=None if args.ray == "local" else args.ray) if args.ray else None
-    info = ensure_index(loaded.variant, args.input, args.index_root or default_index_root(),
-                        base_dir=loaded.path.parent, shards=args.shards, shard=args.shard,
-                        sharded_builder=sharded_builder)
-    stats = info.meta["stats"]
+    info = index(args.config, args.input, overrides=args.set, skip_bad_records=args.skip_bad_records,
+                 dataset=args.dataset, index_root=args.index_root, shards=args.shards, shard=args.shard, ray=args.ray,
+                 progress=True)
+    stats, build = info.meta["stats"], info.meta["build"]
     if args.shard is not None:  # one shard of several (docs/performance.md)
         print(f"shard {args.shard} of {args.shards}: {info.path}")
     elif info.meta.get("shards"):
@@ -53,7 +40,6 @@ def run(args) -> int:
     print(f"documents: {stats['documents']}")
     for field, s in stats["fields"].items():
         print(f"  {field}: {s['unique_terms']} unique terms, {s['total_terms']} tokens")
-    build = info.meta["build"]
     print(f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records: {build['skipped_records']}")
     return 0
 

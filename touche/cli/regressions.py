@@ -2,12 +2,12 @@
 (``configs/<task>/regression.yaml``); ``--write`` pins what the code gives now."""
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
+from touche.api.tools import regressions
 from touche.cli.common import add_command
 from touche.guard import Files
-from touche.retrieval.experiments.regressions import REGRESSION_FILE, differences, measure, pinned, suites, write
+from touche.retrieval.experiments.regressions import REGRESSION_FILE, suites
 
 
 def add_parser(sub) -> None:
@@ -18,21 +18,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    chosen = [Path(s) for s in args.suites] or suites()
-    status = 0
-    with tempfile.TemporaryDirectory(prefix="touche-regressions-") as scratch:
-        root = Path(args.index_root) if args.index_root else Path(scratch)
-        for suite in chosen:
-            figures = measure(suite, root)
-            if args.write:
-                print(f"wrote {write(suite, figures)}")
-                continue
-            diff = differences(pinned(suite), figures)
-            print(f"{suite}: " + ("as pinned" if not diff else f"{len(diff)} figure(s) differ"))
-            for line in diff:
-                print(f"  {line}")
-            status = status or (1 if diff else 0)
-    return status
+    report = regressions(args.suites, write=args.write, index_root=args.index_root)
+    print("\n".join(report.lines))
+    return report.status
 
 
 def files(args) -> Files:

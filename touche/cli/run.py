@@ -1,18 +1,13 @@
 """``touche run``: one variant, one run file (evaluated when qrels are given)."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from touche.atomic import check_writable
-from touche.cli.common import add_command, dataset_option, note, overrides, selection_of, topic_options, variant_options
-from touche.config import load_variant
-from touche.errors import ToucheError
+from touche.api.variants import run as run_variant
+from touche.cli.common import add_command, dataset_option, note, topic_options, variant_options
 from touche.guard import Files
-from touche.inputs import parse_named_qrels, split_named
+from touche.inputs import split_named
 from touche.paths import default_index_root
-from touche.retrieval.evaluation.measures import format_table, score_run
-from touche.retrieval.preflight import check_variant_files
-from touche.retrieval.session import Session
+
+PARAMETERS = {"input": "corpus", "set": "overrides"}
 
 
 def add_parser(sub) -> None:
@@ -29,24 +24,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    loaded = load_variant(args.config, overrides(args.set, args.skip_bad_records))
-    if not (args.input and args.topics):
-        raise ToucheError("no corpus or topics: pass -i CORPUS -t TOPICS or --dataset ID")
-    check_writable(Path(args.output))  # before minutes of indexing and search
-    check_variant_files(loaded)
-    selection = selection_of(args)
-    session = Session(Path(args.input), Path(args.topics), Path(args.index_root or default_index_root()),
-                      selection=selection)
-    try:
-        result = session.run(loaded)
-        session.write(result, Path(args.output))
-    finally:
-        session.close()
-    note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
-               f"in {result.seconds:.1f} s")
-    if args.qrels:  # scored as written, from memory: a pipe or standard output is never read back
-        scored = score_run(result.written, parse_named_qrels(args.qrels), topics=selection)
-        note(args, format_table({loaded.name: scored.means}, counts={loaded.name: scored.counts}))
+    done = run_variant(args.config, args.input, args.topics, args.output, overrides=args.set,
+                       skip_bad_records=args.skip_bad_records, dataset=args.dataset, qrels=args.qrels,
+                       index_root=args.index_root, topics_only=args.topics_only, topics_except=args.topics_except)
+    note(args, f"{args.output}: {done.hits} hits for {done.topics} topics in {done.result.seconds:.1f} s")
+    if done.evaluation is not None:
+        note(args, done.evaluation.table())
     return 0
 
 

@@ -2,13 +2,10 @@
 from the Webis-ArgQuality-20 CSV; the same CSV gives the same weights (the file is in the repository)."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from touche.atomic import is_stdout
-from touche.cli.common import add_command, model_output, note
+from touche.api.tools import train_quality, training_inputs
+from touche.cli.common import add_command, note
 from touche.guard import Files
-from touche.paths import shared_touche_dir
-from touche.retrieval.stages.quality.model import MODEL_FILE, cross_validated_pearson, save, train
+from touche.retrieval.stages.quality.model import MODEL_FILE
 
 
 def add_parser(sub) -> None:
@@ -24,17 +21,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
-    output = model_output(args.output, MODEL_FILE, args.replace_shipped)
-    model = train(csv, args.l2)
-    note(args, f"wrote {save(model, output)}: {model['examples']} arguments, training Pearson r "
-          f"{model['train_pearson']}, 5-fold r {cross_validated_pearson(csv, l2=args.l2):.3f}")
-    if output.resolve() != MODEL_FILE.resolve() and not is_stdout(output):  # a file a variant can name
-        note(args, f"use it in a variant: rerank: [{{name: quality_model, model: {output.resolve()}}}]")
+    report = train_quality(args.csv, args.output, l2=args.l2, replace_shipped=args.replace_shipped)
+    for line in report.lines:
+        note(args, line)
     return 0
 
 
 def files(args) -> Files:
-    csv = Path(args.csv) if args.csv else shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
-    return Files.of(reads=[("training CSV", csv)],
+    return Files.of(reads=[("training CSV", training_inputs("train-quality", csv=args.csv)["csv"])],
                     writes=[("model file", MODEL_FILE if args.replace_shipped else args.output)])

@@ -2,15 +2,10 @@
 cross-fitted by topic); the same data give the same file (the shipped one is in the repository)."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from touche.atomic import is_stdout
-from touche.cli.common import add_command, model_output, note
+from touche.api.tools import train_stance, training_inputs
+from touche.cli.common import add_command, note
 from touche.guard import Files
-from touche.paths import shared_touche_dir
-from touche.retrieval.evaluation.measures import stance_macro_f1
 from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE
-from touche.retrieval.tasks.task2.stance.training import read_compsent, save, score_sentences, train
 
 
 def add_parser(sub) -> None:
@@ -27,36 +22,16 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    shared = shared_touche_dir()
-    compsent = Path(args.compsent) if args.compsent else shared / "corpora" / "compsent19"
-    passages = Path(args.passages) if args.passages else shared / "corpora" / "task2-2022-passages.sample.jsonl"
-    qrels = Path(args.qrels) if args.qrels else shared / "qrels" / "task2-2022-stance.qrels"
-    topics = Path(args.topics) if args.topics else shared / "topics" / "task2-2022.xml"
-    output = model_output(args.output, MODEL_FILE, args.replace_shipped)
-    trained = train(compsent / "train.csv", passages, qrels, topics)
-    model = trained.model
-    save(model, output)
-    note(args, f"wrote {output}: sentence classifier on {model['sentences']['examples']:,} CompSent-19 sentences, "
-          f"passage model on {model['passages']['all']['examples']} judged passages "
-          f"({len(model['passages']['folds'])} topic folds)")
-    if (compsent / "test.csv").is_file():
-        sentences, labels = read_compsent(compsent / "test.csv")
-        s = score_sentences(model["sentences"], sentences, labels)
-        note(args, f"CompSent-19 held-out test ({s.n:,} sentences): micro-F1 {s.micro:.3f}, macro-F1 {s.macro:.3f} "
-              "(" + ", ".join(f"{c} {v:.3f}" for c, v in s.per_class.items()) + ")")
-    data = trained.passages
-    note(args, f"on the {len(data.labels)} judged passages: learned (CompSent-19 only) macro-F1 "
-          f"{stance_macro_f1(data.labels, data.learned):.3f}; combined, out of fold (topic-grouped "
-          f"{len(model['passages']['folds'])}-fold) {stance_macro_f1(data.labels, trained.out_of_fold):.3f}")
-    if output.resolve() != MODEL_FILE.resolve() and not is_stdout(output):  # a file a variant can name
-        note(args, f"use it in a variant: task2: {{stance: {{model: combined, model_file: {output.resolve()}}}}}")
+    report = train_stance(args.output, compsent=args.compsent, passages=args.passages, qrels=args.qrels,
+                          topics=args.topics, replace_shipped=args.replace_shipped)
+    for line in report.lines:
+        note(args, line)
     return 0
 
 
 def files(args) -> Files:
-    shared = shared_touche_dir()
-    return Files.of(reads=[("CompSent-19 folder", args.compsent or shared / "corpora" / "compsent19"),
-                           ("passages", args.passages or shared / "corpora" / "task2-2022-passages.sample.jsonl"),
-                           ("stance qrels", args.qrels or shared / "qrels" / "task2-2022-stance.qrels"),
-                           ("topics", args.topics or shared / "topics" / "task2-2022.xml")],
+    given = training_inputs("train-stance", compsent=args.compsent, passages=args.passages, qrels=args.qrels,
+                            topics=args.topics)
+    return Files.of(reads=[("CompSent-19 folder", given["compsent"]), ("passages", given["passages"]),
+                           ("stance qrels", given["qrels"]), ("topics", given["topics"])],
                     writes=[("model file", MODEL_FILE if args.replace_shipped else args.output)])

@@ -12,8 +12,10 @@ command-line wing (docs/architecture.md): it may import every layer, and no laye
   ``quality:touche.nDCG@5`` for another qrels column) is an ir_measures measure with ``touche
   evaluate``'s values; ``measures(...)`` turns names into ``eval_metrics``.
 * ``topics``, ``qrels``, ``read_run`` and ``write_run`` (``frames.py``) read and write PyTerrier's
-  frames, run files with their stance and tie order kept; ``explore`` (``experiment.py``) writes
-  the run explorer for the systems of an experiment.
+  frames, run files with their stance and tie order kept (``topics_only``/``topics_except`` select
+  topics as ``--topics-only`` does); ``explore`` (``experiment.py``) writes the run explorer for
+  the systems of an experiment; ``Restrict(corpus)`` (``restrict.py``) scores results on a sample's
+  documents, cautioning for those it lacks, as ``--corpus C --restrict`` does.
 * ``Index(path)`` (``index.py``) is a built index: a transformer (BM25), a ``pt.Artifact``, with
   ``bm25()``, ``dirichlet()``, ``text_loader()``, ``variant(...)``; ``Index.of(variant, corpus)``
   builds one and ``Index.indexer(path).index(documents)`` indexes any iterator of dicts.
@@ -34,7 +36,8 @@ from touche.pyterrier.frames import qrels, read_run, topics, write_run
 from touche.pyterrier.index import Index, Indexer
 from touche.pyterrier.java import register_jars, start_java
 from touche.pyterrier.measures import measure, measures
+from touche.pyterrier.restrict import Restrict
 from touche.pyterrier.variant import Variant
 
 __all__ = ["Variant", "Index", "Indexer", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
-           "register_jars", "start_java"]
+           "Restrict", "register_jars", "start_java"]

@@ -15,8 +15,10 @@ import pandas as pd
 from touche.datasets import parse_ref, qrels_paths, topics_path
 from touche.errors import InputError
 from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
+from touche.retrieval.formats.qrels import check_named_kind
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import write_run as write_run_file
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking
 from touche.stemming.words import has_query_word
@@ -27,14 +29,19 @@ TOPIC_COLUMNS = ("title", "description", "narrative", "objects")
 
 
 # --------------------------------------------------------------------------- topics and qrels
-def topics(source: PathLike | pd.DataFrame | Any) -> pd.DataFrame:
+def topics(source: PathLike | pd.DataFrame | Any, *, topics_only: Any = None, topics_except: Any = None
+           ) -> pd.DataFrame:
     """A topics file, BEIR queries, ``irds:<id>``, a queries frame or a PyTerrier dataset
     (``pt.get_dataset("irds:…")``) as PyTerrier's queries frame: ``qid``, ``query`` (the title)
-    and Touché's ``title``, ``description``, ``narrative``, ``objects`` (comma-joined)."""
+    and Touché's ``title``, ``description``, ``narrative``, ``objects`` (comma-joined).
+    ``topics_only``/``topics_except``: a selection, as ``--topics-only`` takes it (a topic the
+    file lacks is an error; a range takes those it holds)."""
     if hasattr(source, "get_topics") and not isinstance(source, (str, os.PathLike, pd.DataFrame)):
         source = _dataset_topics(source)
     ref = parse_ref(source) if not isinstance(source, pd.DataFrame) else None
     read = load_topics(topics_path(ref) if ref else source)
+    selection = _selection(topics_only, topics_except, (t.number for t in read), "the topics given")
+    read = [t for t in read if selection is None or selection.keeps(t.number)]
     return pd.DataFrame({"qid": [t.number for t in read], "query": [t.title for t in read],
                          "title": [t.title for t in read], "description": [t.description for t in read],
                          "narrative": [t.narrative for t in read], "objects": [", ".join(t.objects) for t in read]})
@@ -56,11 +63,14 @@ def _dataset_topics(dataset: Any) -> pd.DataFrame:
     return dataset.get_topics()
 
 
-def qrels(source: PathLike | Mapping[str, PathLike]) -> pd.DataFrame:
+def qrels(source: PathLike | Mapping[str, PathLike], *, topics_only: Any = None, topics_except: Any = None
+          ) -> pd.DataFrame:
     """Qrels as PyTerrier's frame (``qid``, ``docno``, ``label``): a file, ``irds:<id>`` (every qrels
     file of the dataset), or {name: file}. The relevance qrels (else the first) give ``label``;
     each other one a column of its name (``quality``, ``stance``), which ``measure("quality:…")``
-    reads. Topic ids as the gate makes them (``01`` is topic 1)."""
+    reads; a file under a name that promises another kind of judgement is refused. Topic ids as
+    the gate makes them (``01`` is topic 1); ``topics_only``/``topics_except`` as ``topics`` takes
+    them."""
     if isinstance(source, Mapping):
         named = {str(n): p for n, p in source.items()}
     elif parse_ref(source):
@@ -71,8 +81,12 @@ def qrels(source: PathLike | Mapping[str, PathLike]) -> pd.DataFrame:
         raise InputError("no qrels given")
     main = "relevance" if "relevance" in named else next(iter(named))
     frames = {}
+    loaded = {name: load_qrels(path) for name, path in named.items()}
+    selection = _selection(topics_only, topics_except, set().union(*(q.topics() for q in loaded.values())),
+                           "the qrels")
     for name, path in named.items():
-        judged = load_qrels(path)
+        judged = loaded[name] if selection is None else loaded[name].restricted(selection.keeps)
+        check_named_kind(name, judged)
         if judged.kind.value == "image":
             raise InputError("image qrels (three aspects per image) have no PyTerrier layout; score image runs "
                              "with touche evaluate", path=path)
@@ -89,6 +103,12 @@ def qrels(source: PathLike | Mapping[str, PathLike]) -> pd.DataFrame:
                         "frame (PyTerrier's qrels have one row per judged document)", lost, name, main)
         out = out.merge(frame, on=["qid", "docno"], how="left")
     return out.reset_index(drop=True)
+
+
+def _selection(topics_only, topics_except, known, what: str) -> TopicSelection | None:
+    """The one topic selection, checked against what exists (``TopicSelection.checked_against``)."""
+    selection = TopicSelection.of(topics_only, topics_except, names=("topics_only", "topics_except"))
+    return selection.checked_against(known, what) if selection is not None else None
 
 
 # --------------------------------------------------------------------------- run files

@@ -158,10 +158,7 @@ def _warn_tied_cut(name: str, table, depth: int) -> None:
     """touche.nDCG@k cuts each topic by rank (Touché 2022's evaluator); where scores tie within the
     cut, the 2021 evaluator (by score) may read another top k: said once, with the measure that
     reproduces the 2020/2021 leaderboards."""
-    frame = table.frame
-    head = frame[frame["rank"] <= depth + 1]
-    tied = head.groupby("qid")["score"].apply(lambda s: s.duplicated().any())
-    count = int(tied.sum())
+    count = len(table.tied_topics(depth))  # the scorer path's reading of a tied top k
     key = (name, "ties", count)
     if count and key not in _warned:
         _warned.add(key)

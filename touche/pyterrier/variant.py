@@ -30,6 +30,7 @@ from touche.pyterrier.frames import (
 )
 from touche.retrieval.formats.runfile import RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import ranked_rows
+from touche.retrieval.preflight import preflight
 from touche.retrieval.session import Pipeline, Session
 from touche.retrieval.tasks import handler
 
@@ -60,6 +61,7 @@ class Variant(pt.Transformer):
     def _load(self) -> None:
         """The variant with its overrides, and its stages (a parameter may add or drop one)."""
         self.loaded = api.variant(self.source, self.overrides)
+        preflight(self.loaded)  # its model files now, as every entry checks them: not at the first query
         task = handler(self.loaded.variant.task)
         parts = ([f"{self.loaded.variant.task} re-ranking"] if task.rerank is not None else []) + \
             [stage.name for stage in self.loaded.variant.rerank]

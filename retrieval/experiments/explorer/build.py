@@ -42,10 +42,11 @@ from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.indexing.corpora import document_texts, open_corpus
-from touche.inputs import distinct_labels, printable_label
+from touche.inputs import distinct_labels, printable_label, resolve_input
 from touche.progress import progress_bar
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
-from touche.retrieval.evaluation.measures import named_qrels
+from touche.retrieval.evaluation.collection import Collection, on_collection
+from touche.retrieval.evaluation.measures import checked_selection, named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer.data import explorer_data
@@ -224,15 +225,29 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
                    stored=None, progress: bool = False, test: str = "randomization", correction: str = "holm",
                    rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
                    resamples: int = DEFAULT_RESAMPLES, into: OutputFolder | None = None,
-                   selection: TopicSelection | None = None) -> Path:
+                   selection: TopicSelection | None = None, restrict: bool = False,
+                   collection: Collection | None = None) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
     ``stored``: an index's raw records by id (``Searcher.raw``), read instead of the corpus;
     ``exports``: {"markdown" | "latex" | "csv": path} files to write beside the page (against the
     baseline); ``into``: the output folder the page lies in (run-all's), which writes it only
-    where it may and records it; ``selection``: the topics the page shows (of the runs')."""
+    where it may and records it; ``selection``: the topics the page shows (checked against the
+    topics file, else the runs and qrels). ``corpus`` may be a TIRA input folder (its topics and
+    the qrels it holds are then the defaults). A run holding documents the corpus lacks is
+    cautioned on the page and in the log; ``restrict`` (or a ``collection`` that restricts) shows
+    every run on the corpus's documents only; ``baseline`` names a run by its name, file name or
+    path."""
     out = Path(out_html)
+    if corpus is not None and Path(corpus).is_dir() and (Path(corpus) / "topics.xml").is_file() and topics is None:
+        inputs = resolve_input(Path(corpus))  # a TIRA input folder: its corpus, its topics, qrels it holds
+        topics = inputs.topics
+        qrels = qrels if qrels else (dict(inputs.qrels) or None)
+    if collection is None and corpus is not None and restrict:
+        collection = Collection.of(corpus, True, corpus_format=corpus_format)
+    elif restrict and collection is None:
+        raise ToucheError("restrict needs the corpus the runs are restricted to (-i CORPUS, corpus=)")
     if into is None:
         check_writable(out, "explorer page")
     else:
@@ -248,6 +263,9 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
         raise ToucheError(f"unknown export {', '.join(unknown)}: markdown, latex or csv")
     given = qrels is not None and (is_frame(qrels) or not isinstance(qrels, (Mapping, list, tuple)) or len(qrels) > 0)
     named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if given else {}
+    if measures and not named:
+        raise ToucheError("measures need qrels (--qrels [NAME=]FILE, qrels=): without judgements the page compares "
+                          "the runs by how their rankings agree")
     for kind, path in exports.items():
         check_writable(path, f"{kind} export")
     guard.check(guard.Files.of(
@@ -260,21 +278,29 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
                           f"{MAX_RUNS} runs. Give a subset: one team's or one approach's runs, or a shortlist with the "
                           "run to compare them with first (--baseline)")
     loaded = load_runs(run_paths, names)
+    baseline = baseline_named(baseline, loaded)
+    topic_map = {canonical_topic(t.number): t for t in load_topics(topics)} if topics else {}
+    selection = checked_selection(selection, loaded.runs.values(), named or None,
+                                  topics=topic_map if topics else None,
+                                  what=f"the topics file {topics}" if topics else None)
     if selection is not None:
-        selection.check_against(set().union(*(t.topics() for t in loaded.runs.values())), "the runs")
         loaded = dataclasses.replace(loaded, runs={name: table.restricted(selection.keeps)
                                                    for name, table in loaded.runs.items()})
+    runs, cautions = on_collection(loaded.runs, collection)
+    loaded = dataclasses.replace(loaded, runs=runs)
     kinds = check_qrels(named, loaded.format, loaded.runs)
-    topic_map = {canonical_topic(t.number): t for t in load_topics(topics)} if topics else {}
     if documents is None and corpus is not None:
         fmt = corpus_format or corpus_format_of(loaded.format, Path(corpus))
         documents = read_documents(Path(corpus), fmt, shown_docids(loaded.runs, top), progress=progress,
                                    stored=stored)
     title = f"Run explorer · {len(loaded.runs)} runs" + ("" if named else " · no judgements") + \
         (f" · {selection.describe()}" if selection is not None else "")
+    if collection is None and documents is not None:
+        cautions += absent_from_corpus(loaded.runs, documents, top)
     data = explorer_data(loaded, named, kinds, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p,
                          resamples=resamples)
+    data["notes"] = [*cautions, *data["notes"]]
     for kind, path in exports.items():
         write_text(path, EXPORTS[kind](data))  # the page's export of its first view, byte for byte
     page = render_explorer(data)
@@ -284,3 +310,37 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
 def shown_docids(runs: Mapping[str, RunTable], top: int) -> set[str]:
     """The documents the page shows: every run's top ``top`` per topic (and stance, for images)."""
     return {d for table in runs.values() for d in table.head(top)["docid"].tolist()}
+
+
+def absent_from_corpus(runs: Mapping[str, RunTable], documents: Documents, top: int) -> list[str]:
+    """A caution for each run whose shown documents (its top ``top``) the corpus lacks: it was
+    retrieved from another collection, and a measure of its top k beside runs on this corpus (a
+    Judged@5 of 1.000 above all) compares collections, not systems. Read from what the page
+    reads anyway: no pass over the corpus."""
+    out = []
+    for name, table in runs.items():
+        shown = set(table.head(top)["docid"].tolist())
+        absent = {d for d in shown if documents.get(d) is None}
+        if absent:
+            text = (f"caution: {name} holds {len(absent):,} of its {len(shown):,} shown documents that "
+                    f"{documents.corpus or 'the corpus'} lacks: it was retrieved from another collection, and its "
+                    "scores (Judged@k above all) are not comparable with runs on this one (restrict shows every run "
+                    "on the corpus's documents only: --restrict, restrict=True)")
+            log.warning("%s", text)
+            out.append(text)
+    return out
+
+
+def baseline_named(baseline: str | None, loaded: LoadedRuns) -> str | None:
+    """The run ``baseline`` names: by the name the page gives it, its file name, stem or path (a
+    byte copy shown once: the run it copies); an error naming the runs otherwise."""
+    if baseline is None:
+        return None
+    if printable_label(baseline) in loaded.runs:
+        return printable_label(baseline)
+    if printable_label(baseline) in loaded.folded:
+        return loaded.folded[printable_label(baseline)]
+    for name, path in loaded.paths.items():
+        if baseline in (str(path), path.name, path.stem) or Path(baseline).resolve() == Path(path).resolve():
+            return name
+    raise ToucheError(f"the baseline {baseline} is not one of the runs ({', '.join(loaded.runs)})")

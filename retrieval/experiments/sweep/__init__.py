@@ -47,6 +47,8 @@ points it changes; new qrels rescore the run files without running them again.
 from __future__ import annotations
 
 import contextlib
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +56,7 @@ import numpy as np
 from touche import guard
 from touche.folderlock import folder_lock
 from touche.paths import default_index_root
+from touche.retrieval.experiments.report import describe_overrides, grid_edges
 from touche.retrieval.experiments.robust import criterion_named, heaviest
 from touche.retrieval.experiments.sweep import runners
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, analyse, sort_records
@@ -74,7 +77,8 @@ from touche.retrieval.experiments.sweep.runners import current_records, is_finis
 from touche.retrieval.experiments.sweep.spec import SweepSpec, axes_of, expand_points
 from touche.retrieval.experiments.sweep.store import RESULTS_FILE, Record, read_records
 
-__all__ = ["run_sweep", "load_sweep", "Sweep", "SweepSpec", "SweepOutcome", "SweepAnalysis", "Record",
+__all__ = ["run_sweep", "plan_sweep", "SweepPlan", "load_sweep", "Sweep", "SweepSpec", "SweepOutcome", "SweepAnalysis",
+           "Record",
            "read_records", "read_manifest", "expand_points", "is_finished", "unfinished", "sort_records",
            "RESULTS_FILE", "MANIFEST_FILE"]
 
@@ -95,6 +99,38 @@ class SweepOutcome:
     def choice(self):
         return self.analysis.choice
 
+    def summary(self) -> list[str]:
+        """What a sweep says when it is done: the runs finished, the pick (or the best point), a
+        grid edge it lies on, the reports written and what is left."""
+        sweep, analysis = self.sweep, self.analysis
+        runs = len(sweep.jobs())
+        unit = f"runs ({len(sweep.points)} points × {len(sweep.sets)} sets)" if sweep.several else "points"
+        lines = [f"{len(self.records)} of {runs} {unit} finished ({self.computed} run now, {self.reused} found "
+                 f"finished), {self.indexes} distinct index(es)"]
+        if sweep.several and analysis.pick is not None:
+            choice = self.choice
+            pick = sweep.points[choice.pick]
+            scores = "; ".join(f"{dev.name} {choice.means[choice.pick, s]:.4f}" for s, dev in enumerate(sweep.sets))
+            lines.append(f"pick by {criterion_named(sweep.spec.criterion).name}: point {pick.number} "
+                         f"({describe_overrides(pick.overrides)}): {scores}"
+                         + (" — within the noise of the runner-up (results.md)" if choice.lead_is_noise else ""))
+        elif sweep.several and self.records:
+            lines.append(f"no pick: {analysis.why_no_pick}")
+        elif self.records:
+            best = self.best()
+            value = best.measures.get(sweep.spec.measure, math.nan)
+            lines.append(f"best {sweep.spec.measure} = {value:.4f}: point {best.point} "
+                         f"({describe_overrides(best.overrides)})")
+        edges = grid_edges(sweep.axes, sweep.points[analysis.pick].coordinates) if analysis.pick is not None else []
+        if edges:
+            lines.append(f"note: the best point lies on the grid's edge ({', '.join(edges)}): a better one may lie "
+                         "beyond; extend the grid there")
+        lines += [f"wrote {path}" for path in (self.table_md, self.table_csv, self.plot) if path is not None]
+        missing = runs - len(self.records)
+        if missing:
+            lines.append(f"{missing} {'run' if sweep.several else 'point'}(s) left: rerun the same command to continue")
+        return lines
+
     def best(self) -> Record | None:
         """The best point's record: by the measure on one set; with sets the criterion's pick,
         on the set that weighs most in the criterion (None when nothing is picked)."""
@@ -105,6 +141,33 @@ class SweepOutcome:
             return self.analysis.ranked[0]
         key = self.sweep.sets[heaviest([s.used_weight for s in self.analysis.sets])].keys[pick]
         return next((r for r in self.records if r.key == key), None)
+
+
+@dataclass
+class SweepPlan:
+    """A sweep's runs and which are done (``touche sweep --dry-run``), nothing run."""
+    sweep: Sweep
+    runs: list[tuple[int, str, str, str]]  # (point number, "done" | "todo", run key, set and settings)
+    todo: int
+
+    def lines(self) -> list[str]:
+        sets = f" on {len(self.sweep.sets)} sets" if self.sweep.several else ""
+        return [f"{number:4d} {state} {key} {what}" for number, state, key, what in self.runs] + \
+            [f"{len(self.sweep.points)} points{sets}, {self.todo} to run; output {self.sweep.output}"]
+
+
+def plan_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | None = None,
+               qrels: dict[str, Path] | None = None, output: Path | None = None) -> SweepPlan:
+    """The sweep's runs, each done or to do, as a rerun would find them."""
+    sweep = load_sweep(path, corpus=corpus, topics=topics, qrels=qrels, output=output)
+    records = read_records(sweep.output / RESULTS_FILE)
+    runs = []
+    for dev, i in sweep.jobs():
+        point, key = sweep.points[i], dev.keys[i]
+        where = f"{dev.name}: " if dev.name else ""
+        runs.append((point.number, "done" if is_finished(sweep, records, key) else "todo", key,
+                     f"{where}{point.describe()}"))
+    return SweepPlan(sweep, runs, len(unfinished(sweep, records)))
 
 
 # what a sweep writes in its output folder (runs/ and sets/ hold only what it names by key)

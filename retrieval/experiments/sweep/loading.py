@@ -21,9 +21,9 @@ from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.report import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
-from touche.retrieval.fingerprint import files_read, variant_fingerprint
+from touche.retrieval.fingerprint import variant_fingerprint
 from touche.retrieval.formats.gate import load_qrels
-from touche.retrieval.preflight import check_variant_files
+from touche.retrieval.preflight import preflight
 
 KEY_FORMAT = 4  # 4: result keys hold the qrels; run keys name the run files
 
@@ -141,16 +141,13 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             raise ConfigError(f"point {point.number} ({point.describe()}) of the sweep gives an invalid variant: "
                               f"{exc.message}", path=path, where=f"base {exc.path}") from None
         variants.append(loaded)
-    checked = set()
+    checked: set[tuple] = set()
     for point, loaded in zip(points, variants):  # model files load now, not after the first set ran
-        files = files_read(loaded)
-        if files not in checked:
-            try:
-                check_variant_files(loaded)
-            except ToucheError as exc:
-                raise ConfigError(f"point {point.number} ({point.describe()}): {exc.message}", path=exc.path,
-                                  where=exc.where) from None
-            checked.add(files)
+        try:
+            preflight(loaded, checked)
+        except ToucheError as exc:
+            raise ConfigError(f"point {point.number} ({point.describe()}): {exc.message}", path=exc.path,
+                              where=exc.where) from None
     formats = {loaded.variant.corpus.format for loaded in variants}
     given = list(spec.measures) if "measures" in spec.model_fields_set else []
     for dev in sets:

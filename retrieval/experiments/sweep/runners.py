@@ -15,7 +15,7 @@ from touche import jvm
 from touche.config import LoadedVariant
 from touche.errors import ToucheError
 from touche.indexing import distributed
-from touche.progress import progress_bar
+from touche.progress import fit_label, progress_bar
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import per_topic_scores, split_measure
 from touche.retrieval.experiments.report import point_slug
@@ -152,7 +152,7 @@ def run_here(sweep: Sweep, index_root: Path, progress: bool, limit: int | None) 
             try:
                 for i in mine:
                     point = sweep.points[i]
-                    bar.set_postfix_str(f"{dev.name + ': ' if dev.name else ''}{point.describe()}"[:90])
+                    bar.set_postfix_str(fit_label(f"{dev.name + ': ' if dev.name else ''}{point.describe()}"))
                     shared = done_runs.get(dev.run_keys[i])
                     if shared is not None:  # another set on the same corpus and topics ran it in this call
                         record = score(sweep, dev, point, run_file(sweep, dev, i), shared.seconds, shared.index)

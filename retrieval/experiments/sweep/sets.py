@@ -30,6 +30,7 @@ from touche.retrieval.experiments.sweep.spec import DevSetSpec, canonical, diges
 from touche.retrieval.fingerprint import data_fingerprint
 from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.runfile import canonical_topic
+from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.topics import Topic, topics_xml
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class DevSet:
     folder: Path                       # <output>/sets/<name>: what is materialised, the coverage cache
     corpus_files: list[Path] | None = None  # a list of files: linked into ``corpus``
     source_topics: Path | None = None  # the topics file ``topics`` selects from
-    selection: tuple[str, frozenset[str]] | None = None  # ("only" | "except", topic numbers)
+    selection: TopicSelection | None = None  # the set's topics_only / topics_except
     weight: float | None = None        # as the sweep file gives it (None: the judged coverage)
     description: str = ""
     run_keys: list[str] = field(default_factory=list)  # per point: what its run file depends on
@@ -83,16 +84,11 @@ class DevSet:
         topics = load_topics(self.source_topics or self.topics)
         if self.selection is None:
             return topics
-        kind, numbers = self.selection
-        known = {canonical_topic(t.number) for t in topics}
-        missing = sorted(numbers - known, key=lambda n: (len(n), n))
-        if missing:
-            raise ConfigError(f"set {self.name}: topics_{kind} names topic(s) {', '.join(missing)}, which "
-                              f"{self.source_topics} does not have")
-        keep = [t for t in topics if (canonical_topic(t.number) in numbers) == (kind == "only")]
-        if not keep:
-            raise ConfigError(f"set {self.name}: topics_{kind} leaves no topic of {self.source_topics}")
-        return keep
+        try:  # the one rule every command applies to a selection
+            chosen = self.selection.checked_against((t.number for t in topics), f"{self.source_topics}")
+        except ToucheError as exc:
+            raise ConfigError(f"set {self.name}: {exc.message}") from None
+        return [t for t in topics if chosen.keeps(t.number)]
 
     def data_fingerprints(self) -> tuple[str, str, str, str]:
         """(corpus label, topics label, corpus digest, topics digest): what the set's runs read.
@@ -106,7 +102,7 @@ class DevSet:
                                 ).hexdigest()[:16]
         topics = hashlib.sha256(topics_xml(self.selected_topics()).encode()).hexdigest()[:16]
         label = "\0".join(str(f) for f in files)
-        return (label, f"{self.source_topics or self.topics}#{self.selection[0] if self.selection else ''}",
+        return (label, f"{self.source_topics or self.topics}#{self.selection.kind if self.selection else ''}",
                 corpus, topics)
 
     def qrels_fingerprint(self) -> str:
@@ -122,8 +118,7 @@ def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: P
             raise InputError(f"set {name}: {what} not found: {found}", path=sweep_file)
     folder = set_folder(output, name)
     listed = isinstance(spec.corpus, list)
-    chosen = spec.selection()
-    selection = (chosen.kind, chosen.numbers) if chosen is not None else None
+    selection = spec.selection()
     return DevSet(name, folder / "corpus" if listed else files[0], folder / "topics.xml" if selection else topics,
                   {n: expand_path(q, here, sweep_file) for n, q in spec.qrels.items()}, folder,
                   corpus_files=files if listed else None, source_topics=topics if selection else None,
