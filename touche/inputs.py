@@ -284,7 +284,8 @@ QRELS_COLUMNS = 4  # qid 0 docid label (a BEIR qrels file has three)
 _NOT_TABULAR = ("<", "|", "{", "[", "#")
 
 
-def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
+def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None, *, quiet: bool = False
+                   ) -> tuple[list[str], list[str]]:
     """Files given together (``touche evaluate RUN... QRELS...``) told apart: a NAME=PATH or an
     ``irds:`` id is qrels; a file whose first line has more than four columns a run (a damaged
     run is still read as one, and its reader says what is wrong), a report (HTML, Markdown, JSON) is
@@ -303,7 +304,8 @@ def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None) -> t
         for match in matches:
             first = _first_line(match)
             if first is not None and first.lstrip().startswith(_NOT_TABULAR):
-                log.info("note: left out %s: neither a run nor qrels (its first line is %r)", match, first[:40])
+                if not quiet:  # said once, where the files are read (the output guard looks first)
+                    log.info("note: left out %s: neither a run nor qrels (its first line is %r)", match, first[:40])
                 continue
             (runs if len((first or "").split()) > QRELS_COLUMNS else qrels).append(match)
     runs += list(also or [])

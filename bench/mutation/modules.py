@@ -33,7 +33,8 @@ MODULES: dict[str, Listed] = {
         "the topics reader (XML, BEIR, frames): which queries are searched, hardened XML parsing",
         ("tests/test_readers.py",)),
     "touche.retrieval.formats.selection": Listed(
-        "--topics-only/--topics-except: which topics a score is taken over", ("tests/test_participant_loop.py",)),
+        "--topics-only/--topics-except: which topics a score is taken over",
+        ("tests/test_topic_selection.py", "tests/test_participant_loop.py")),
     "touche.retrieval.evaluation.registry": Listed(
         "every measure name parsed in one place: which scorer, qrels and depth a name means",
         ("tests/test_evaluate.py",)),

@@ -43,6 +43,6 @@ def run(args) -> int:
 
 
 def files(args) -> Files:
-    runs, qrels = runs_and_qrels(args.inputs, args.also)
+    runs, qrels = runs_and_qrels(args.inputs, args.also, quiet=True)
     return Files.of(reads=[("run", r) for r in runs] + [("qrels", split_named(q)[1]) for q in qrels]
                     + [("corpus", args.corpus)])
