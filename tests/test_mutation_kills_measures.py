@@ -5,6 +5,8 @@ rows a family reads, which measure a table ranks by, trec_eval's per-topic value
 labels, image precision per topic."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from shared import require_shared
 
@@ -126,6 +128,21 @@ def test_several_qrels_frames_need_names():
         named_qrels([frame, frame])
     assert [name for name, _ in named_qrels(["x/task1-relevance.qrels", "x/task1-quality.qrels"])] == \
         ["relevance", "quality"]
+
+
+def test_qrels_are_named_from_one_source_a_list_or_a_mapping(tmp_path):
+    import pandas as pd
+
+    from touche.retrieval.evaluation.measures import named_qrels
+    from touche.retrieval.formats.qrels import Qrels, QrelsKind
+    qrels = Qrels(QrelsKind.GRADED, {"1": {"a": 1}}, "q")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
+    assert named_qrels("q.txt") == [(None, Path("q.txt"))]
+    assert named_qrels(tmp_path) == [(None, tmp_path)]
+    assert named_qrels(qrels) == [(None, qrels)]
+    assert [name for name, _ in named_qrels(frame)] == [None]
+    assert named_qrels({"relevance": "r.txt", "quality": frame}) == [("relevance", Path("r.txt")), ("quality", frame)]
+    assert named_qrels(["a/r.txt", "b/r.txt"]) == [("a/r", Path("a/r.txt")), ("b/r", Path("b/r.txt"))]
 
 
 def test_rows_without_a_file_are_read_in_their_format():
