@@ -157,7 +157,6 @@ def test_leaderboard_explains_its_reproduction():
         assert Path(name).stem in task1, f"the Task 1 demo table lacks {name}"
 
 
-
 # --------------------------------------------------------------------------- names that must exist
 # A page, a docstring or a comment that names a module, a file or a test the code no longer has
 # sends its reader nowhere (a sweep module that became a package, a stance module that was split):
