@@ -29,7 +29,8 @@ from touche.atomic import atomic_open
 from touche.guard import OutputFolder
 from touche.inputs import distinct_labels
 from touche.retrieval.evaluation.collection import Collection, on_collection
-from touche.retrieval.evaluation.measures import checked_selection
+from touche.retrieval.evaluation.measures import check_cutoffs, checked_selection
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -126,7 +127,9 @@ def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], q
     """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
     keeps (checked against both runs and the qrels), on ``collection`` when given (a run holding
     documents it lacks cautioned; both restricted to it when it says so)."""
-    names = distinct_labels([run_a, run_b], what="run file")
+    check_cutoffs([parse_measure(measure).name])  # a measure no run can have, before the runs are read
+    same = Path(run_a).resolve() == Path(run_b).resolve()  # a run against itself: a sanity check, one run
+    names = [Path(run_a).name] * 2 if same else distinct_labels([run_a, run_b], what="run file")
     tables, cautions = on_collection(dict(zip(names, (load_run(run_a), load_run(run_b)))), collection)
     topics = checked_selection(topics, tables.values(), qrels)
     a, b = (per_topic_scores(tables[name], qrels, measure, topics, name=name) for name in names)

@@ -196,7 +196,9 @@ def explore(runs: Runs, qrels: QrelsArg | Iterable[str] | None = None, *, out: P
         sources = list(runs)
         names = list(_named_runs(sources, None)) if any(isinstance(r, pd.DataFrame) for r in sources) else None
     exports = {kind: path for kind, path in (("markdown", markdown), ("latex", latex), ("csv", csv)) if path}
-    return write_explorer(sources, qrels or None, Path(out), names=names, corpus=corpus, corpus_format=corpus_format,
+    given = qrels is not None and (isinstance(qrels, pd.DataFrame) or not isinstance(qrels, (Mapping, list, tuple))
+                                   or len(qrels) > 0)
+    return write_explorer(sources, qrels if given else None, Path(out), names=names, corpus=corpus, corpus_format=corpus_format,
                           topics=topics, baseline=baseline, measures=_measures(measures), top=top, test=test,
                           correction=correction, rbo_p=rbo_p, exports=exports, resamples=resamples, progress=progress,
                           selection=_selection(topics_only, topics_except), restrict=restrict)

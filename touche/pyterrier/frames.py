@@ -86,7 +86,8 @@ def qrels(source: PathLike | Mapping[str, PathLike], *, topics_only: Any = None,
                            "the qrels")
     for name, path in named.items():
         judged = loaded[name] if selection is None else loaded[name].restricted(selection.keeps)
-        check_named_kind(name, judged)
+        if isinstance(source, Mapping):  # a name the user gave promises a kind; a lone file's is ours
+            check_named_kind(name, judged)
         if judged.kind.value == "image":
             raise InputError("image qrels (three aspects per image) have no PyTerrier layout; score image runs "
                              "with touche evaluate", path=path)

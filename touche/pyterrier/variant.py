@@ -56,12 +56,15 @@ class Variant(pt.Transformer):
         self.index_root = Path(index_root) if index_root else default_index_root()
         self.progress = progress
         self._session: Session | None = None
+        self._preflighted: set[tuple] = set()  # the model files preflight loaded already
         self._load()
 
     def _load(self) -> None:
         """The variant with its overrides, and its stages (a parameter may add or drop one)."""
         self.loaded = api.variant(self.source, self.overrides)
-        preflight(self.loaded)  # its model files now, as every entry checks them: not at the first query
+        # its model files now, as every entry checks them (not at the first query); once per file set
+        # (pt.GridScan sets a parameter per point)
+        preflight(self.loaded, self._preflighted)
         task = handler(self.loaded.variant.task)
         parts = ([f"{self.loaded.variant.task} re-ranking"] if task.rerank is not None else []) + \
             [stage.name for stage in self.loaded.variant.rerank]
