@@ -16,7 +16,8 @@ from touche.errors import ToucheError
 from touche.folderlock import folder_lock
 from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
 from touche.paths import default_index_root
-from touche.retrieval.evaluation.measures import format_table, score_run
+from touche.retrieval.evaluation.measures import score_run
+from touche.retrieval.evaluation.report import Report
 from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.formats.qrels import QrelsKind, detect_qrels_kind
@@ -129,7 +130,7 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, out: guard
             measures = suite_measures(qrels)
             scored = {r.loaded.name: score_run(r.written, qrels, measures, topics=selection) for r in results}
             scores = {name: s.means for name, s in scored.items()}
-            text = format_table(scores, counts={name: s.counts for name, s in scored.items()})
+            text = Report.of(scored).markdown()
             if selection is not None:
                 text += f"\n\nScored on {selection.describe()}."
             out.write_text(EVALUATION_FILE, text + "\n")

@@ -12,12 +12,12 @@ from shared import has_shared, parse_leaderboard, require_shared, shared_dir
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation.measures import (
     evaluate,
-    format_table,
     image_precision,
     stance_f1,
     touche_ndcg,
     trec_measures,
 )
+from touche.retrieval.evaluation.report import format_table
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.qrels import (
     QrelsKind,
@@ -398,7 +398,7 @@ def test_format_table_aligns_runs_and_measures() -> None:
         "| run   | touche.nDCG@5 | stance.N |",
         "|-------|--------------:|---------:|",
         "| a.txt |         0.500 |       12 |",
-        "| b.txt |             - |        - |",
+        "| b.txt |             – |        – |",
     ]
     assert format_table({"P@10": 0.25}).splitlines()[-1] == "| run | 0.250 |"
 

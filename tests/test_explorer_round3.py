@@ -354,7 +354,7 @@ def test_the_page_says_the_floor_of_a_sampled_test_and_resamples_lower_it(tmp_pa
     tested = oriented(data, measure, "good", "bad")
     assert tested.floor == pytest.approx(2 / 100) and tested.p == pytest.approx(2 / 100) and data["resamples"] == 99
     markdown = EXPORTS["markdown"](data)
-    assert "p ≤ 0.020)" in markdown and "floor, 2/(99 + 1) when the sign flips are sampled" in markdown
+    assert "p ≤ 0.020, n 20)" in markdown and "floor, 2/(99 + 1) when the sign flips are sampled" in markdown
     more = page_data(write_explorer(runs, qrels, tmp_path / "q.html", resamples=100_000))
     assert oriented(more, measure, "good", "bad").p == pytest.approx(2 / 100_001)
     with pytest.raises(ToucheError, match="at least one resample"):

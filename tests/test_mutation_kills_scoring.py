@@ -23,8 +23,6 @@ from touche.retrieval.evaluation.measures import (
     evaluate,
     evaluate_rows,
     evaluate_rows_per_topic,
-    format_per_topic,
-    format_table,
     score_rows,
     score_run,
 )
@@ -36,6 +34,7 @@ from touche.retrieval.evaluation.registry import (
     parse_measure,
     register_measure_family,
 )
+from touche.retrieval.evaluation.report import format_per_topic, format_table
 from touche.retrieval.evaluation.scorers import image_precision, trec_measures
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.qrels import QrelsKind
@@ -320,7 +319,7 @@ def test_a_mean_over_another_number_of_topics_says_its_own():
     it in brackets; an undefined mean or one without a count does not."""
     text = format_table({"run": {"a": 0.5, "b": 0.25, "c": math.nan, "d": 1.0}},
                         counts={"run": {"a": 4, "b": 3, "c": 2}})
-    assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "-",
+    assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "–",
                                  "d": "1.000"}]
 
 
@@ -332,9 +331,9 @@ def test_per_topic_table_rows_and_the_all_row():
                           {"m": {"1": 0.5, "2": 0.5}, "n": {"1": 0.25}})}
     text = format_per_topic(scored)
     assert table_rows(text) == [
-        {"run": "r", "topic": "1", "m": "0.500", "n": "0.250", "s": "-", "f": "-"},
-        {"run": "r", "topic": "2", "m": "0.500", "n": "-", "s": "-", "f": "-"},
-        {"run": "r", "topic": "all (2)", "m": "0.500", "n": "0.250 (1)", "s": "-", "f": "0.750"}]
+        {"run": "r", "topic": "1", "m": "0.500", "n": "0.250", "s": "–", "f": "–"},
+        {"run": "r", "topic": "2", "m": "0.500", "n": "–", "s": "–", "f": "–"},
+        {"run": "r", "topic": "all (2)", "m": "0.500", "n": "0.250 (1)", "s": "–", "f": "0.750"}]
     rule = text.splitlines()[1]
     assert [cell.endswith(":") for cell in rule.strip("|").split("|")] == [False, False, True, True, True, True]
 

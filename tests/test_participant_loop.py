@@ -266,7 +266,8 @@ def test_a_sweep_says_when_its_best_point_is_on_the_grids_edge(jvm_started, inde
 
 
 def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
-    from touche.retrieval.experiments.report import Axis, PlotPoint, sweep_figure
+    from touche.retrieval.experiments.sweep.axes import Axis
+    from touche.retrieval.experiments.sweep.figure import PlotPoint, sweep_figure
     axis = Axis("retrieval.similarity.mu", (500, 1000, 2000, 4000, 8000))
     assert axis.logarithmic and not Axis("k1", (0.9, 1.2, 1.5)).logarithmic
     figure = sweep_figure([axis, Axis("stemmer", ("none", "krovetz"))],

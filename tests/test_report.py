@@ -14,17 +14,9 @@ from shared import parse_leaderboard, require_shared
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
-from touche.retrieval.experiments.report import (
-    Axis,
-    PlotPoint,
-    compare_runs,
-    compare_scores,
-    format_comparison,
-    plot_comparison,
-    plot_sweep,
-    sweep_figure,
-    sweep_layout,
-)
+from touche.retrieval.experiments.comparison import compare_runs, compare_scores, format_comparison, plot_comparison
+from touche.retrieval.experiments.sweep.axes import Axis
+from touche.retrieval.experiments.sweep.figure import PlotPoint, plot_sweep, sweep_figure, sweep_layout
 
 
 def brute_force_sign_flip_p(a: list[float], b: list[float]) -> float:

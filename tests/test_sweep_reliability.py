@@ -90,7 +90,7 @@ def test_a_criterion_that_orders_nothing_picks_nothing():
 
 
 def test_a_huge_weight_is_printed_short():
-    from touche.retrieval.experiments.report import format_number
+    from touche.render import number as format_number
     assert format_number(1e308, 2) == "1e+308" and format_number(0.5, 2) == "0.50"
     assert format_number(float("nan")) == "–"
 

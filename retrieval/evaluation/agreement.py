@@ -35,15 +35,28 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from touche.errors import ToucheError
+
 AGREEMENT_DEPTH = 100
 DEFAULT_PERSISTENCE = 0.9
 UNION_DEPTH = 10
 
 
+class PersistenceError(ToucheError, ValueError):
+    """An RBO persistence outside (0, 1): a user's error (exit 2) and a bad argument alike."""
+
+
+def check_persistence(p: float) -> float:
+    """RBO's persistence ``p``, strictly between 0 and 1 (NaN refused): the one check of every door
+    (``rbo``, ``agreement``, the explorer's ``--rbo-p``)."""
+    if not 0 < p < 1:
+        raise PersistenceError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    return p
+
+
 def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> float:
     """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.)."""
-    if not 0 < p < 1:
-        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    check_persistence(p)
     if not a and not b:
         return 1.0
     if not a or not b:
@@ -290,8 +303,7 @@ def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float =
               measures: Sequence[str] | None = None) -> Agreement:
     """``rankings``: run → topic → document ids in rank order. Every unordered pair of runs, per
     topic both rank (each topic's pairs at once for the built-in measures)."""
-    if not 0 < p < 1:
-        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    check_persistence(p)
     names = list(measures or AGREEMENT_MEASURES)
     unknown = [m for m in names if m not in AGREEMENT_MEASURES]
     if unknown:

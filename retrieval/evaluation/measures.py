@@ -27,11 +27,10 @@ like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled 
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
@@ -80,7 +79,6 @@ __all__ = [
     "evaluate",
     "evaluate_rows",
     "evaluate_rows_per_topic",
-    "format_table",
     "DEFAULT_TREC_MEASURES",
     "f1_per_label",
     "stance_macro_f1",
@@ -376,10 +374,13 @@ def _warn_unmatched(table: RunTable, qrels: Qrels, name: str) -> None:
 
 @dataclass
 class Scored:
-    """A run scored: its means, how many topics each mean is taken over, its per-topic values."""
+    """A run scored: its means, how many topics each mean is taken over, its per-topic values
+    (``pooled``: those of a measure pooled over topics, each topic's own value, which the mean
+    is not the mean of: stance F1)."""
     means: dict[str, float]
     counts: dict[str, int]
     per_topic: dict[str, dict[str, float]]
+    pooled: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def score_run(run, qrels: QrelsArg, measures: Sequence[str] | None = None, *, depth: int = 5,
@@ -395,76 +396,6 @@ def score_run(run, qrels: QrelsArg, measures: Sequence[str] | None = None, *, de
     kept = table.restricted(topics.keeps) if topics is not None else table
     shared = kept.topics() & set().union(*(load_qrels(path).topics() for _, path in named_qrels(qrels)))
     counts = {m: len(per_topic[m]) if m in per_topic else len(shared) for m in means}
-    return Scored(means, counts, per_topic)
-
-
-def format_table(
-    results: Mapping[str, Mapping[str, float]] | Mapping[str, float],
-    digits: int = 3,
-    counts: Mapping[str, Mapping[str, int]] | None = None,
-) -> str:
-    """A Markdown table (readable as plain text): one row per run, one column per measure.
-
-    ``results`` is {run name: {measure: value}}; a flat {measure: value} is one run named
-    ``run``. Undefined values (nan, or a measure a run lacks) print as ``-``. ``counts`` ({run:
-    {measure: topics}}) adds the column ``topics``: how many topics the run's means are taken over;
-    a mean over another number says its own, ``0.901 (47)``.
-    """
-    if results and all(isinstance(v, (int, float)) for v in results.values()):
-        results = {"run": results}  # type: ignore[dict-item]
-    table: Mapping[str, Mapping[str, float]] = results  # type: ignore[assignment]
-    columns = list(dict.fromkeys(m for values in table.values() for m in values))
-
-    def cell(value: float | None) -> str:
-        return _cell(value, digits)
-
-    def usual(name: str) -> int | None:  # the number most of a run's means are taken over
-        found = list((counts or {}).get(name, {}).values())
-        return max(set(found), key=lambda n: (found.count(n), n)) if found else None
-
-    def counted(name: str, measure: str, text: str) -> str:
-        n = (counts or {}).get(name, {}).get(measure)
-        return text if n is None or n == usual(name) or text == "-" else f"{text} ({n})"
-
-    header = ["run", *(["topics"] if counts is not None else []), *columns]
-    body = [[name, *([str(usual(name)) if usual(name) is not None else "-"] if counts is not None else []),
-             *(counted(name, m, cell(values.get(m))) for m in columns)] for name, values in table.items()]
-    return _grid(header, body, left=1)
-
-
-def _cell(value: float | None, digits: int) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return f"{value:.{digits}f}"
-
-
-def _grid(header: list[str], body: list[list[str]], left: int) -> str:
-    """A Markdown table: the first ``left`` columns aligned left (names), the rest right (numbers)."""
-    widths = [max(3, *(len(r[i]) for r in [header, *body])) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        padded = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = "|" + "|".join(["-" * (w + 2) if i < left else "-" * (w + 1) + ":" for i, w in enumerate(widths)]) + "|"
-    return "\n".join([line(header), rule, *(line(r) for r in body)])
-
-
-
-def format_per_topic(scored: Mapping[str, Scored], digits: int = 3) -> str:
-    """``trec_eval -q`` as a table: for each run a row per topic (in topic order), then its row
-    ``all`` with the means and, where a mean is over fewer topics than the run has rows for, how
-    many. A measure pooled over topics (stance F1) has its mean only."""
-    columns = list(dict.fromkeys(m for result in scored.values() for m in result.means))
-    body = []
-    for run, result in scored.items():
-        topics = sorted({t for values in result.per_topic.values() for t in values}, key=natural_key)
-        for topic in topics:
-            body.append([run, topic, *(_cell(result.per_topic.get(m, {}).get(topic), digits) for m in columns)])
-        most = max(result.counts.values(), default=0)
-        body.append([run, f"all ({most})", *(_cell(result.means.get(m), digits) + (
-            f" ({result.counts[m]})" if m in result.counts and result.counts[m] != most
-            and _cell(result.means.get(m), digits) != "-" else "") for m in columns)])
-    return _grid(["run", "topic", *columns], body, left=2)
+    pooled = {m: parts.per_topic() for m in means
+              if m not in per_topic and (parts := pooled_parts(kept, qrels, m)) is not None}
+    return Scored(means, counts, per_topic, pooled)

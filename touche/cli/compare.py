@@ -4,7 +4,7 @@ from __future__ import annotations
 from touche.atomic import write_text
 from touche.cli.common import add_command, note, selection_of, topic_options
 from touche.guard import Files
-from touche.retrieval.experiments.report import compare_runs, format_comparison, plot_comparison
+from touche.retrieval.experiments.comparison import compare_runs, format_comparison, plot_comparison
 
 
 def add_parser(sub) -> None:

@@ -6,12 +6,14 @@ import glob
 import sys
 from pathlib import Path
 
-from touche.cli.common import add_command, selection_of, topic_options
+from touche.atomic import is_stdout, write_text
+from touche.cli.common import add_command, note, selection_of, topic_options
 from touche.errors import InputError
 from touche.guard import Files
 from touche.indexing.corpora import held_documents, open_corpus
 from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
-from touche.retrieval.evaluation.measures import format_per_topic, format_table, score_run
+from touche.retrieval.evaluation.measures import score_run
+from touche.retrieval.evaluation.report import Report, headers_for
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.tasks import corpus_format_of
 
@@ -33,7 +35,18 @@ def add_parser(sub) -> None:
                                       "without prefix is ir_measures' (unjudged count as 0), as trec.<name>")
     p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
     p.add_argument("--per-topic", action="store_true",
-                   help="a row per topic and run, then the means (as trec_eval -q)")
+                   help="a row per topic and run, then the means (as trec_eval -q), in the Markdown and LaTeX tables")
+    p.add_argument("--csv", metavar="FILE", help="also write every value, per topic and the means (query_id all), as "
+                                                 "tidy CSV: run,query_id,measure,value,topics (- : standard output)")
+    p.add_argument("--latex", metavar="FILE", help="also write the table as LaTeX (booktabs; readable headers, see "
+                                                   "--header; - : standard output)")
+    p.add_argument("--json", metavar="FILE", help="also write the whole report (every mean, count and per-topic "
+                                                  "value) as JSON, the model touche.api.read_report reads back "
+                                                  "(- : standard output)")
+    p.add_argument("--header", action="append", metavar="MEASURE=TEXT",
+                   help="the LaTeX table's header of a measure (repeatable), e.g. "
+                        "'relevance:touche.nDCG@5=nDCG@5 (rel.)'; default: the measure without touche. and with its "
+                        "qrels in brackets")
     p.add_argument("--corpus", metavar="PATH", help="the collection the scores are meant for (a sample): a run "
                                                     "holding documents it lacks was retrieved from another one, and "
                                                     "is said to be")
@@ -100,11 +113,14 @@ def run(args) -> int:
     scored = {label + (" (restricted)" if args.restrict else ""):
               score_run(table, qrels, measures, depth=args.depth, topics=selection, name=str(path))
               for label, table, path in zip(labels, tables, runs)}
-    if args.per_topic:
-        print(format_per_topic(scored))
-    else:
-        print(format_table({label: s.means for label, s in scored.items()},
-                           counts={label: s.counts for label, s in scored.items()}))
+    report = Report.of(scored, selection=selection.describe() if selection is not None else None)
+    report = report.model_copy(update={"headers": headers_for(report.measures, args.header)})
+    exports = {fmt: path for fmt in ("csv", "latex", "json") if (path := getattr(args, fmt))}
+    if not any(is_stdout(path) for path in exports.values()):
+        print(report.markdown(per_topic=args.per_topic))
+    for fmt, path in exports.items():
+        write_text(path, report.render(fmt, per_topic=args.per_topic))
+        note(args, f"wrote {path} ({fmt})", about=path)
     if selection is not None:
         print(f"note: scored on {selection.describe()}", file=sys.stderr)
     for label, result in scored.items():
@@ -135,4 +151,5 @@ def _on_corpus(corpus: Path, labels: list[str], tables: list, restrict: bool) ->
 def files(args) -> Files:
     runs, qrels = runs_and_qrels(args)
     return Files.of(reads=[("run", r) for r in runs] + [("qrels", split_named(q)[1]) for q in qrels]
-                    + [("corpus", args.corpus)])
+                    + [("corpus", args.corpus)],
+                    writes=[("CSV report", args.csv), ("LaTeX report", args.latex), ("JSON report", args.json)])

@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                    help=f"randomization test resamples (default {DEFAULT_RESAMPLES:,}; every sign flip is enumerated "
                         "up to 16 topics): its p is never below 2 / (resamples + 1), which the page says beside p")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+    p.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm",
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
     p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
                    help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
@@ -47,6 +47,10 @@ def add_parser(sub) -> None:
                                                    "output)")
     p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "
                                                  "- : standard output)")
+    p.add_argument("--header", action="append", metavar="MEASURE=TEXT",
+                   help="a measure's header in the LaTeX export (repeatable), e.g. "
+                        "'relevance:touche.nDCG@5=nDCG@5 (rel.)'; default: the measure without touche. and with its "
+                        "qrels in brackets")
     topic_options(p)
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE}; - : "
                                                                  "standard output)")
@@ -68,7 +72,7 @@ def run(args) -> int:
                           topics=topics, baseline=_baseline(args), top=args.top,
                           measures=args.measures.split(",") if args.measures else None, progress=True,
                           test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
-                          resamples=args.resamples, selection=selection_of(args))
+                          resamples=args.resamples, selection=selection_of(args), headers=args.header)
     for kind, written in exports.items():
         note(args, f"wrote {written} ({kind})", about=written)
     size = f" ({path.stat().st_size / 1e6:.1f} MB)" if path.is_file() else ""

@@ -10,7 +10,8 @@ from touche.errors import ToucheError
 from touche.guard import Files
 from touche.inputs import parse_named_qrels, split_named
 from touche.paths import default_index_root
-from touche.retrieval.evaluation.measures import format_table, score_run
+from touche.retrieval.evaluation.measures import score_run
+from touche.retrieval.evaluation.report import Report
 from touche.retrieval.preflight import check_variant_files
 from touche.retrieval.session import Session
 
@@ -46,7 +47,7 @@ def run(args) -> int:
                f"in {result.seconds:.1f} s")
     if args.qrels:  # scored as written, from memory: a pipe or standard output is never read back
         scored = score_run(result.written, parse_named_qrels(args.qrels), topics=selection)
-        note(args, format_table({loaded.name: scored.means}, counts={loaded.name: scored.counts}))
+        note(args, Report.of({loaded.name: scored}).markdown())
     return 0
 
 

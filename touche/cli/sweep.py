@@ -7,7 +7,6 @@ from pathlib import Path
 from touche.cli.common import add_command
 from touche.guard import Files
 from touche.inputs import parse_named_qrels, split_named
-from touche.retrieval.experiments.report import describe_overrides, grid_edges
 from touche.retrieval.experiments.robust import criterion_named
 from touche.retrieval.experiments.sweep import (
     RESULTS_FILE,
@@ -17,6 +16,7 @@ from touche.retrieval.experiments.sweep import (
     run_sweep,
     unfinished,
 )
+from touche.retrieval.experiments.sweep.axes import describe_overrides, grid_edges
 
 
 def add_parser(sub) -> None:

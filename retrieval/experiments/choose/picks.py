@@ -39,11 +39,11 @@ import yaml
 from touche import guard
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
+from touche.render import number as format_number
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.choose.loss import Loss, LossToBest, allowed, why_allowed
 from touche.retrieval.experiments.choose.reference import reference_value, shipped_reference
 from touche.retrieval.experiments.choose.report import format_choices
-from touche.retrieval.experiments.report import describe_overrides, format_number, format_value, point_slug
 from touche.retrieval.experiments.robust import heaviest
 from touche.retrieval.experiments.sweep import (
     MANIFEST_FILE,
@@ -53,6 +53,7 @@ from touche.retrieval.experiments.sweep import (
     read_records,
     sort_records,
 )
+from touche.retrieval.experiments.sweep.axes import describe_overrides, format_value, point_slug
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.retrieval.formats.gate import load_run

@@ -18,9 +18,9 @@ from pathlib import Path
 from touche.config import TunedOn, load_suite, load_variant
 from touche.errors import ToucheError
 from touche.paths import CONFIGS, default_index_root
+from touche.render import number as format_number
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import format_number
 from touche.retrieval.experiments.robust import weighted_mean
 from touche.retrieval.experiments.sweep import Record
 from touche.retrieval.formats.gate import load_qrels

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from touche.render import number as format_number
+from touche.render import rank_of
 from touche.retrieval.experiments.choose.loss import ALPHA
 from touche.retrieval.experiments.choose.reference import Reference, reference_value
-from touche.retrieval.experiments.report import describe_overrides, format_number, rank_of
 from touche.retrieval.experiments.robust import criterion_named, tied_with_pick
+from touche.retrieval.experiments.sweep.axes import describe_overrides
 
 
 def _loss_cell(choice) -> str:

@@ -44,7 +44,7 @@ from touche.guard import OutputFolder
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.inputs import distinct_labels, printable_label
 from touche.progress import progress_bar
-from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
+from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, check_persistence, pair_count
 from touche.retrieval.evaluation.measures import named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
@@ -224,14 +224,15 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
                    stored=None, progress: bool = False, test: str = "randomization", correction: str = "holm",
                    rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
                    resamples: int = DEFAULT_RESAMPLES, into: OutputFolder | None = None,
-                   selection: TopicSelection | None = None) -> Path:
+                   selection: TopicSelection | None = None, headers: Mapping[str, str] | Sequence[str] | None = None) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
     ``stored``: an index's raw records by id (``Searcher.raw``), read instead of the corpus;
     ``exports``: {"markdown" | "latex" | "csv": path} files to write beside the page (against the
     baseline); ``into``: the output folder the page lies in (run-all's), which writes it only
-    where it may and records it; ``selection``: the topics the page shows (of the runs')."""
+    where it may and records it; ``selection``: the topics the page shows (of the runs');
+    ``headers``: measure → its header in the LaTeX export (default ``report.readable_header``)."""
     out = Path(out_html)
     if into is None:
         check_writable(out, "explorer page")
@@ -240,8 +241,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
     check_test(test)
     check_correction(correction)
     check_resamples(resamples)
-    if not 0 < rbo_p < 1:
-        raise ToucheError(f"RBO's persistence p must lie strictly between 0 and 1, got {rbo_p}")
+    check_persistence(rbo_p)
     exports = {kind: Path(path) for kind, path in (exports or {}).items()}
     unknown = sorted(set(exports) - {"markdown", "latex", "csv"})
     if unknown:
@@ -274,7 +274,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
         (f" · {selection.describe()}" if selection is not None else "")
     data = explorer_data(loaded, named, kinds, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p,
-                         resamples=resamples)
+                         resamples=resamples, headers=headers)
     for kind, path in exports.items():
         write_text(path, EXPORTS[kind](data))  # the page's export of its first view, byte for byte
     page = render_explorer(data)

@@ -40,10 +40,13 @@ from touche.retrieval.evaluation.experiment import score_runs
 from touche.retrieval.evaluation.measures import pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
+from touche.retrieval.evaluation.report import headers_for
 from touche.retrieval.evaluation.significance import (
+    CORRECTIONS,
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    SIGNIFICANCE_TESTS,
     measure_interval,
     p_floor,
     pairwise,
@@ -68,7 +71,8 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
                   topics: Mapping[str, Topic] | None = None, documents=None, baseline: str | None = None,
                   top: int = 10, measures: Sequence[str] | None = None, test: str = "randomization",
                   correction: str = "holm", rbo_p: float = DEFAULT_PERSISTENCE, title: str = "Run explorer",
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict:
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                  headers: Mapping[str, str] | Sequence[str] | None = None) -> dict:
     """Everything the page shows (see the module docstring); ``loaded``: ``explorer.LoadedRuns``."""
     if top < 1:
         raise ToucheError(f"--top must be at least 1, got {top}")
@@ -90,6 +94,9 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
             "measures": labelled, "agreement_measures": agreed.measures, "rbo_p": rbo_p,
             "agreement_depth": AGREEMENT_DEPTH, "qrels": {n: k.value for n, k in kinds.items()},
             "test": test, "correction": correction, "alpha": ALPHA, "resamples": resamples,
+            # names from the registries, so that the page's script holds none of its own
+            "test_name": SIGNIFICANCE_TESTS[test].title, "correction_names": dict(CORRECTIONS),
+            "headers": headers_for(labelled, headers) if labelled else {},
             "judgement_measures": [m for m in labelled if parse_measure(m.rpartition(":")[2]).family
                                    .describes_judgements(parse_measure(m.rpartition(":")[2]))],
             # file names only (a page is shared), shown as names are (an U+202E reversed the text after it)

@@ -20,20 +20,16 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from touche.render import one_line, p_text, signed
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
 from touche.retrieval.experiments.explorer.data import decode_agreement
 from touche.retrieval.experiments.explorer.export import (
-    CORRECTION_NAMES,
-    TEST_NAMES,
     View,
     agreement_of,
     corrected_p_text,
     has_best,
     number,
-    one_line,
-    p_text,
-    signed,
     tests,
 )
 from touche.retrieval.formats.runfile import natural_key
@@ -225,7 +221,7 @@ def render_explorer(data: dict) -> str:
         data=data, view=view, overview=overview(data, view), topic_rows=topic_rows(data, view, agreed),
         confusions=confusion_tables(data, view), heat=heat_map(data, view), one_line=one_line,
         charts=[delta_chart(data, n, view.baseline, agreed) for n in view.shown if n != view.baseline],
-        test_name=TEST_NAMES[data["test"]], correction_name=CORRECTION_NAMES[data["correction"]],
+        test_name=data["test_name"], correction_name=data["correction_names"][data["correction"]],
         style=Markup((TEMPLATES / "explorer.css").read_text(encoding="utf-8")),
         script=Markup(page_script()),
         thumbnails=thumbnail_rules(data["thumbnails"]),

@@ -18,7 +18,7 @@ from touche.errors import ConfigError, InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import Axis
+from touche.retrieval.experiments.sweep.axes import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
 from touche.retrieval.fingerprint import files_read, variant_fingerprint

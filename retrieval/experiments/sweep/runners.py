@@ -18,7 +18,7 @@ from touche.indexing import distributed
 from touche.progress import progress_bar
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import per_topic_scores, split_measure
-from touche.retrieval.experiments.report import point_slug
+from touche.retrieval.experiments.sweep.axes import point_slug
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.retrieval.experiments.sweep.spec import Point

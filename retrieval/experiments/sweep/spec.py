@@ -18,8 +18,8 @@ from pydantic import Field, field_validator, model_validator
 
 from touche.errors import ConfigError, ToucheError
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import Axis, describe_overrides
 from touche.retrieval.experiments.robust import CRITERIA, DEFAULT_CRITERION
+from touche.retrieval.experiments.sweep.axes import Axis, describe_overrides
 from touche.retrieval.formats.selection import TopicSelection
 from touche.specs import Strict
 
