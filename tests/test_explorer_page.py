@@ -237,3 +237,15 @@ def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, whic
         assert snippet.get_attribute("aria-expanded") == "true"
         page.keyboard.press("Space")
         assert snippet.get_attribute("aria-expanded") == "false" and errors == []
+
+
+@pytest.mark.parametrize("ci, outcome", [({"CI": "true"}, "failed"), ({"CI": "1"}, "failed"), ({}, "skipped"),
+                                         ({"CI": ""}, "skipped"), ({"CI": "false"}, "skipped")])
+def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(ci, outcome):
+    """The exports are written twice (Python, the page's script) and held equal only here: in CI
+    (which installs Chromium through run_tests.sh) a missing browser must fail, not skip."""
+    from shared import missing_tool
+    with pytest.raises(BaseException) as raised:
+        missing_tool("chromium not installed", environ=ci)
+    assert type(raised.value).__name__ == {"failed": "Failed", "skipped": "Skipped"}[outcome]
+    assert "chromium not installed" in str(raised.value)

@@ -302,6 +302,11 @@ def test_formula_names_are_text_and_line_breaks_stay_in_one_row(browser, hundred
     latex = EXPORTS["latex"](data)
     body = latex.split("\\begin{tabular}", 1)[1].split("\\end{tabular}", 1)[0]
     assert "\n\n" not in body and "two lines &" in body
+    # HTML is text in Markdown, a cell's end is escaped, LaTeX's specials are commands
+    assert any(line.startswith("| x\\|y&lt;img src=x onerror=alert(1)&gt; |") for line in markdown)
+    assert not any("<" in line or ">" in line for line in markdown)
+    assert ('"\\textgreater{}\\textless{}svg onload=alert(1)\\textgreater{}\\_50\\%\\&\\$\\#\\{\\}'
+            '\\textasciitilde{}\\textasciicircum{}\\textbackslash{} &') in body
     with opened(browser, hundred) as (page, errors):
         for kind in EXPORTS:
             assert page.evaluate("kind => toucheExports(kind)", kind) == EXPORTS[kind](data)

@@ -45,7 +45,7 @@ def doc_namespace(jvm_started, tmp_path_factory):
 def test_the_doc_has_snippets_for_each_promised_step():
     text = "\n".join(code_blocks(DOC.read_text(encoding="utf-8")))
     for call in ("api.variant(", "api.index(", "api.search(", "api.evaluate(", "api.write(", "per_topic=True",
-                 "api.experiment("):
+                 "api.experiment(", "api.report("):
         assert call in text
 
 
@@ -97,3 +97,23 @@ def test_an_unknown_variant_name_lists_the_shipped_ones():
 def test_python_dash_m_touche_is_the_command():
     result = subprocess.run([sys.executable, "-m", "touche", "--help"], capture_output=True, text=True, cwd="/")
     assert result.returncode == 0 and "run-all" in result.stdout
+
+
+def test_a_report_written_as_json_reads_back_and_every_format_by_its_suffix(tmp_path):
+    """The report api.report returns is the one evaluate writes: a JSON file of it reads back equal,
+    and write_report picks the format from the suffix (or refuses to guess)."""
+    from touche import api
+    from touche.errors import InputError
+    run = tmp_path / "a.txt"
+    run.write_text("1 Q0 d1 1 2 t\n1 Q0 d2 2 1 t\n2 Q0 d3 1 1 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 0\n1 0 d2 1\n2 0 d3 2\n")
+    report = api.report(run, qrels, ["touche.nDCG@5", "trec.P@1"])
+    assert report.runs[0].name == "a" and report.runs[0].topics == {"touche.nDCG@5": 2, "trec.P@1": 2}
+    assert report.runs[0].per_topic["trec.P@1"] == {"1": 0.0, "2": 1.0}
+    for suffix, start in ((".json", "{"), (".csv", "run,query_id,measure,value,topics"), (".md", "| run"),
+                          (".tex", "% touche evaluate")):
+        assert api.write_report(report, tmp_path / f"r{suffix}").read_text().startswith(start)
+    assert api.read_report(tmp_path / "r.json") == report
+    with pytest.raises(InputError, match="say which format"):
+        api.write_report(report, tmp_path / "r.txt")

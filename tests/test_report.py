@@ -211,3 +211,25 @@ def test_corrections_are_statsmodels(method: str) -> None:
         p[0] = p[-1]  # a tie
         assert corrected(p, method) == pytest.approx(multipletests(p, method=method)[1].tolist(), abs=1e-12)
     assert corrected([0.2, float("nan"), 0.01], method)[1] != corrected([0.2, float("nan"), 0.01], method)[1]  # nan stays
+
+
+def test_compare_reports_run_names_as_text(tmp_path):
+    """compare -o wrote a run file named x|y<img …>.txt raw into its heading and tables: the row
+    split at the | and the report carried the HTML."""
+    import contextlib
+    import io
+
+    from touche.cli import main
+    a, b = tmp_path / "x|y<img src=x onerror=alert(1)>.txt", tmp_path / "b.txt"
+    a.write_text("1 Q0 d1 1 2 t\n1 Q0 d2 2 1 t\n2 Q0 d3 1 1 t\n")
+    b.write_text("1 Q0 d2 1 2 t\n1 Q0 d1 2 1 t\n2 Q0 d3 1 1 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 0\n1 0 d2 1\n2 0 d3 2\n")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["compare", str(a), str(b), str(qrels), "-o", str(tmp_path / "cmp.md")]) == 0
+    text = (tmp_path / "cmp.md").read_text()
+    assert "<" not in text and ">" not in text
+    assert text.startswith("## b.txt vs x\\|y&lt;img src=x onerror=alert(1)&gt;.txt (touche.nDCG@5)\n")
+    summary = [line for line in text.splitlines() if line.startswith("| mean over")]
+    assert all(line.count(" | ") == 3 for line in summary)
+    assert "| x\\|y&lt;img src=x onerror=alert(1)&gt;.txt (A) |" in text

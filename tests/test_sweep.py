@@ -5,6 +5,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -480,3 +481,16 @@ def test_shipped_sweep_files_are_valid() -> None:
     assert len(passages.points) >= 12 and passage_set.corpus.name == "task2-2022-passages.sample.jsonl"
     assert set(passage_set.qrels) == {"relevance", "quality", "stance"}
     assert {v.variant.task for v in passages.variants} == {"task2-stance"}
+
+
+def test_results_csv_writes_swept_text_as_text_never_a_formula():
+    """A swept value such as +HYPERLINK(…) was a formula cell in results.csv (the explorer's CSV was
+    safe): text starting = + - @ (or a tab, a carriage return) gets a ', numbers stay numbers."""
+    from touche.retrieval.experiments.sweep.reports import format_csv
+    text = format_csv(["point", "query.tag", "score", "weights"],
+                      [[1, '+HYPERLINK("http://x","y")', -0.5, {"a": 1}], [2, "=1+2", math.nan, [1, 2]],
+                       [3, "@SUM(A1)", 0.25, None], [4, "-x\r", 1, "ok"]])
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[1] == ["1", '\'+HYPERLINK("http://x","y")', "-0.5", '{"a": 1}']
+    assert rows[2] == ["2", "'=1+2", "", "[1, 2]"] and rows[3][1] == "'@SUM(A1)" and rows[4][1] == "'-x\r"
+    assert len(rows) == 5

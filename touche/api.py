@@ -25,6 +25,7 @@ from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
 from touche.retrieval.evaluation.measures import evaluate as evaluate_run_file
+from touche.retrieval.evaluation.report import Report, read_report, score_report, write_report
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.gate import frame_rows, load_run
@@ -36,7 +37,7 @@ from touche.retrieval.session import Session
 from touche.retrieval.tasks import handler
 
 __all__ = ["RUN_COLUMNS", "DEMO", "variant", "index", "search", "evaluate", "experiment", "explore", "write",
-           "frame_of_rows"]
+           "frame_of_rows", "report", "Report", "write_report", "read_report"]
 
 RUN_COLUMNS = ["query_id", "doc_id", "score", "stance", "rank"]
 PathLike = str | os.PathLike[str]
@@ -196,6 +197,26 @@ def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame 
     return write_explorer(sources, qrels, Path(out), names=names, corpus=corpus, topics=topics, baseline=baseline,
                           measures=measures, top=top, test=test, correction=correction, progress=progress,
                           selection=_selection(topics_only, topics_except))
+
+
+def report(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike] | pd.DataFrame | PathLike,
+           qrels: QrelsArg, measures: Sequence[str] | str | None = None, *, depth: int = 5,
+           run_format: RunFormat | str | None = None, topics_only: TopicSpec | None = None,
+           topics_except: TopicSpec | None = None, headers: Mapping[str, str] | None = None) -> Report:
+    """Every measure of every run, per topic and overall, as one ``Report``: what ``touche
+    evaluate`` prints and writes. ``report.markdown()`` (``per_topic=True``: a row per topic),
+    ``.latex()`` (readable headers; ``headers`` overrides them, e.g. ``{"relevance:touche.nDCG@5":
+    "nDCG@5 (rel.)"}``), ``.csv()`` (tidy, per topic and ``all``), ``.to_json()``;
+    ``write_report(report, "scores.tex")`` writes one (the format from the suffix) and
+    ``read_report`` reads a JSON one back, validated. ``runs`` as ``experiment`` takes them (or
+    one run); the other arguments as ``evaluate``."""
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(runs, (pd.DataFrame, str, os.PathLike)):
+        runs = [runs]
+    selection = _selection(topics_only, topics_except)
+    return score_report(_named_runs(runs, run_format, selection), qrels, measures, depth=depth, selection=selection,
+                        headers=headers)
 
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:

@@ -15,8 +15,6 @@ the explorer's page writes the same tables in its script (``explorer-model.js``)
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import numbers
 import re
@@ -185,14 +183,20 @@ def latex_table(header: Sequence[CellLike], rows: Iterable[Sequence[CellLike]], 
     return "\n".join(lines) + "\n"
 
 
+def csv_field(text: str) -> str:
+    """A CSV field quoted as RFC 4180 asks: in double quotes (doubled inside) when it holds a comma,
+    a quote or a line break. Not the csv module's: with ``\\n`` line ends it leaves a lone ``\\r``
+    unquoted, which ends the row for every reader."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
+
+
 def csv_table(header: Sequence[CellLike], rows: Iterable[Sequence[CellLike]], csv_number=str) -> str:
-    """CSV (RFC 4180 quoting by the csv module, ``\\n`` line ends): text cells neutralised
-    against formulas, numbers by ``csv_number`` (whole precision by default), missing values empty."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([cell_text(c, "csv") for c in header])
-    writer.writerows([cell_text(c, "csv", csv_number=csv_number) for c in row] for row in rows)
-    return out.getvalue()
+    """CSV (RFC 4180 quoting, ``\\n`` line ends, as Python's csv module reads it back): text cells
+    neutralised against formulas, numbers by ``csv_number`` (whole precision by default), missing
+    values empty."""
+    lines = [",".join(csv_field(cell_text(c, "csv")) for c in header)]
+    lines += [",".join(csv_field(cell_text(c, "csv", csv_number=csv_number)) for c in row) for row in rows]
+    return "".join(line + "\n" for line in lines)
 
 
 def table(fmt: str, header: Sequence[CellLike], rows: Iterable[Sequence[CellLike]], align: str = "", **options) -> str:

@@ -20,14 +20,20 @@ Every cell goes through ``touche/render.py``: one escaping, one way to write a n
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from touche.errors import InputError
+from touche.atomic import write_text
+from touche.errors import InputError, ToucheError
 from touche.render import MISSING, missing, number, table
+from touche.retrieval.evaluation.measures import score_run
+from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.runfile import natural_key
+from touche.retrieval.formats.selection import TopicSelection
 from touche.specs import Strict
 
 REPORT_KIND = "touche-report"
@@ -63,6 +69,14 @@ def _header_items(items: Sequence[str], measures: Sequence[str]) -> dict[str, st
                              f"({', '.join(measures)})")
         out[item[:cuts[0]]] = item[cuts[0] + 1:]
     return out
+
+
+def _counts(measure: str) -> bool:
+    """Whether a measure counts (``stance.N``): its values are whole numbers."""
+    try:
+        return parse_measure(measure.rpartition(":")[2]).integer
+    except ToucheError:  # a report read back may name a measure no family here knows
+        return False
 
 
 class RunScores(Strict):
@@ -115,8 +129,14 @@ class Report(Strict):
         return cls(measures=measures, runs=runs, headers=headers_for(measures), counts=counts is not None)
 
     # ------------------------------------------------------------------ the table, format by format
+    def _number(self, measure: str, value: float | None) -> str:
+        """A value as its measure is written: a count whole (stance.N per topic is 9, not 9.000)."""
+        if isinstance(value, float) and value.is_integer() and _counts(measure):
+            value = int(value)
+        return number(value, self.digits)
+
     def _mean_cell(self, run: RunScores, measure: str) -> str:
-        text = number(run.means.get(measure), self.digits)
+        text = self._number(measure, run.means.get(measure))
         n = run.topics.get(measure)
         return text if not self.counts or n is None or n == run.usual_count() or text == MISSING else f"{text} ({n})"
 
@@ -132,11 +152,11 @@ class Report(Strict):
         rows: list[list[object]] = []
         for run in self.runs:
             topics = sorted({t for values in run.per_topic.values() for t in values}, key=natural_key)
-            rows += [[run.name, topic, *(number(run.per_topic.get(m, {}).get(topic), self.digits)
+            rows += [[run.name, topic, *(self._number(m, run.per_topic.get(m, {}).get(topic))
                                          for m in self.measures)] for topic in topics]
             most = max(run.topics.values(), default=0)
             rows.append([run.name, f"all ({most})", *(
-                number(run.means.get(m), self.digits) + (
+                self._number(m, run.means.get(m)) + (
                     f" ({run.topics[m]})" if m in run.topics and run.topics[m] != most
                     and not missing(run.means.get(m)) else "") for m in self.measures)])
         return rows
@@ -205,6 +225,38 @@ class Report(Strict):
 
 
 RENDERINGS = ("markdown", "latex", "csv", "json")
+SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".csv": "csv", ".json": "json"}
+
+
+def score_report(runs: Mapping[str, object], qrels, measures: Sequence[str] | None = None, *, depth: int = 5,
+                 selection: TopicSelection | None = None, headers: Mapping[str, str] | Sequence[str] | None = None,
+                 names: Mapping[str, str] | None = None) -> Report:
+    """Runs (name → a run the gate reads: a file, a frame, a ``RunTable``) scored into one report:
+    what ``touche evaluate`` prints and writes and ``touche.api.report`` returns. ``names``: how a
+    warning names each run (its file), by default its name."""
+    scored = {name: score_run(run, qrels, measures, depth=depth, topics=selection,
+                              name=(names or {}).get(name, name)) for name, run in runs.items()}
+    report = Report.of(scored, selection=selection.describe() if selection is not None else None)
+    return report.model_copy(update={"headers": headers_for(report.measures, headers)})
+
+
+def write_report(report: Report, path: str | os.PathLike[str], fmt: str | None = None, per_topic: bool = False) -> Path:
+    """A report written whole (temporary name, then rename) as ``fmt``, by default the one its
+    suffix says (``.md``, ``.tex``, ``.csv``, ``.json``)."""
+    fmt = fmt or SUFFIXES.get(Path(path).suffix.lower())
+    if fmt not in RENDERINGS:
+        raise InputError(f"say which format to write (one of {', '.join(RENDERINGS)}), or give the file one of the "
+                         f"suffixes {', '.join(SUFFIXES)}", path=str(path))
+    return write_text(path, report.render(fmt, per_topic=per_topic))
+
+
+def read_report(path: str | os.PathLike[str]) -> Report:
+    """A report written as JSON (``touche evaluate --json``, ``write_report``), validated."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the report: {exc}", path=str(path)) from None
+    return Report.from_json(text, path=str(path))
 
 
 def format_table(results: Mapping[str, Mapping[str, float]] | Mapping[str, float],

@@ -12,8 +12,7 @@ from touche.errors import InputError
 from touche.guard import Files
 from touche.indexing.corpora import held_documents, open_corpus
 from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
-from touche.retrieval.evaluation.measures import score_run
-from touche.retrieval.evaluation.report import Report, headers_for
+from touche.retrieval.evaluation.report import score_report
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.tasks import corpus_format_of
 
@@ -110,11 +109,9 @@ def run(args) -> int:
     tables = [load_run(r) for r in runs]
     if args.corpus:
         tables = _on_corpus(Path(args.corpus), labels, tables, args.restrict)
-    scored = {label + (" (restricted)" if args.restrict else ""):
-              score_run(table, qrels, measures, depth=args.depth, topics=selection, name=str(path))
-              for label, table, path in zip(labels, tables, runs)}
-    report = Report.of(scored, selection=selection.describe() if selection is not None else None)
-    report = report.model_copy(update={"headers": headers_for(report.measures, args.header)})
+    shown = [label + (" (restricted)" if args.restrict else "") for label in labels]
+    report = score_report(dict(zip(shown, tables)), qrels, measures, depth=args.depth, selection=selection,
+                          headers=args.header, names=dict(zip(shown, map(str, runs))))
     exports = {fmt: path for fmt in ("csv", "latex", "json") if (path := getattr(args, fmt))}
     if not any(is_stdout(path) for path in exports.values()):
         print(report.markdown(per_topic=args.per_topic))
@@ -123,10 +120,11 @@ def run(args) -> int:
         note(args, f"wrote {path} ({fmt})", about=path)
     if selection is not None:
         print(f"note: scored on {selection.describe()}", file=sys.stderr)
-    for label, result in scored.items():
+    for result in report.runs:
+        label = result.name
         if any(name.endswith("stance.N") and value == 0 for name, value in result.means.items()):
             print(f"note: {label} labels no stance on any judged row (each says Q0 or misses the judgements), so "
-                  "its stance measures are - and 0. PyTerrier's pt.io.write_results writes Q0 where a frame's "
+                  "its stance measures are – and 0. PyTerrier's pt.io.write_results writes Q0 where a frame's "
                   "stance was: write such a file with touche.pyterrier.write_run.", file=sys.stderr)
     return 0
 
