@@ -143,6 +143,7 @@ def test_any_run_name_is_one_cell_of_the_explorers_exports(names):
     data = _explorer_data(names)
     markdown = EXPORTS["markdown"](data)
     check_markdown(markdown.split("\n\n")[0], 3, len(names))
+    assert not any(c in markdown for c in "<>")  # the caption names the baseline: escaped too
     check_latex(EXPORTS["latex"](data), 3, len(names))
     rows = check_csv(EXPORTS["csv"](data), 4)
     assert not any(cell.startswith(FORMULA) for row in rows for cell in row[:3])

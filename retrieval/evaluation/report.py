@@ -30,7 +30,7 @@ from pydantic import Field, ValidationError
 from touche.atomic import write_text
 from touche.errors import InputError, ToucheError
 from touche.render import MISSING, missing, number, table
-from touche.retrieval.evaluation.measures import score_run
+from touche.retrieval.evaluation.measures import Scored, score_run
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.formats.runfile import natural_key
 from touche.retrieval.formats.selection import TopicSelection
@@ -104,12 +104,12 @@ class Report(Strict):
     digits: int = Field(3, ge=0, le=12)
 
     @classmethod
-    def of(cls, scored: Mapping[str, object], *, headers: Mapping[str, str] | None = None,
+    def of(cls, scored: Mapping[str, Scored], *, headers: Mapping[str, str] | None = None,
            selection: str | None = None, counts: bool = True) -> "Report":
         """From ``{run name: Scored}`` (``measures.score_run``'s results), in that order."""
         runs = [RunScores(name=name, means={m: None if missing(v) else v for m, v in s.means.items()},
                           topics=dict(s.counts),
-                          per_topic={m: dict(v) for m, v in {**s.per_topic, **getattr(s, "pooled", {})}.items()})
+                          per_topic={m: dict(v) for m, v in {**s.per_topic, **s.pooled}.items()})
                 for name, s in scored.items()]
         measures = list(dict.fromkeys(m for run in runs for m in run.means))
         return cls(measures=measures, runs=runs, headers=headers_for(measures, headers), selection=selection,
@@ -265,6 +265,6 @@ def format_table(results: Mapping[str, Mapping[str, float]] | Mapping[str, float
     return Report.of_means(results, counts).markdown()
 
 
-def format_per_topic(scored: Mapping[str, object]) -> str:
+def format_per_topic(scored: Mapping[str, Scored]) -> str:
     """``trec_eval -q`` as a table (``Report.of``): a row per run and topic, then the run's ``all``."""
     return Report.of(scored).markdown(per_topic=True)

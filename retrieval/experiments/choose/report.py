@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from touche.render import MISSING, markdown_table, rank_of
+from touche.render import MISSING, escape, markdown_table, rank_of
 from touche.render import number as format_number
 from touche.retrieval.experiments.choose.loss import ALPHA
 from touche.retrieval.experiments.choose.reference import Reference, reference_value
@@ -50,7 +50,7 @@ def format_choices(results, choices, measures: list[str], shipped: Reference | N
         return _format_several_sets(results, choices, shipped, skipped, max_loss)
     points = len(results.manifest.points)
     main = measures[0]
-    lines = [f"# Chosen from sweep {Path(results.manifest.sweep).name}", "",
+    lines = [escape(f"# Chosen from sweep {Path(results.manifest.sweep).name}", "markdown"), "",
              f"{len(choices)} pick(s) from the sweep's {len(results.records)} finished point(s)"
              + (f" (**{points - len(results.records)} of {points} points have not run**)"
                 if len(results.records) < points else "") + "; primary (run.txt) = pick 1.", "",
@@ -90,7 +90,7 @@ def _format_several_sets(results, choices, shipped: Reference | None, skipped, m
     names = [e.name for e in manifest.sets]
     index = {p.point: i for i, p in enumerate(manifest.points)}
     missing = manifest.runs - manifest.finished
-    lines = [f"# Chosen from sweep {Path(manifest.sweep).name}", "",
+    lines = [escape(f"# Chosen from sweep {Path(manifest.sweep).name}", "markdown"), "",
              f"{len(choices)} of {len(manifest.points)} points, ordered by **{criterion.name}** over {len(names)} sets "
              f"(weights {', '.join(f'{n} {format_number(w, 2)}' for n, w in results.weights.items())}); primary "
              "(run.txt) = pick 1." + (f" **{missing} of {manifest.runs} runs have not run.**" if missing else ""), "",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from touche.render import MISSING, Cell, at_floor, csv_value, fixed, missing, one_line, p_text, signed, table
+from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, missing, one_line, p_text, signed, table
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
@@ -188,7 +188,7 @@ def _overview(data: dict, view: View, fmt: str, header_of) -> str:
             shown.append(Cell(number(value), bold=best, note=note, dagger=bool(test and test.significant)))
         rows.append(shown)
     if fmt == "markdown":
-        return table("markdown", header, rows) + "\n\n" + _caption(data, view) + "\n"
+        return table("markdown", header, rows) + "\n\n" + escape(_caption(data, view), "markdown") + "\n"
     return table("latex", header, rows, caption=_caption(data, view), comment="touche explore: ")
 
 

@@ -68,7 +68,7 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
             return f"{value:.1f}"
         return format_value(value)
 
-    lines = [f"# Sweep {sweep.name}: {main}", ""]
+    lines = [escape(f"# Sweep {sweep.name}: {main}", "markdown"), ""]
     if sweep.spec.description:
         lines += [sweep.spec.description, ""]
     lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {len(sweep.points)} points finished, "
@@ -102,7 +102,7 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
     main = sweep.spec.measure
     keys = swept_keys(sweep.spec)
     cell = format_number
-    lines = [f"# Sweep {sweep.name}: {main} on {len(sweep.sets)} development sets", ""]
+    lines = [escape(f"# Sweep {sweep.name}: {main} on {len(sweep.sets)} development sets", "markdown"), ""]
     if sweep.spec.description:
         lines += [sweep.spec.description, ""]
     lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {analysis.runs} runs finished "

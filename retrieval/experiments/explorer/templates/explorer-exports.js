@@ -46,7 +46,7 @@
     const [header, rows, count] = overview(shown, markdownEscape, t => '**' + t + '**', '†', name => name, 'run');
     const lines = ['| ' + header.join(' | ') + ' |', '|---|' + Array.from({length: count}, () => '---:').join('|') + '|'];
     for (const row of rows) lines.push('| ' + row.join(' | ') + ' |');
-    return lines.join('\n') + '\n\n' + caption(shown) + '\n';
+    return lines.join('\n') + '\n\n' + markdownEscape(caption(shown)) + '\n';
   }
   function latex(shown) {
     const [header, rows, count] = overview(shown, latexEscape, t => '\\textbf{' + t + '}', '$^{\\dagger}$',
