@@ -553,3 +553,10 @@ def test_a_report_file_that_is_not_one_is_refused_by_name(tmp_path):
         read_report(bad)
     with pytest.raises(InputError, match="not a touche report"):
         read_report(write(tmp_path / "other.json", "[1, 2]"))
+
+
+def test_a_header_for_a_measure_not_scored_is_refused_naming_the_measures(files, tmp_path):
+    code, _, err = _cli("evaluate", str(files["run"]), str(files["relevance"]), "--measures", "touche.nDCG@5,trec.P@5",
+                        "--latex", str(tmp_path / "t.tex"), "--header", "touche.nDCG@10=nDCG@10")
+    assert code == 2 and "--header 'touche.nDCG@10=nDCG@10': expected MEASURE=TEXT" in err
+    assert "(t-relevance:touche.nDCG@5, t-relevance:trec.P@5)" in err and not (tmp_path / "t.tex").exists()
