@@ -110,7 +110,8 @@ def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], q
     """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
     keeps."""
     return compare_scores(per_topic_scores(run_a, qrels, measure, topics),
-                          per_topic_scores(run_b, qrels, measure, topics), measure=measure, name_a=Path(run_a).name, name_b=Path(run_b).name,
+                          per_topic_scores(run_b, qrels, measure, topics), measure=measure,
+                          name_a=Path(run_a).name, name_b=Path(run_b).name,
                           resamples=resamples, seed=seed)
 
 

@@ -224,7 +224,8 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
                    stored=None, progress: bool = False, test: str = "randomization", correction: str = "holm",
                    rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
                    resamples: int = DEFAULT_RESAMPLES, into: OutputFolder | None = None,
-                   selection: TopicSelection | None = None, headers: Mapping[str, str] | Sequence[str] | None = None) -> Path:
+                   selection: TopicSelection | None = None,
+                   headers: Mapping[str, str] | Sequence[str] | None = None) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
