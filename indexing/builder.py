@@ -397,7 +397,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         shutil.rmtree(tmp, ignore_errors=True)
         failure = _write_failure(exc)
         if failure:
-            raise ToucheError(f"{failure} while writing the index; the partial index was removed", path=target) from None
+            raise ToucheError(f"{failure} while writing the index; the partial index was removed",
+                              path=target) from None
         raise
     seconds = time.perf_counter() - started
     if source.report.skipped:
@@ -410,7 +411,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         "stats": _statistics([tmp], analyzer, fields),
         "build": {"seconds": round(seconds, 3), "docs_per_second": round(count / seconds, 1) if seconds else None,
                   "skipped_records": source.report.skipped,
-                  "skipped": [str(r) for r in source.report.first_skipped], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+                  "skipped": [str(r) for r in source.report.first_skipped],
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         **(extra_meta or {}),
     }
     (tmp / META_FILE).write_text(json.dumps(meta, indent=2))

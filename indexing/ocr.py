@@ -72,7 +72,8 @@ class OcrEngine:
         """The image's text lines, each a list of (word, confidence)."""
         # One thread per Tesseract process: we parallelise over images instead (2 cores).
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm", str(self.psm), "tsv"],
+        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm",
+                               str(self.psm), "tsv"],
                               capture_output=True, timeout=TIMEOUT_SECONDS, env=env, check=False)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -109,7 +109,8 @@ class Session:
             return self.searcher(info, loaded, analyzer_of=other)
 
         ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=topics,
-                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher, open_index=open_index,
+                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher,
+                          open_index=open_index,
                           progress=self.progress)
         return ctx, index
 
@@ -200,9 +201,12 @@ class Pipeline:
         """(name, re-ranking) of the task's re-ranking, then each ``rerank:`` stage, in order."""
         out = []
         if self.task.rerank is not None:
-            out.append((f"{self.loaded.variant.task} re-ranking", lambda ranking, queries: self.task.rerank(self.ctx, ranking)))
+            out.append((f"{self.loaded.variant.task} re-ranking",
+                        lambda ranking, queries: self.task.rerank(self.ctx, ranking)))
         for stage in self.loaded.variant.rerank:
-            out.append((stage.name, lambda ranking, queries, stage=stage: stage.apply(ranking, self.stage_context(queries))))
+            out.append(
+                (stage.name, lambda ranking, queries, stage=stage: stage.apply(ranking, self.stage_context(queries)))
+            )
         return out
 
     def rerank(self, ranking: Ranking, queries: dict[str, str]) -> Ranking:

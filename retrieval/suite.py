@@ -134,7 +134,8 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, out: guard
                 text += f"\n\nScored on {selection.describe()}."
             out.write_text(EVALUATION_FILE, text + "\n")
         else:
-            remove_stale_report(out, EVALUATION_FILE, "it scored the runs this call replaced, and no qrels were given now")
+            remove_stale_report(out, EVALUATION_FILE,
+                                "it scored the runs this call replaced, and no qrels were given now")
         # written with or without qrels (without: the runs compared by how their rankings agree,
         # what a participant looks at before judgements exist; one run alone has nothing to
         # compare); while the session is open, so the page's documents come from the primary's

@@ -180,7 +180,8 @@ def _named_runs(runs, run_format, selection: TopicSelection | None = None) -> di
     return out
 
 
-def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg | None = None,
+def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike],
+            qrels: QrelsArg | None = None,
             *, out: PathLike = EXPLORER_FILE, corpus: PathLike | None = None, topics: PathLike | None = None,
             baseline: str | None = None, measures: Sequence[str] | None = None, top: int = DEFAULT_TOP,
             test: str = "randomization", correction: str = "holm", progress: bool = False,

@@ -61,7 +61,9 @@ class AnalyzerSpec(Strict):
     possessive: bool = Field(True, description="strip English possessive 's (Lucene EnglishPossessiveFilter)")
     lowercase: bool = Field(True, description="lowercase tokens")
     ascii_folding: bool = Field(False, description="fold accents to ASCII (café → cafe)")
-    stoplist: str = Field("none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line")
+    stoplist: str = Field(
+        "none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line"
+    )
     stemmer: Literal["none", "krovetz", "porter"] = Field("none", description="krovetz (KStem) or porter")
     shingles: ShingleSpec | None = Field(None, description="word n-grams; null for none")
 

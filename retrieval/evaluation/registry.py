@@ -306,12 +306,16 @@ def check_trec_name(measure: Measure) -> None:
     if isinstance(measure.family, TrecEval):
         parsed = parse_trec(measure.groups[0])
         rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
-        labels = ([rel] if rel is not None else []) + (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
+        labels = ([rel] if rel is not None else []) + (
+            list(gains) + list(gains.values()) if isinstance(gains, dict) else []
+        )
         for label in labels:
             problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
                 else label_problem(label)
             if problem:
-                raise ToucheError(f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}")
+                raise ToucheError(
+                    f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}"
+                )
 
 
 def per_family(measures: Sequence[Measure]) -> list[tuple[MeasureFamily, list[Measure]]]:

@@ -98,7 +98,9 @@ def parse_trec(name: str):
     try:
         measure = ir_measures.parse_measure(name)
     except (ValueError, NameError, SyntaxError, TypeError):
-        raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+        raise ToucheError(
+            f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)"
+        ) from None
     supported = getattr(measure, "SUPPORTED_PARAMS", None)
     unknown = sorted(set(measure.params) - set(supported)) if supported is not None else []
     if unknown:

@@ -578,7 +578,7 @@ def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat
     path = Path(path)
     column2: set[str] = set()
     docids: list[str] = []
-    for number, text in numbered_lines(path):
+    for _, text in numbered_lines(path):
         fields, _ = _split_line(text)
         if len(fields) < 3:
             continue

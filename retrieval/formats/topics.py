@@ -178,7 +178,8 @@ def topics_from_records(records: Iterable[dict], label: str = "queries frame") -
     for row, record in enumerate(records, start=1):
         where = f"row {row}"
         qid = str(record.get("qid", record.get("number", ""))).strip()
-        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():  # pandas made an int column with gaps float
+        # pandas made an int column with gaps float
+        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():
             qid = qid[:-2]
         if not _NUMBER.fullmatch(qid):
             raise InputError(f"topic id {qid!r} {_number_problem(qid)} (Touché numbers topics 1, 2, …)",

@@ -177,8 +177,9 @@ def type_name(annotation: Any) -> str:
     elif annotation is Any:
         text = "any"
     else:
-        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(annotation,
-                                                                                     getattr(annotation, "__name__", str(annotation)))
+        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(
+            annotation, getattr(annotation, "__name__", str(annotation))
+        )
     return text + (" or null" if optional else "")
 
 
@@ -254,8 +255,9 @@ def sections(model: type[BaseModel], path: str = "", note: str = "") -> list[Sec
         key = f"{path}.{name}" if path else name
         models = _models_in(info.annotation)
         origin = typing.get_origin(_unannotated(_strip_optional(info.annotation)[0])[0])
-        child_path = f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models \
-            else key
+        child_path = (
+            f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models else key
+        )
         description = info.description or ""
         if name == "name" and _tag(model):
             description = description or "selects this kind"
@@ -329,8 +331,10 @@ def render_variants(suite_path: str) -> str:
 
 
 def render_datasets(_: str | None = None) -> str:
-    lines = ["| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
+        "|---|---|---|---|---|---|",
+    ]
     for d in DATASETS.values():
         corpus = ", ".join(f"`{f.relpath}`" for f in d.corpus.files)
         if len(d.corpus.files) > 2:

@@ -195,7 +195,12 @@ class Retriever(pt.Transformer):
         if unknown:
             raise InputError(f"fields {', '.join(unknown)} are not in this index (it has {', '.join(index.fields)})",
                              path=index.path)
-        self.index, self.similarity, self.num_results, self.field_weights = index, similarity, num_results, field_weights
+        self.index, self.similarity, self.num_results, self.field_weights = (
+            index,
+            similarity,
+            num_results,
+            field_weights,
+        )
         self.candidates_only = False  # a re-ranker: a frame without documents is refused
 
     def __repr__(self) -> str:
@@ -268,7 +273,8 @@ class Indexer(pt.Indexer):
         with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
             corpus = Path(work) / "documents.jsonl"
             with atomic_open(corpus, "w") as out:
-                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False), start=1):
+                shown = progress_bar(documents, desc="documents", unit=" docs", leave=False)
+                for number, doc in enumerate(shown, start=1):
                     docno, text = doc.get("docno"), doc.get(self.text_field)
                     if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "

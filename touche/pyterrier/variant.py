@@ -43,8 +43,9 @@ class Variant(pt.Transformer):
     first use and reused as ``touche run`` reuses it (``index_root``); one JVM per process.
 
     Long steps (indexing, a dense re-ranker's encoding, stance labelling) show progress bars on
-    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
-    ``pt.GridScan``/``pt.GridSearch`` read and set, as ``touche sweep`` varies them."""
+    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted
+    (``retrieval.similarity.k1``): what ``pt.GridScan``/``pt.GridSearch`` read and set, as
+    ``touche sweep`` varies them."""
 
     def __init__(self, name_or_yaml: PathLike | LoadedVariant, corpus: PathLike, *,
                  overrides: Mapping[str, Any] | None = None, index_root: PathLike | None = None,

@@ -422,9 +422,16 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                  max_loss=max_loss)
     if len(picks) < count and picks.skipped:
         record, loss = min(picks.skipped, key=lambda item: -item[1].delta)
-        log.warning("%d of the %d picks asked for: the other points that differ enough from the picks are significantly "
-                    "worse than pick 1 (choice.md lists them; the closest, point %d, loses %.3f): --max-loss %.3f lets "
-                    "such points in", len(picks), count, record.point, -loss.delta, math.ceil(-loss.delta * 1000) / 1000)
+        log.warning(
+            "%d of the %d picks asked for: the other points that differ enough from the picks are significantly "
+            "worse than pick 1 (choice.md lists them; the closest, point %d, loses %.3f): --max-loss %.3f lets "
+            "such points in",
+            len(picks),
+            count,
+            record.point,
+            -loss.delta,
+            math.ceil(-loss.delta * 1000) / 1000,
+        )
     shipped = shipped_reference(results, main, index_root=index_root, progress=progress) if reference else None
     if shipped is not None:
         best = reference_value(results, picks[0].record, shipped)
@@ -449,9 +456,9 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                          used)
         used.add(tag)
         if results.several:  # the sort measure on every set
-            scores = f"{manifest.measure}: " + "; ".join(
-                f"{name} {format_number(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(manifest.measure))}"
-                for name in results.by_set)
+            on_set = {name: getattr(points.get(choice.record.point), "measures", {}).get(manifest.measure)
+                      for name, points in results.by_set.items()}
+            scores = f"{manifest.measure}: " + "; ".join(f"{name} {format_number(v)}" for name, v in on_set.items())
         else:
             scores = "; ".join(f"{m} = {format_number(choice.record.measures.get(m))}" for m in shown)
         header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
@@ -472,7 +479,8 @@ def _files(results: SweepResults, picks: list[Pick], base: Path, out: Path) -> g
         ([("source topics", results.path(entry.source_topics))] if entry.source_topics else []) + \
         [("qrels", results.path(q)) for q in entry.qrels.values()]
     return guard.Files.of(
-        reads=[("sweep results", results.directory / RESULTS_FILE), ("sweep manifest", results.directory / MANIFEST_FILE),
+        reads=[("sweep results", results.directory / RESULTS_FILE),
+               ("sweep manifest", results.directory / MANIFEST_FILE),
                ("base variant", base), *data],
         writes=[("chosen variant", choice_path(p, n, out)) for n, p in enumerate(picks, 1)]
         + [("suite", out / "suite.yaml"), ("choice report", out / "choice.md")]

@@ -62,7 +62,8 @@ class Reference:
         return text
 
 
-def shipped_reference(results, measure: str, *, index_root: Path | None = None, progress: bool = False) -> Reference | None:
+def shipped_reference(results, measure: str, *, index_root: Path | None = None,
+                      progress: bool = False) -> Reference | None:
     """The shipped suite's primary for the sweep's task (``configs/<task>/suite.yaml``), run on
     each of the sweep's sets and scored by ``measure`` on its qrels; None when the task has no
     shipped suite. Says what it runs and how to skip it first: a dense re-ranker takes minutes."""

@@ -250,10 +250,14 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
     named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if given else {}
     for kind, path in exports.items():
         check_writable(path, f"{kind} export")
-    guard.check(guard.Files.of(
-        reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
-        + [("topics", topics), ("corpus", corpus)],
-        writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
+    guard.check(
+        guard.Files.of(
+            reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))]
+            + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+            + [("topics", topics), ("corpus", corpus)],
+            writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()],
+        )
+    )
     if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
         raise ToucheError(f"{len(run_paths):,} runs are {pair_count(len(run_paths)):,} pairs: the page "
                           f"compares every pair (any run the baseline, the agreement heat map) and takes at most "

@@ -154,10 +154,12 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
             cells[name][measure] = _cell(means[name].get(measure), math.nan, math.nan, 0)
         notes.append(f"{measure}: no Δ or p against the baseline: it is not a mean over topics and has no per-topic "
                      "parts to resample")
-    notes += [f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
-              "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
-              "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
-              for m in pooled_notes]
+    notes += [
+        f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
+        "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
+        "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
+        for m in pooled_notes
+    ]
     notes += [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
     return {"measures": labelled, "notes": notes, "cells": cells, "pairs": tested, "per_topic": per_topic}
 

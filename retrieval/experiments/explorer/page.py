@@ -116,7 +116,8 @@ def heat_map(data: dict, view: View) -> dict:
         cells = []
         for b in order:
             value = 1.0 if a == b else agreement_of(data, a, b, "RBO")
-            cells.append({"value": number(value, 2), "shade": _shade(value), "title": f"{a} · {b}: RBO {number(value)}"})
+            cells.append({"value": number(value, 2), "shade": _shade(value),
+                          "title": f"{a} · {b}: RBO {number(value)}"})
         rows.append({"run": a, "number": runs.index(a) + 1, "cells": cells})
     return {"order": [{"run": r, "number": runs.index(r) + 1} for r in order], "rows": rows,
             "numbers": len(order) <= 30}

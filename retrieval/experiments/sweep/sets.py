@@ -115,7 +115,9 @@ class DevSet:
 
 
 def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: Path) -> DevSet:
-    files = [expand_path(c, here, sweep_file) for c in (spec.corpus if isinstance(spec.corpus, list) else [spec.corpus])]
+    files = [
+        expand_path(c, here, sweep_file) for c in (spec.corpus if isinstance(spec.corpus, list) else [spec.corpus])
+    ]
     topics = expand_path(spec.topics, here, sweep_file)
     for what, found in [("corpus", f) for f in files] + [("topics", topics)]:
         if not found.exists():

@@ -172,7 +172,9 @@ def text_features(text: str, matcher: ObjectMatcher, spec: RerankSpec) -> dict[s
     for obj in matcher.objects:
         found = None
         for s in obj:
-            found = set(index.stem_sentences.get(s, ())) if found is None else found & index.stem_sentences.get(s, set())
+            found = (
+                set(index.stem_sentences.get(s, ())) if found is None else found & index.stem_sentences.get(s, set())
+            )
         object_sentences.append(found or set())
     mentions = [len(o) for o in object_sentences]
     n_objects = len(mentions)
