@@ -23,8 +23,10 @@ from touche.progress import progress_bar
 
 class CorpusSource(Protocol):
     name: str
-    report: ReadReport
     fields: tuple[str, ...]  # the text fields this family offers to the index
+
+    @property
+    def report(self) -> ReadReport: ...
 
     def fingerprint(self) -> str: ...
     def describe(self) -> dict: ...

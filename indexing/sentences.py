@@ -279,7 +279,7 @@ def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
                 index += 1
                 try:
                     if None in row:  # more cells than header columns
-                        raise _BadRecord(f"{len(header) + len(row[None])} cells for {len(header)} columns",
+                        raise _BadRecord(f"{len(header or ()) + len(row[None])} cells for {len(header or ())} columns",
                                          (row.get("id") or None))
                     record = _row_to_record(row, seen)
                 except _BadRecord as bad:

@@ -189,6 +189,7 @@ def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame 
     """The run explorer (``touche explore``) of run frames (ours, PyTerrier's results) or files:
     one HTML page comparing them topic by topic, by their measures when ``qrels`` are given
     (on the topics ``topics_only``/``topics_except`` select)."""
+    names: list[str] | None
     if isinstance(runs, Mapping):
         names, sources = [str(n) for n in runs], list(runs.values())
     else:

@@ -124,6 +124,7 @@ def check_linear_output(coef, intercept, where: str, *, mean=None, scale=None, f
 
 def checked_count(value, where: str, low: int = 1) -> int:
     """A whole number of at least ``low`` (a count of examples, an n-gram size), or ValueError."""
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
+    # bool is an Integral at run time (numbers registers int), which mypy does not know
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < low:  # type: ignore[unreachable]
         raise ValueError(f"{where} is {value!r}, expected a whole number ≥ {low}")
     return int(value)

@@ -105,7 +105,7 @@ def parse_trec(name: str):
     unknown = sorted(set(measure.params) - set(supported)) if supported is not None else []
     if unknown:
         raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no parameter "
-                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported))})")
+                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported or ()))})")
     return measure
 
 

@@ -30,7 +30,7 @@ import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,7 @@ RUN_LAYOUTS = {"touche": ("query_id", "doc_id"), "pyterrier": ("qid", "docno")}
 QRELS_LAYOUTS = {"ir_measures": ("query_id", "doc_id", "relevance"), "pyterrier": ("qid", "docno", "label")}
 
 
-def is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> TypeGuard[pd.DataFrame]:
     return isinstance(value, pd.DataFrame)
 
 

@@ -159,7 +159,8 @@ def read_beir_queries(path: Path) -> list[Topic]:
         if str(int(qid)) in seen:
             raise InputError(f"query {qid} again (first at line {seen[str(int(qid))]})", path=path, where=where)
         seen[str(int(qid))] = number
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        meta = data.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         topics.append(Topic(qid, " ".join(data["text"].split()), str(meta.get("description", "")),
                             str(meta.get("narrative", ""))))
     if not topics:

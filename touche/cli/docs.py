@@ -202,7 +202,7 @@ def _yaml(value: Any) -> str:
 def default_text(info: FieldInfo, is_section: bool) -> str:
     if info.default is PydanticUndefined and info.default_factory is None:
         return "**required**"
-    value = info.default_factory() if info.default_factory is not None else info.default
+    value = info.get_default(call_default_factory=True)
     if is_section and isinstance(value, BaseModel):
         return "(its defaults)"
     return f"`{_yaml(value)}`"
@@ -364,7 +364,8 @@ def render_cli(_: str | None = None) -> str:
     return "\n".join(parts)
 
 
-RENDERERS = {"variants": render_variants, "datasets": render_datasets, "cli": render_cli}
+RENDERERS: dict[str, typing.Callable[..., str]] = {
+    "variants": render_variants, "datasets": render_datasets, "cli": render_cli}
 
 
 def refresh_blocks(text: str, kinds: tuple[str, ...] = LIVE_KINDS,
@@ -582,7 +583,7 @@ def write_leaderboard() -> int:
             print(f"== {board.name}", flush=True)
             tables[board.name] = run_board(board, work)
         text = refresh_blocks(LEADERBOARD.read_text(encoding="utf-8"), ("leaderboard",),
-                              {"leaderboard": lambda name: tables.get(name, f"*(unknown board {name})*\n")})
+                              {"leaderboard": lambda name: tables.get(str(name), f"*(unknown board {name})*\n")})
     _write(LEADERBOARD, text)
     print(f"wrote {LEADERBOARD.relative_to(REPO)}")
     return 0

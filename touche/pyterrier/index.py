@@ -62,6 +62,7 @@ def _indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field:
 
 
 class Index(pt.Artifact, pt.Transformer):
+    path: Path  # PyTerrier's artifacts may have none; ours always has its folder
     """The toolkit's index at ``path`` (see the module docstring). As a transformer it is its
     ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``reranker``, ``text_loader`` and ``variant``
     give the rest. ``Index(path)`` of a folder not built yet is one to build: ``built()`` says
@@ -73,7 +74,7 @@ class Index(pt.Artifact, pt.Transformer):
     indexer = _OnClassOrIndex(_indexer)
 
     def __init__(self, path: PathLike):
-        super().__init__(path)
+        super().__init__(Path(path))
         self._meta: dict | None = None
         self._searcher: Searcher | None = None
         if (self.path / META_FILE).exists() or (self.path.exists() and any(self.path.iterdir())):
@@ -266,7 +267,7 @@ class Indexer(pt.Indexer):
             raise InputError(f"an indexer of documents needs a passages variant (corpus.format: passages), "
                              f"not {self.loaded.variant.corpus.format!r}", path=self.loaded.path)
 
-    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:
+    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:  # type: ignore[override]  # no **kwargs
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -74,7 +74,7 @@ def measure(name: str):
         if parsed.family.qrels_kind is QrelsKind.STANCE:
             _warn_no_stance(name, run)
         elif bare.startswith("touche.nDCG@"):
-            _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))
+            _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))  # type: ignore[index]  # touche.nDCG@k
         written = {canonical_topic(topic_id(q)): q for q in judged["query_id"].unique()}
         written = {c: written[c] for c in sorted(written, key=natural_key)}  # topic 52 before 100
         # Every judged topic gets a value, in one order: PyTerrier lays a system's means out by

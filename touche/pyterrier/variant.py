@@ -66,7 +66,7 @@ class Variant(pt.Transformer):
             [stage.name for stage in self.loaded.variant.rerank]
         self.first_stage = FirstStage(self)
         self.rows = RunRows(self)
-        stages = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
+        stages: list[pt.Transformer] = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
         self.stages = functools.reduce(lambda a, b: a >> b, stages)
 
     # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch)
@@ -105,7 +105,7 @@ class Variant(pt.Transformer):
         return state
 
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]  # read-only: the variant's own name
         return self.loaded.name
 
     def __repr__(self) -> str:

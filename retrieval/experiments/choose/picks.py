@@ -237,6 +237,7 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
     chosen: list[Pick] = []
     if results.several:
         stored = results.manifest.choice
+        assert stored is not None  # a sweep of several sets stores its choice
         by_point = {r.point: r for r in results.records}
         order = [by_point[number] for number in stored.order if number in by_point]
         order_of = {r.key: i for i, r in enumerate(order)}
@@ -512,7 +513,8 @@ def _write_suite(results: SweepResults, choices: list[Pick], folder: guard.Outpu
     def rel(p: str | Path) -> str:
         return os.path.relpath(p, out)
 
-    suite = {"variants": [c.path.name for c in choices], "primary": choices[0].path.name,
+    paths = [c.path for c in choices if c.path is not None]  # every pick written has its file
+    suite = {"variants": [p.name for p in paths], "primary": paths[0].name,
              "topics": rel(topics), "corpus": rel(corpus), "qrels": {n: rel(q) for n, q in entry.qrels.items()}}
     how = (f"the most robust across its {len(manifest.sets)} sets by {manifest.criterion}; its data: set "
            f"{entry.name}, which weighs most" if results.several else f"best by {manifest.measure}")

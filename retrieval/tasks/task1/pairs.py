@@ -430,7 +430,7 @@ class ArgumentStore:
         if missing:
             for docid, raw in self._raw(missing).items():
                 self._cache[docid] = SentencedArgument.from_json(raw) if raw is not None else None
-        return {i: self._cache[i] for i in ids if self._cache.get(i) is not None}
+        return {i: found for i in ids if (found := self._cache.get(i)) is not None}
 
 
 def search_sentences(ctx: TaskContext, queries: Mapping[str, str], spec: PairsSpec) -> Ranking:

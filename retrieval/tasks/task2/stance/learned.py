@@ -132,7 +132,7 @@ def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[in
     first / second in it."""
     positive, negative = stance_cue_stems()
     comparative = cue_stems()[0]  # the comparative cue words
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for i, stem in enumerate(stems):
         sign = 1 if stem in positive else -1 if stem in negative else 0
         counts["comparative"] += stem in comparative

@@ -193,7 +193,7 @@ def judged_sample(passages: Path, qrels: Path, topics: Path) -> Iterator[tuple[C
         comp = comparison(topic)
         key = topic_key(topic.title, comp.objects)
         for docid in sorted(d for d in judged[qid] if d in texts):
-            yield comp, key, qid, docid, texts[docid], judged[qid][docid]
+            yield comp, key, qid, docid, texts[docid], str(judged[qid][docid])  # a stance label
 
 
 def judged_passages(classifier_model: dict, passages: Path, qrels: Path, topics: Path) -> JudgedPassages:
