@@ -75,7 +75,7 @@ def installed(wheel: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str], 
 
 
 def test_the_version_has_one_source_pyproject(wheel):
-    """The wheel, the installed package's metadata and ``touche.__version__`` all say
+    """The wheel, the installed package's metadata and the package's ``__version__`` all say
     pyproject.toml's version; no module keeps a copy of it."""
     import tomllib
     from importlib.metadata import version
