@@ -70,7 +70,8 @@ def _dotted_keys(data, prefix: str = ""):
         if key == "sets" and not prefix and isinstance(value, dict):  # a sweep's sets: name → section
             for item in value.values():
                 yield from _dotted_keys(item, "sets.<name>")
-        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid", "text_weights", "cross_validated"):
+        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid",
+                                                     "text_weights", "cross_validated"):
             yield from _dotted_keys(value, path)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value) and key == "rerank":
             for item in value:
@@ -114,8 +115,11 @@ def test_each_task_has_a_guide_with_the_asked_sections(task):
 def test_each_guide_lists_its_suites_variants():
     for task, page in GUIDES.items():
         suite = REPO / "configs" / task / "suite.yaml"
-        block = re.search(rf"<!-- generated: variants configs/{re.escape(task)}/suite.yaml -->\n(.*?)<!-- /generated -->",
-                          (DOCS / page).read_text(), re.S).group(1)
+        block = re.search(
+            rf"<!-- generated: variants configs/{re.escape(task)}/suite.yaml -->\n(.*?)<!-- /generated -->",
+            (DOCS / page).read_text(),
+            re.S,
+        ).group(1)
         if not suite.is_file():
             assert "is not written yet" in block
             continue

@@ -165,7 +165,8 @@ def test_fsync_syncs_the_complete_temporary_before_it_is_renamed_into_place(tmp_
         handle.write(text)
     final = (tmp_path / "run.txt").stat().st_ino
     folder = tmp_path.stat().st_ino
-    assert events == [("fsync", final, len(text)), ("replace", final, "run.txt"), ("fsync", folder, tmp_path.stat().st_size)]
+    assert events == [("fsync", final, len(text)), ("replace", final, "run.txt"),
+                      ("fsync", folder, tmp_path.stat().st_size)]
 
 
 def test_a_check_that_refuses_leaves_the_old_file_and_no_temporary(tmp_path):

@@ -206,6 +206,7 @@ def _into_stream(path: str | os.PathLike, mode: str, *, encoding: str | None, ne
     opened for writing, never replaced."""
     with tempfile.TemporaryDirectory(prefix="touche-output-") as folder:
         temporary = Path(folder) / "output"
+        handle: IO
         if mode == "wb":
             handle = open(temporary, "wb")
         else:

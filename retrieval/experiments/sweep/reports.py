@@ -138,8 +138,10 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
                   f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
         lines += [line.removeprefix("- ") for line in edge_note(analysis)]
         if choice.tied:
-            lines.append(f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
-                         f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only.")
+            lines.append(
+                f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
+                f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only."
+            )
         if choice.runner_up is not None:
             runner = sweep.points[choice.runner_up]
             low, high = choice.lead_interval
