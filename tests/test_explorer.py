@@ -433,8 +433,8 @@ def test_the_latex_export_has_readable_headers_and_the_delta_p_and_n_its_caption
     cells = other.strip().removesuffix(r" \\").split(" & ")
     assert cells[1] == "6", cells
     # the mean, then Δ, p and n against the baseline in brackets (and a dagger where significant)
-    assert re.fullmatch(r"(\\textbf\{)?\d\.\d{3}\}? \(([+-]\d\.\d{3}|\$\\pm\$0\.000), p [^,]+, n 6\)(\$\^\{\\dagger\}\$)?",
-                        cells[2]), cells[2]
+    mean, delta, dagger = r"(\\textbf\{)?\d\.\d{3}\}?", r"([+-]\d\.\d{3}|\$\\pm\$0\.000)", r"(\$\^\{\\dagger\}\$)?"
+    assert re.fullmatch(rf"{mean} \({delta}, p [^,]+, n 6\){dagger}", cells[2]), cells[2]
     assert "in brackets $\\Delta$, p and n" in latex and "paired randomization test" in latex
 
 

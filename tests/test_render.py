@@ -125,7 +125,8 @@ def _explorer_data(names: list[str]) -> dict:
     runs = list(names)
     pairs = [[0.25, 0.01, 2, 0, 0, None] for _ in range(len(runs) * (len(runs) - 1) // 2)]
     return {"runs": runs, "baseline": runs[0], "correction": "holm", "measures": ["relevance:touche.nDCG@5"],
-            "agreement_measures": ["RBO"], "agreement": [[0.5] for _ in pairs], "pairs": {"relevance:touche.nDCG@5": pairs},
+            "agreement_measures": ["RBO"], "agreement": [[0.5] for _ in pairs],
+            "pairs": {"relevance:touche.nDCG@5": pairs},
             "cells": {r: {"relevance:touche.nDCG@5": {"mean": 0.5 + i / 10, "ci": [0.1, 0.9], "topics": 2}}
                       for i, r in enumerate(runs)},
             "alpha": 0.05, "test": "randomization", "test_name": "paired randomization test",

@@ -72,6 +72,7 @@ def number(value: Any, digits: int = 3, missing_text: str = MISSING) -> str:
         return str(value)
     if isinstance(value, numbers.Integral):
         return str(value)
+    value = float(value)
     if math.isfinite(value) and abs(value) >= 1e6:
         return f"{value:.3g}"
     return fixed(value, digits)
@@ -92,9 +93,9 @@ def p_text(p: float | None, alpha: float = 0.05, floor: float | None = None) -> 
     """A p-value whose digits never disagree with its mark: three decimals, more where rounding
     would cross ``alpha`` (0.049595 is 0.0496, not 0.050), an exponent below 0.001; at the
     randomization test's floor ``≤`` the floor."""
-    if missing(p):
+    if p is None or math.isnan(p):
         return MISSING
-    if at_floor(p, floor):
+    if floor is not None and at_floor(p, floor):
         return "≤ " + p_text(floor, alpha)
     if p < 0.001:
         return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{p:.1e}")

@@ -36,7 +36,7 @@ from touche.retrieval.formats.runfile import natural_key
 from touche.retrieval.formats.selection import TopicSelection
 from touche.specs import Strict
 
-REPORT_KIND = "touche-report"
+REPORT_KIND: Literal["touche-report"] = "touche-report"
 
 
 def readable_header(measure: str) -> str:
@@ -120,11 +120,12 @@ class Report(Strict):
                  counts: Mapping[str, Mapping[str, int]] | None = None) -> "Report":
         """From means alone (``{run: {measure: value}}``; a flat ``{measure: value}`` is one run
         named ``run``), with ``counts`` ({run: {measure: topics}}) when known."""
-        if results and all(isinstance(v, (int, float)) for v in results.values()):
-            results = {"run": results}  # type: ignore[dict-item]
+        flat = bool(results) and all(isinstance(v, (int, float)) for v in results.values())
+        by_run: Mapping[str, Mapping[str, float]] = (
+            {"run": results} if flat else results)  # type: ignore[assignment,dict-item]
         runs = [RunScores(name=name, means={m: None if missing(v) else v for m, v in values.items()},
                           topics=dict((counts or {}).get(name, {})))
-                for name, values in results.items()]  # type: ignore[union-attr]
+                for name, values in by_run.items()]
         measures = list(dict.fromkeys(m for run in runs for m in run.means))
         return cls(measures=measures, runs=runs, headers=headers_for(measures), counts=counts is not None)
 
@@ -141,7 +142,7 @@ class Report(Strict):
         return text if not self.counts or n is None or n == run.usual_count() or text == MISSING else f"{text} ({n})"
 
     def _means_rows(self) -> list[list[object]]:
-        rows = []
+        rows: list[list[object]] = []
         for run in self.runs:
             usual = run.usual_count()
             rows.append([run.name, *([MISSING if usual is None else str(usual)] if self.counts else []),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, missing, one_line, p_text, signed, table
+from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, one_line, p_text, signed, table
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
@@ -62,7 +62,7 @@ class Comparison:
 # --------------------------------------------------------------------------- numbers as the page writes them
 def number(value: float | None, digits: int = 3) -> str:
     """A mean as the page writes it (its script's ``number``): fixed decimals, ``MISSING`` if none."""
-    return MISSING if missing(value) else fixed(float(value), digits)
+    return MISSING if value is None or math.isnan(value) else fixed(float(value), digits)
 
 
 def corrected_p_text(test: Comparison, alpha: float = 0.05) -> str:

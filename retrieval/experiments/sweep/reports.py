@@ -130,12 +130,12 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
     else:
         chosen = sweep.points[choice.pick]
         said = escape(describe_overrides(chosen.overrides), "markdown")
-        lines += ["## The pick", "", f"Point {chosen.number} ({said}): "
-                  + "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} "
-                              f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
-                              for s, dev in enumerate(sweep.sets)) + ".", "",
-                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
-                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
+        lows, highs = choice.intervals[choice.pick, :, 0], choice.intervals[choice.pick, :, 1]
+        means = "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} [{cell(lows[s])}, {cell(highs[s])}]"
+                          for s, dev in enumerate(sweep.sets))
+        lines += ["## The pick", "", f"Point {chosen.number} ({said}): {means}.", "",
+                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion "
+                  f"picks it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
         lines += [line.removeprefix("- ") for line in edge_note(analysis)]
         if choice.tied:
             lines.append(
