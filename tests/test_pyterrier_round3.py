@@ -202,7 +202,7 @@ def _qrels():
 
 
 def test_a_cut_through_tied_scores_names_the_2021_measure(tpt):
-    module = importlib.import_module("touche.pyterrier.measures")  # the package's measures() shadows it
+    module = importlib.import_module("touche.pyterrier.scoring")
     module._warned.clear()
     # ranks 5 and 6 tie: f, then the relevant e by rank; e first by score (ties by docid, as in 2021)
     tied = _frame([("1", d, s, r) for r, (d, s) in enumerate(zip("abcdfe", [6, 5, 4, 3, 2, 2]))])
@@ -226,7 +226,7 @@ def test_a_cut_through_tied_scores_names_the_2021_measure(tpt):
 
 
 def test_a_stance_measure_of_a_frame_without_stance_says_so(tpt):
-    module = importlib.import_module("touche.pyterrier.measures")  # the package's measures() shadows it
+    module = importlib.import_module("touche.pyterrier.scoring")
     qrels = tpt.qrels({"relevance": DEMO / "task2" / "qrels-passages-relevance.txt",
                        "stance": DEMO / "task2" / "qrels-passages-stance.txt"}).dropna(subset=["stance"])
     qid, first, second = qrels.qid.iloc[0], qrels.docno.iloc[0], qrels.docno.iloc[1]

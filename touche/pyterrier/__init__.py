@@ -29,12 +29,18 @@ except ImportError as exc:
                       "(pip install 'touche_toolkit-….whl[pyterrier]', docs/pyterrier.md) or "
                       "pip install pyterrier==1.1.2") from exc
 
+from touche.pyterrier.caching import cached
 from touche.pyterrier.experiment import explore
+from touche.pyterrier.frames import install_results_format as _install_results_format
 from touche.pyterrier.frames import qrels, read_run, topics, write_run
 from touche.pyterrier.index import Index, Indexer
 from touche.pyterrier.java import register_jars, start_java
 from touche.pyterrier.measures import measure, measures
+from touche.pyterrier.rendering import install as _install_rendering
 from touche.pyterrier.variant import Variant
 
-__all__ = ["Variant", "Index", "Indexer", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
+_install_rendering()  # pt.Experiment's means and tests of pooled measures (rendering.py)
+_install_results_format()  # PyTerrier's results files keep a frame's stance (frames.py)
+
+__all__ = ["Variant", "cached", "Index", "Indexer", "measure", "measures", "topics", "qrels", "read_run", "write_run", "explore",
            "register_jars", "start_java"]

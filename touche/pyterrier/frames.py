@@ -4,6 +4,7 @@ of tied scores), and the conversions between results frames and the toolkit's ra
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -11,11 +12,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pyterrier import io as pt_io
 
 from touche.datasets import parse_ref, qrels_paths, topics_path
 from touche.errors import InputError
 from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
-from touche.retrieval.formats.runfile import RunFormat, canonical_topic
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, COMPARATIVE_STANCES, RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import write_run as write_run_file
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking
@@ -123,6 +125,41 @@ def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
     though every evaluator (trec_eval, Touché 2021's and 2022's) scores the two alike."""
     rows, fmt = frame_rows(frame, fmt, name=str(path), tag=tag)
     return list(write_run_file(path, rows, fmt, tag, ties="given").warnings)
+
+
+# --------------------------------------------------------------------------- PyTerrier's own results files
+STANCE_LABELS = frozenset((*COMPARATIVE_STANCES, *ARGUMENT_STANCES))
+_pt_read_trec, _pt_write_trec = pt_io.SUPPORTED_RESULTS_FORMATS["trec"]
+
+
+def write_results_trec(res: pd.DataFrame, filename, run_name: str = "pyterrier", append: bool = False) -> None:
+    """PyTerrier's TREC results writer (``pt.io.write_results``, ``pt.Experiment``'s ``save_dir``)
+    with a frame's ``stance`` in the second column, where Touché's run files hold it and PyTerrier
+    writes ``Q0``: a saved run keeps its stance when ``save_mode="reuse"`` reads it back."""
+    if "stance" not in res.columns:
+        return _pt_write_trec(res, filename, run_name=run_name, append=append)
+    out = res[["qid", "stance", "docno", "rank", "score"]].copy()
+    out["stance"] = out["stance"].map(lambda s: "Q0" if s is None or (isinstance(s, float) and math.isnan(s))
+                                      else str(s))
+    out.insert(5, "run_name", run_name)
+    out.to_csv(filename, sep=" ", mode="a" if append else "w", header=False, index=False)
+    return None
+
+
+def read_results_trec(filename) -> pd.DataFrame:
+    """PyTerrier's TREC results reader, keeping a second column of Touché's stance labels as the
+    ``stance`` column (PyTerrier drops that column: it is ``Q0`` in its files)."""
+    frame = pd.read_csv(filename, sep=r"\s+", names=["qid", "iter", "docno", "rank", "score", "name"],
+                        dtype={"qid": str, "docno": str, "rank": int, "score": float, "iter": str})
+    labels = set(frame["iter"].unique())
+    if labels - {"Q0"} and labels <= STANCE_LABELS | {"Q0"}:
+        return frame.drop(columns="iter").assign(stance=frame["iter"])
+    return frame.drop(columns="iter")
+
+
+def install_results_format() -> None:
+    """Make these PyTerrier's ``trec`` results format (once; importing touche.pyterrier does it)."""
+    pt_io.SUPPORTED_RESULTS_FORMATS["trec"] = (read_results_trec, write_results_trec)
 
 
 # --------------------------------------------------------------------------- frames and rankings

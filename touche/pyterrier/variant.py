@@ -17,6 +17,7 @@ import pyterrier as pt
 from touche import api
 from touche.config import LoadedVariant, dotted_get
 from touche.paths import default_index_root
+from touche.pyterrier.caching import refuse_one_column_cache
 from touche.pyterrier.frames import (
     answerable,
     as_frame,
@@ -120,6 +121,8 @@ class Variant(pt.Transformer):
         """Queries → the variant's run; a results frame (``docno``) → its documents re-ranked by
         the variant: the first stage scores each query's candidates only, then the variant's
         stages, and only candidates come out (PyTerrier's ``bm25 % 100 >> variant``)."""
+        if self.rows.format is not RunFormat.Q0:
+            refuse_one_column_cache(self)
         results = self.stages.transform(self.first_stage.transform(queries))
         return only_candidates(results, queries) if "docno" in queries.columns else results
 
