@@ -18,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 import pyterrier as pt
+from pydantic import ValidationError
 
 from touche import api
 from touche.atomic import atomic_open, place_folder, write_text
-from touche.config import BM25, AnalyzerSpec, LMDirichlet
-from touche.errors import InputError
+from touche.config import BM25, AnalyzerSpec, LMDirichlet, describe_validation_error
+from touche.errors import ConfigError, InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
 from touche.progress import progress_bar
@@ -118,10 +119,12 @@ class Index(pt.Artifact, pt.Transformer):
         return f"touche.Index({str(self.path)!r})"
 
     @classmethod
-    def of(cls, variant: PathLike, corpus: PathLike, *, index_root: PathLike | None = None,
-           progress: bool = False) -> "Index":
-        """The index a variant (name or YAML) searches on ``corpus``, built unless it exists."""
-        return cls(api.index(variant, corpus, index_root=index_root, progress=progress).path)
+    def of(cls, variant: PathLike, corpus: PathLike, *, overrides: Mapping[str, Any] | None = None,
+           index_root: PathLike | None = None, progress: bool = True) -> "Index":
+        """The index a variant (name or YAML, with ``overrides`` as ``Variant`` and ``--set`` take
+        them: ``{"analyzer.stemmer": "porter"}``) searches on ``corpus``, built unless it exists;
+        its indexing reports on stderr unless ``progress=False``."""
+        return cls(api.index(api.variant(variant, overrides), corpus, index_root=index_root, progress=progress).path)
 
     @property
     def documents(self) -> int:
@@ -200,6 +203,32 @@ class Retriever(pt.Transformer):
 
     def __repr__(self) -> str:
         return f"touche.Retriever({self.index!r}, {self.similarity!r})"
+
+    # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch): the similarity's own
+    # parameters (k1 and b of BM25, mu of LM-Dirichlet) and num_results, validated as a
+    # variant's YAML validates them
+    def parameters(self) -> list[str]:
+        return [f for f in type(self.similarity).model_fields if f != "name"] + ["num_results"]
+
+    def get_parameter(self, name: str) -> Any:
+        if name not in self.parameters():
+            raise ValueError(f"{self!r} has no parameter {name!r} (its parameters: {', '.join(self.parameters())})")
+        return self.num_results if name == "num_results" else getattr(self.similarity, name)
+
+    def set_parameter(self, name: str, value: Any) -> "Retriever":
+        """Set a parameter; a value the schema refuses is refused at once (ConfigError naming it),
+        not in the middle of a grid."""
+        self.get_parameter(name)
+        if name == "num_results":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"num_results must be a whole number of at least 1, got {value!r}")
+            self.num_results = value
+            return self
+        try:
+            self.similarity = type(self.similarity).model_validate({**self.similarity.model_dump(), name: value})
+        except ValidationError as exc:
+            raise ConfigError(f"{self.similarity.name} {describe_validation_error(exc)}") from None
+        return self
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
         """Queries → the index's best documents; a results frame (``docno``) → its documents
