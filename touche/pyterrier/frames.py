@@ -7,7 +7,7 @@ import logging
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from pyterrier import io as pt_io
 
 from touche.datasets import parse_ref, qrels_paths, topics_path
 from touche.errors import InputError
+from touche.notes import topic_note, topic_notes
 from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES, COMPARATIVE_STANCES, RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import write_run as write_run_file
@@ -166,21 +167,35 @@ def install_results_format() -> None:
 _TOPIC_NUMBER = re.compile(r"[0-9]+(\.0+)?")
 
 
-def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, Callable[[pd.DataFrame], pd.DataFrame]]:
+def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, "OwnIds"]:
     """PyTerrier allows any qid (``x1``); Touché numbers its topics. A frame with other ids goes
     through a variant numbered 1, 2, … in order of appearance, and the returned function gives
     its results their own ids back. Numbered frames pass unchanged."""
     if "qid" not in frame.columns:
-        return frame, lambda results: results  # the gate names the missing column
+        return frame, OwnIds({})  # the gate names the missing column
     missing = frame["qid"].isna().to_numpy()
     if missing.any():
         raise InputError("the qid is missing", path="queries frame", where=f"row {int(missing.argmax()) + 1}")
     qids = frame["qid"].astype(str)
     if qids.map(lambda q: bool(_TOPIC_NUMBER.fullmatch(q))).all():
-        return frame, lambda results: results
+        return frame, OwnIds({})
     numbers = {qid: str(number) for number, qid in enumerate(dict.fromkeys(qids), start=1)}
-    back = {number: qid for qid, number in numbers.items()}
-    return frame.assign(qid=qids.map(numbers)), lambda results: results.assign(qid=results["qid"].map(back))
+    return frame.assign(qid=qids.map(numbers)), OwnIds({number: qid for qid, number in numbers.items()})
+
+
+class OwnIds:
+    """A results frame's own qids back (``names``: the topic number the gate saw → the frame's
+    qid); ``notes()`` is the context in which a note about a topic names it by the frame's qid
+    and is a Python warning too (``touche.notes``)."""
+
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def __call__(self, results: pd.DataFrame) -> pd.DataFrame:
+        return results.assign(qid=results["qid"].map(self.names)) if self.names else results
+
+    def notes(self):
+        return topic_notes(self.names, warn=True)
 
 
 def topics_of(frame: pd.DataFrame) -> list[Topic]:
@@ -204,8 +219,9 @@ def answerable(frame: pd.DataFrame) -> pd.DataFrame:
     usable = texts.map(has_query_word).to_numpy(dtype=bool)
     if usable.all():
         return frame
-    for qid, text in frame.loc[~usable, ["qid", column]].drop_duplicates("qid").itertuples(index=False):
-        log.warning("warning: query %s (%r) has no word: no results for it", qid, str(text)[:80])
+    with topic_notes(warn=True):
+        for qid, text in frame.loc[~usable, ["qid", column]].drop_duplicates("qid").itertuples(index=False):
+            topic_note(log, str(qid), f"the query {str(text)[:80]!r} has no word: no results for it")
     return frame[usable]
 
 

@@ -86,8 +86,7 @@ class Index(pt.Artifact, pt.Transformer):
             if not self.path.exists():
                 raise InputError("this index is not built yet: build it with Index(path).indexer().index(documents), "
                                  "or Index.of(variant, corpus)", path=self.path)
-            raise InputError(f"not an index of the toolkit: {META_FILE} is missing (build one with "
-                             "touche.pyterrier.Index.of(variant, corpus) or touche index)", path=self.path)
+            raise InputError(foreign_index(self.path), path=self.path)
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
             self._analyzer = AnalyzerSpec.model_validate(meta["analyzer"])
@@ -245,8 +244,9 @@ class Retriever(pt.Transformer):
         topics = topics_of(queries)  # through the gate; a topic's title is the frame's query
         searcher = self.index.searcher()
         searcher.set_similarity(self.similarity)
-        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
-                                  within=candidates_of(queries) if reranking else None)
+        with own_ids.notes():
+            ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
+                                      within=candidates_of(queries) if reranking else None)
         results = own_ids(as_frame(ranking, queries_part(queries)))
         return only_candidates(results, given) if reranking else results
 
@@ -310,6 +310,31 @@ class Indexer(pt.Indexer):
             write_text(built.path / META_FILE, json.dumps(meta, indent=2))
             place_folder(built.path, self.path)
         return Index(self.path)
+
+
+def foreign_index(path: Path) -> str:
+    """Why a folder the toolkit did not build is no ``Index`` of it, and what opens it instead."""
+    rebuild = ("or build the toolkit's index of the same documents: touche.pyterrier.Index.indexer(folder).index("
+               "dataset.get_corpus_iter()), or Index.of(variant, corpus)")
+    try:
+        pt_meta = json.loads((path / "pt_meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pt_meta = None
+    lucene = any(child.name.startswith("segments_") for child in path.iterdir())
+    if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" or lucene:
+        whose = "pyterrier-anserini's index (its pt_meta.json says format 'anserini')" \
+            if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" else \
+            "a Lucene index the toolkit did not build (Anserini's or Pyserini's, say)"
+        return (f"this is {whose}, and touche.pyterrier.Index cannot open it: the toolkit's index says in its "
+                f"{META_FILE} which analyzer its documents went through (queries must go through the same one) and "
+                "which fields it holds, and this index records neither, so its queries could only be analysed by "
+                "guess. Search it with pyterrier_anserini.AnseriniIndex(path).bm25() (it shares the JVM with the "
+                f"toolkit), {rebuild}")
+    if isinstance(pt_meta, dict):
+        return (f"this is a PyTerrier artifact of type {pt_meta.get('type')!r}, format {pt_meta.get('format')!r}, not "
+                f"an index of the toolkit ({META_FILE} is missing): open it with pt.Artifact.load(path), {rebuild}")
+    return (f"not an index of the toolkit: {META_FILE} is missing (build one with touche.pyterrier.Index.of(variant, "
+            "corpus), Index.indexer(path).index(documents) or touche index)")
 
 
 def artifact_metadata(path: str, listing: list[str]) -> dict | None:

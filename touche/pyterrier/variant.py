@@ -150,9 +150,11 @@ class FirstStage(pt.Transformer):
         if queries.empty:
             return pd.DataFrame(columns=[*queries_part(queries).columns, "docno", "score", "rank"])
         queries, own_ids = numbered_topics(queries)
-        pipeline = self.variant.pipeline(queries)
-        within = candidates_of(queries) if "docno" in queries.columns else None
-        return own_ids(as_frame(pipeline.search(pipeline.queries(lenient=True), within), queries_part(queries)))
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(queries)
+            within = candidates_of(queries) if "docno" in queries.columns else None
+            ranking = pipeline.search(pipeline.queries(lenient=True), within)
+        return own_ids(as_frame(ranking, queries_part(queries)))
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return [*input_columns, "docno", "score", "rank"]
@@ -172,10 +174,11 @@ class Rerank(pt.Transformer):
             return results
         given = results
         results, own_ids = numbered_topics(results)
-        pipeline = self.variant.pipeline(results)
-        _, apply = pipeline.rerankers()[self.position]
-        return carried(own_ids(as_frame(apply(as_ranking(results), pipeline.queries(lenient=True)),
-                                        queries_part(results))), given)
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(results)
+            _, apply = pipeline.rerankers()[self.position]
+            ranking = apply(as_ranking(results), pipeline.queries(lenient=True))
+        return carried(own_ids(as_frame(ranking, queries_part(results))), given)
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return list(input_columns)
@@ -197,9 +200,10 @@ class RunRows(pt.Transformer):
             return pd.DataFrame(columns=self.transform_outputs(list(results.columns)))
         given = results
         results, own_ids = numbered_topics(results)
-        pipeline = self.variant.pipeline(results)
-        rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
-                           untie=True)  # as its run file: no evaluator orders a topic otherwise
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(results)
+            rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
+                               untie=True)  # as its run file: no evaluator orders a topic otherwise
         queries = queries_part(results).astype({"qid": str})
         canonical = {canonical_topic(q): q for q in queries["qid"]}
         frame = pd.DataFrame({"qid": [canonical.get(r.qid, r.qid) for r in rows], "docno": [r.docid for r in rows],
