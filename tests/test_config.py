@@ -140,7 +140,8 @@ def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypa
     assert load_variant("task1/examples/2-krovetz-bm25").variant.tag == "mine"
 
 
-@pytest.mark.parametrize("reference", ["task2-stance/1-bm25", "task2-stance/1-bm25.yaml", "task1/examples/2-krovetz-bm25"])
+@pytest.mark.parametrize("reference", ["task2-stance/1-bm25", "task2-stance/1-bm25.yaml",
+                                       "task1/examples/2-krovetz-bm25"])
 def test_extends_names_a_shipped_variant_from_any_folder(tmp_path, monkeypatch, reference):
     """extends: task2-stance/1-bm25 once read '…/task2-stance/1-bm25 is not a file' outside the
     checkout, though touche run -c and tpt.Variant take the name: one rule (variant_file) for all."""

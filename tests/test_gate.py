@@ -250,7 +250,8 @@ def run_frames(draw) -> pd.DataFrame:
         frame = frame.assign(rank=draw(st.lists(st.sampled_from([0, 1, 1, 2, 5, 7.0] + ([math.nan] if dirty else [])),
                                                 min_size=n, max_size=n)))
     if draw(st.booleans()):
-        labels = draw(st.sampled_from([["FIRST", "SECOND", "NEUTRAL", "NO", "Q0"], ["PRO", "CON"], ["PRO", "CON", "Q0"]]))
+        labels = draw(st.sampled_from([["FIRST", "SECOND", "NEUTRAL", "NO", "Q0"], ["PRO", "CON"],
+                                       ["PRO", "CON", "Q0"]]))
         frame = frame.assign(stance=draw(st.lists(st.sampled_from(labels + ([None, "bad"] if dirty else [])),
                                                   min_size=n, max_size=n)))
     if draw(st.booleans()):

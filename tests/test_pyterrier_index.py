@@ -122,7 +122,8 @@ def test_every_parameter_of_an_index_retriever_is_a_grid_scan_parameter(tpt, ind
     for _, row in scanned.iterrows():
         setting = {key: row[f"tran_{i}_{key}"] for i, key in enumerate(keys)}
         kind = type(tuned.similarity)
-        similarity = kind(**{**tuned.similarity.model_dump(), **{k: v for k, v in setting.items() if k != "num_results"}})
+        chosen = {k: v for k, v in setting.items() if k != "num_results"}
+        similarity = kind(**{**tuned.similarity.model_dump(), **chosen})
         direct = tpt.Index(index.path).retriever(similarity, num_results=int(setting.get("num_results", 1000)))
         if pipeline is not tuned:
             direct.candidates_only = True
@@ -146,7 +147,8 @@ def test_a_retriever_parameter_out_of_range_or_unknown_is_refused_at_once(tpt, i
 
 
 def test_index_of_takes_overrides_as_a_variant_does(tpt, index_root):
-    porter = tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root, overrides={"analyzer.stemmer": "porter"})
+    porter = tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root,
+                          overrides={"analyzer.stemmer": "porter"})
     krovetz = tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root)
     assert porter.analyzer.stemmer == "porter" and krovetz.analyzer.stemmer == "krovetz"
     assert porter.path != krovetz.path and porter.documents == krovetz.documents

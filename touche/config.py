@@ -268,6 +268,7 @@ def resolve_raw(path: Path) -> dict:
     RecursionError."""
     chain: list[Path] = []  # the variant first, then what it extends, …
     layers: list[dict] = []
+    extended: str | None = None  # the last extends: as written
     current: Path | None = Path(path)
     while current is not None:
         try:

@@ -68,8 +68,9 @@ def _kind(per_query: dict[str, dict[str, Any]], name: str) -> str | None:
 @functools.wraps(_original_averages)
 def averages(self, dataframe: bool = True, highlight: str | None = None, mrt_needed: bool = False):
     baseline = self.baseline
+    per_query = self.systemEvalDictsPerQ[baseline] if baseline is not None else {}
     ours = {} if baseline is None or not dataframe else \
-        {m: k for m in _measure_names(self.systemEvalDictsPerQ[baseline]) if (k := _kind(self.systemEvalDictsPerQ[baseline], m))}
+        {m: k for m in _measure_names(per_query) if (k := _kind(per_query, m))}
     if not ours:
         return _original_averages(self, dataframe, highlight, mrt_needed)
     frame = _original_averages(self, True, None, mrt_needed)

@@ -203,7 +203,8 @@ def _warn_no_stance(name: str, run: pd.DataFrame) -> None:
     stances = run["stance"].astype(str) if "stance" in run.columns else None
     if (stances is None or stances.isin(["Q0", "nan", "None", ""]).all()) and (name, "stance") not in _warned:
         _warned.add((name, "stance"))
-        warnings.warn(f"{name}: the run frame says no stance ({'no stance column' if stances is None else 'Q0 in every row'}"
+        which = "no stance column" if stances is None else "Q0 in every row"
+        warnings.warn(f"{name}: the run frame says no stance ({which}"
                       "): its stance measures are 0 or undefined. A frame read by pt.io.read_results from a file "
                       "another tool wrote has no stance; read such a file with touche.pyterrier.read_run",
                       stacklevel=4)
