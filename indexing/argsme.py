@@ -71,10 +71,10 @@ class ReadReport:
     skipped: int = 0
     files: int = 0
     keep: int = 20
-    first_skipped: list[SkippedRecord] = field(default_factory=list)
+    first_skipped: list[object] = field(default_factory=list)  # SkippedRecord or another family's (shown by str)
     unit: str = "argument"  # what a record is, for the summary (other corpus families reuse this)
 
-    def add_skipped(self, record: SkippedRecord) -> None:
+    def add_skipped(self, record: object) -> None:
         self.skipped += 1
         if len(self.first_skipped) < self.keep:
             self.first_skipped.append(record)

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from filelock import FileLock, Timeout
 
@@ -111,7 +111,8 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
         _check_layout(found, shards)
         return _agreed_skips(found, variant)
     root.mkdir(parents=True, exist_ok=True)
-    lock_path = shard_dir(target, shard, shards) if shard is not None else target
+    # shards is given whenever shard is (checked above)
+    lock_path = shard_dir(target, shard, shards) if shard is not None else target  # type: ignore[arg-type]
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path) + ".lock")
     try:
@@ -121,7 +122,8 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
                           "wait for it or remove the lock if that process is gone", path=lock_path) from None
     try:
         if shard is not None:
-            return ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
+            return ensure_shard(variant, corpus_path, target, shard, shards,  # type: ignore[arg-type]
+                                base_dir=base_dir, progress=progress)
         found = open_index(target)  # built by another process while we waited
         if found is not None:
             return _agreed_skips(found, variant)
@@ -198,7 +200,7 @@ def partition(source: CorpusSource, k: int, n: int) -> CorpusSource:
     """
     files = getattr(source, "files", None)
     if files is not None and len(files) >= n:
-        source.files = files[k::n]
+        source.files = files[k::n]  # type: ignore[attr-defined]  # a source of files
         return source
     return _RecordShard(source, k, n)
 
@@ -379,8 +381,9 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
     try:
         with progress_bar(desc=f"indexing {source.name}", total=total, unit="B" if size else " docs",
                           unit_scale=bool(size), disable=not progress, mininterval=1.0) as bar:
-            documents = (source.documents(fields, on_position=lambda done: bar.update(done - bar.n)) if size
-                         else source.documents(fields))
+            # a source that knows its size reports positions
+            documents = (source.documents(fields, on_position=lambda done: bar.update(done - bar.n))  # type: ignore[call-arg]
+                         if size else source.documents(fields))
             for ids, values, raws in _batches(documents, fields, spec.store_raw):
                 _hand_over(indexer, ids, values, raws, len(fields))
                 count += len(ids)
@@ -397,7 +400,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         shutil.rmtree(tmp, ignore_errors=True)
         failure = _write_failure(exc)
         if failure:
-            raise ToucheError(f"{failure} while writing the index; the partial index was removed", path=target) from None
+            raise ToucheError(f"{failure} while writing the index; the partial index was removed",
+                              path=target) from None
         raise
     seconds = time.perf_counter() - started
     if source.report.skipped:
@@ -410,7 +414,8 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         "stats": _statistics([tmp], analyzer, fields),
         "build": {"seconds": round(seconds, 3), "docs_per_second": round(count / seconds, 1) if seconds else None,
                   "skipped_records": source.report.skipped,
-                  "skipped": [str(r) for r in source.report.first_skipped], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+                  "skipped": [str(r) for r in source.report.first_skipped],
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         **(extra_meta or {}),
     }
     (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
@@ -480,7 +485,7 @@ def _batches(docs: Iterable[tuple[str, list[str], str]], fields: list[str], stor
 def _statistics(paths: list[Path], analyzer, fields: list[str]) -> dict:
     searcher = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzer)
     try:
-        stats = {"documents": int(searcher.numDocs()), "fields": {}}
+        stats: dict[str, Any] = {"documents": int(searcher.numDocs()), "fields": {}}
         for field in fields:
             docs, with_field, unique, total = (int(x) for x in searcher.fieldStats(field))
             stats["fields"][field] = {"documents": with_field, "unique_terms": unique, "total_terms": total}

@@ -82,7 +82,7 @@ def html_to_text(html_bytes: bytes, *, main_content: bool = True) -> tuple[str, 
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
     from resiliparse.parse.html import HTMLTree
 
-    html = bytes_to_str(html_bytes, detect_encoding(html_bytes))
+    html = bytes_to_str(html_bytes, detect_encoding(html_bytes))  # type: ignore[arg-type]  # an encoding, always
     tree = HTMLTree.parse(html)
     title = " ".join((tree.title or "").split())
     full = extract_plain_text(tree, preserve_formatting=True)

@@ -23,8 +23,10 @@ from touche.progress import progress_bar
 
 class CorpusSource(Protocol):
     name: str
-    report: ReadReport
     fields: tuple[str, ...]  # the text fields this family offers to the index
+
+    @property
+    def report(self) -> ReadReport: ...
 
     def fingerprint(self) -> str: ...
     def describe(self) -> dict: ...
@@ -86,7 +88,8 @@ class ArgsMeSource:
 
     def records(self, part: tuple[int, int] | None = None, on_position=None) -> Iterator[Argument]:
         if self.beir:
-            return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records, report=self.report, part=part)
+            return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records,
+                                    report=self.report, part=part)
         return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part,
                               on_position=on_position)
 
@@ -152,8 +155,12 @@ def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = F
     field_name = getattr(source, "display_field", "contents" if "contents" in source.fields else source.fields[0])
     display = getattr(source, "display_text", lambda values, raw: values[0])
     found: dict[str, str] = {}
-    with progress_bar(desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents", unit=" docs",
-              disable=not progress, mininterval=1.0) as bar:
+    with progress_bar(
+        desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents",
+        unit=" docs",
+        disable=not progress,
+        mininterval=1.0,
+    ) as bar:
         for docid, values, raw in source.documents([field_name]):
             bar.update(1)
             if docid in docids:

@@ -106,10 +106,10 @@ def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, 
                     if number == 2:  # mid-way: the shard's temporary index exists and holds documents
                         _kill_midway_once(kill_folder, k_)
                     yield document
-            shard.documents = dying
+            shard.documents = dying  # type: ignore[method-assign]
             return shard
         builder.partition = partition_then_die
-    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=Path(base_dir) if base_dir else None,
                          progress=False)
     return info.meta
 

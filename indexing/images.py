@@ -396,7 +396,8 @@ def image_fields(record: ImageRecord, ocr_text: str = "") -> dict[str, str]:
         "alt_text": "\n".join(dict.fromkeys(p.alt_text for p in pages if p.alt_text)),
         "ocr_text": ocr_text,
         "queries": "\n".join(record.queries),
-        "url_text": " ".join(dict.fromkeys(w for w in [url_words(record.url), *(url_words(p.url) for p in pages)] if w)),
+        "url_text": " ".join(dict.fromkeys(w for w in [url_words(record.url),
+                                                       *(url_words(p.url) for p in pages)] if w)),
         "page_text": "\n\n".join(p.text for p in pages if p.text),
     }
     values["contents"] = "\n".join(values[f] for f in FIELDS[1:] if values[f])

@@ -32,7 +32,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 from touche.atomic import write_text
 from touche.paths import default_index_root
@@ -72,7 +72,8 @@ class OcrEngine:
         """The image's text lines, each a list of (word, confidence)."""
         # One thread per Tesseract process: we parallelise over images instead (2 cores).
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm", str(self.psm), "tsv"],
+        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm",
+                               str(self.psm), "tsv"],
                               capture_output=True, timeout=TIMEOUT_SECONDS, env=env, check=False)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -83,10 +84,12 @@ class OcrEngine:
 Lines = list[list[tuple[str, float]]]
 
 
+K = TypeVar("K")  # what the caller keys each image by
+
 def parse_tsv(tsv: str) -> Lines:
     """Tesseract TSV (level, page, block, paragraph, line, word, box, conf, text) → lines of
     (word, confidence), in reading order."""
-    lines: dict[tuple[str, str, str, str], list[tuple[str, float]]] = {}
+    lines: dict[tuple[str, ...], list[tuple[str, float]]] = {}  # keyed by block, paragraph, line
     for row in tsv.splitlines()[1:]:
         cells = row.split("\t")
         if len(cells) < 12 or cells[0] != "5" or not cells[11].strip():
@@ -194,8 +197,8 @@ class OcrStats:
     cached: int = 0
 
 
-def ocr_texts(images: Iterable[tuple[str, Path]], *, cache_dir: Path | None = None, workers: int | None = None,
-              stats: OcrStats | None = None) -> Iterable[tuple[str, str]]:
+def ocr_texts(images: Iterable[tuple[K, Path]], *, cache_dir: Path | None = None, workers: int | None = None,
+              stats: OcrStats | None = None) -> Iterable[tuple[K, str]]:
     """(key, OCR text) for each (key, image path), in input order; "" for every image (with one
     warning) when OCR is unavailable. Images are recognised ``workers`` at a time (default: the
     number of cores), streaming: memory stays flat however many images come in."""

@@ -65,7 +65,9 @@ def parse_sentence_id(sentence_id: str) -> tuple[str, str, int]:
     """``<argid>__PREMISE__3`` → (argid, "premise", 3); ValueError if it is no sentence id."""
     match = _SENTENCE_ID.fullmatch(sentence_id)
     if match is None:
-        raise ValueError(f"{sentence_id!r} is not a sentence id '<argument id>__PREMISE__n' or '<argument id>__CONC__n'")
+        raise ValueError(
+            f"{sentence_id!r} is not a sentence id '<argument id>__PREMISE__n' or '<argument id>__CONC__n'"
+        )
     role = CONCLUSION if match["kind"] == "CONC" else PREMISE
     return match["argument"], role, int(match["position"])
 
@@ -228,7 +230,9 @@ def _row_sentences(text: str, rid: str) -> list[Sentence]:
         except ValueError as exc:
             raise _BadRecord(f"sentence #{j}: {exc}", rid) from None
         if sentence.argument_id != rid:
-            raise _BadRecord(f"sentence #{j}: id {sid!r} belongs to argument {sentence.argument_id!r}, not to this one", rid)
+            raise _BadRecord(
+                f"sentence #{j}: id {sid!r} belongs to argument {sentence.argument_id!r}, not to this one", rid
+            )
         if sid in ids:
             raise _BadRecord(f"sentence #{j}: duplicate sentence id {sid!r}", rid)
         ids.add(sid)
@@ -257,9 +261,12 @@ def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
                 raise InputError(f"not a readable CSV header: {exc}", path=path, where="line 1") from None
             missing = [c for c in _REQUIRED_COLUMNS if c not in (header or [])]
             if missing:
-                raise InputError(f"missing column(s) {', '.join(missing)}; expected the args.me 2022 sentence CSV "
-                                 f"with columns {', '.join(CSV_COLUMNS)} (found {', '.join(header or []) or 'nothing'})",
-                                 path=path, where="line 1")
+                raise InputError(
+                    f"missing column(s) {', '.join(missing)}; expected the args.me 2022 sentence CSV "
+                    f"with columns {', '.join(CSV_COLUMNS)} (found {', '.join(header or []) or 'nothing'})",
+                    path=path,
+                    where="line 1",
+                )
             index = 0
             while True:
                 try:
@@ -272,7 +279,7 @@ def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
                 index += 1
                 try:
                     if None in row:  # more cells than header columns
-                        raise _BadRecord(f"{len(header) + len(row[None])} cells for {len(header)} columns",
+                        raise _BadRecord(f"{len(header or ()) + len(row[None])} cells for {len(header or ())} columns",
                                          (row.get("id") or None))
                     record = _row_to_record(row, seen)
                 except _BadRecord as bad:
@@ -337,7 +344,9 @@ def sentence_corpus_files(path: str | os.PathLike[str]) -> tuple[str, list[Path]
             return "json", argsme_files(p)
         raise InputError("no sentence corpus here: expected the args.me 2022 sentence CSV (*.csv) "
                          "or args.me 2020 JSON files (*.json)", path=p)
-    raise InputError("no such file or directory (expected the args.me 2022 sentence CSV or a directory with it)", path=p)
+    raise InputError(
+        "no such file or directory (expected the args.me 2022 sentence CSV or a directory with it)", path=p
+    )
 
 
 @dataclass

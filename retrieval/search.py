@@ -130,7 +130,8 @@ def _bounded(qid: str, text: str, n_fields: int) -> str:
     distinct = dict.fromkeys(w.lower() for w in words)
     if len(distinct) <= limit:
         return text
-    kept, seen = [], set()
+    kept: list[str] = []
+    seen: set[str] = set()
     for word in words:
         key = word.lower()
         if key not in seen:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
@@ -31,7 +32,7 @@ from touche.retrieval.formats.topics import Topic
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.stages import StageContext
-from touche.retrieval.tasks import Rows, TaskContext, handler
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler, handler
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,8 @@ class VariantResult:
 
 @dataclass
 class Session:
-    corpus_path: Path | str          # a path, or irds:<id>
-    topics_path: Path | str | None   # a path, or irds:<id>; None: each pipeline gets its topics
+    corpus_path: str | os.PathLike[str]  # a path, or irds:<id>
+    topics_path: Any  # a path, irds:<id>, a queries frame or Topic records; None: each pipeline gets its topics
     index_root: Path = field(default_factory=default_index_root)
     progress: bool = True
     selection: TopicSelection | None = None  # the topics kept of the topics file (--topics-only/-except)
@@ -110,7 +111,8 @@ class Session:
             return self.searcher(info, loaded, analyzer_of=other)
 
         ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=topics,
-                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher, open_index=open_index,
+                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher,
+                          open_index=open_index,
                           progress=self.progress)
         return ctx, index
 
@@ -169,7 +171,7 @@ class Pipeline:
     task's, then each ``rerank:`` stage) and the rows the run file holds. ``Session.run`` takes
     them in order; ``touche.pyterrier`` makes each a PyTerrier transformer."""
     loaded: LoadedVariant
-    task: object  # the task's handler
+    task: TaskHandler
     ctx: TaskContext
     index: IndexInfo
     session: Session
@@ -190,7 +192,7 @@ class Pipeline:
                 topic_note(log, t.number, f"{exc.message}: no results for it")
         return out
 
-    def search(self, queries: dict[str, str], within: dict[str, list[str]] | None = None) -> Ranking:
+    def search(self, queries: Mapping[str, str], within: dict[str, list[str]] | None = None) -> Ranking:
         """The first stage: the queries (or a feedback stage's new ones) searched; ``within``:
         each query's candidates only (a re-ranker's: PyTerrier's ``bm25 % 100 >> variant``)."""
         variant = self.loaded.variant
@@ -199,11 +201,14 @@ class Pipeline:
 
     def rerankers(self) -> list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]]:
         """(name, re-ranking) of the task's re-ranking, then each ``rerank:`` stage, in order."""
-        out = []
-        if self.task.rerank is not None:
-            out.append((f"{self.loaded.variant.task} re-ranking", lambda ranking, queries: self.task.rerank(self.ctx, ranking)))
+        out: list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]] = []
+        if (task_rerank := self.task.rerank) is not None:
+            out.append((f"{self.loaded.variant.task} re-ranking",
+                        lambda ranking, queries: task_rerank(self.ctx, ranking)))
         for stage in self.loaded.variant.rerank:
-            out.append((stage.name, lambda ranking, queries, stage=stage: stage.apply(ranking, self.stage_context(queries))))
+            def apply(ranking: Ranking, queries: dict[str, str], stage=stage) -> Ranking:
+                return stage.apply(ranking, self.stage_context(queries))
+            out.append((stage.name, apply))
         return out
 
     def rerank(self, ranking: Ranking, queries: dict[str, str]) -> Ranking:

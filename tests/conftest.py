@@ -98,7 +98,9 @@ def browser():
     import shutil
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
+        pytest.skip(
+            "chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root"
+        )
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (a test dependency) is not installed")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(

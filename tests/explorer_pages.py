@@ -151,9 +151,12 @@ def image_page(tmp_path_factory) -> Path:
         lines = []
         for qid in sorted({r[0] for r in rows}, key=int):
             judged_pro = {r[2] for r in rows if r[0] == qid and r[1] == "PRO" and r[3] == "1"}
-            images = sorted({r[2] for r in rows if r[0] == qid}, key=lambda i: (i not in judged_pro, i), reverse=reverse)
+            images = sorted({r[2] for r in rows if r[0] == qid},
+                            key=lambda i: (i not in judged_pro, i), reverse=reverse)
             for stance, chosen in (("PRO", images[:10]), ("CON", images[10:20])):  # one stance per image, ten each
-                lines += [f"{qid} {stance} {image} {rank} {11 - rank} i{number}\n" for rank, image in enumerate(chosen, 1)]
+                lines += [
+                    f"{qid} {stance} {image} {rank} {11 - rank} i{number}\n" for rank, image in enumerate(chosen, 1)
+                ]
         path = folder / f"images-{number}.txt"
         path.write_text("".join(lines))
         runs.append(path)

@@ -180,3 +180,20 @@ def test_package_data_lives_with_the_package_that_reads_it():
                             ("retrieval/tasks/task2/stance/data", "touche.retrieval.tasks.task2.stance")):
         assert any((REPO / folder).iterdir()), folder
         assert f'"{package}": ["{Path(folder).name}/' in setup, package
+
+
+def test_the_static_checks_cover_every_layer_under_its_installed_name():
+    """mypy checks the core and each layer folder as the package it installs as: pyproject's
+    [tool.mypy] packages and the links scripts/static_checks.sh keeps name the layers setup.py
+    maps, so a new layer is checked from its first line."""
+    import re
+    import tomllib
+
+    setup_tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
+    [mapped] = [ast.literal_eval(node.value) for node in setup_tree.body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "LAYERS" for t in node.targets)]
+    assert set(mapped) == set(LAYER_FOLDERS)
+    mypy = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert sorted(mypy["packages"]) == sorted(["touche", *(FOLDERS[folder] for folder in mapped)])
+    script = (REPO / "scripts" / "static_checks.sh").read_text(encoding="utf-8")
+    assert sorted(re.search(r"^for layer in ([^;]*); do$", script, re.M).group(1).split()) == sorted(mapped)

@@ -42,7 +42,9 @@ def test_unknown_top_level_key(tmp_path):
 
 def test_bad_choice_lists_the_valid_ones(tmp_path):
     path = write(tmp_path / "v.yaml", "tag: x\nanalyzer: {stemmer: krovets}\n")
-    with pytest.raises(ConfigError, match=r"analyzer.stemmer: 'krovets' is not allowed; expected 'none', 'krovetz' or 'porter'"):
+    with pytest.raises(
+        ConfigError, match=r"analyzer.stemmer: 'krovets' is not allowed; expected 'none', 'krovetz' or 'porter'"
+    ):
         load_variant(path)
 
 

@@ -331,7 +331,9 @@ def test_a_corpus_of_another_family_is_a_clear_error(irds):
     corpus = ds.corpus_path(T1_2021, fetcher=never_fetch)
     ds.check_corpus_format(corpus, "argsme")
     ds.check_corpus_format(corpus, "argsme-sentences")  # the sentence reader splits args.me JSON itself
-    with pytest.raises(InputError, match=r"corpus.format 'clueweb12'.*touche-2021-task-1.* read as argsme or argsme-sentences"):
+    with pytest.raises(
+        InputError, match=r"corpus.format 'clueweb12'.*touche-2021-task-1.* read as argsme or argsme-sentences"
+    ):
         ds.check_corpus_format(corpus, "clueweb12")
     ds.check_corpus_format(DEMO / "args.me", "clueweb12")  # not a dataset: the reader decides
 

@@ -88,14 +88,16 @@ def _expectations() -> list[Expected]:
         row = _row_for(board, tag, path.name)
         if row:
             # The 2021 leaderboard ordered topics by score (see test_2021_ordered_by_score_2022_by_rank).
-            out.append(Expected(f"task1-2021/{path.name}", "task1-2021-relevance.qrels", "touche2021.nDCG@5", row["Mean nDCG@5"], board))
+            out.append(Expected(f"task1-2021/{path.name}", "task1-2021-relevance.qrels", "touche2021.nDCG@5",
+                                row["Mean nDCG@5"], board))
     for path in sorted((shared / "runs" / "task2-2022").glob("*.txt")):
         tag = _tag(path)
         for aspect in ("relevance", "quality"):
             board = LB_TASK2_2022.format(aspect)
             row = _row_for(board, tag, path.name)
             if row:
-                out.append(Expected(f"task2-2022/{path.name}", f"task2-2022-{aspect}.qrels", "touche.nDCG@5", row["Mean nDCG@5"], board))
+                out.append(Expected(f"task2-2022/{path.name}", f"task2-2022-{aspect}.qrels", "touche.nDCG@5",
+                                    row["Mean nDCG@5"], board))
         board = LB_TASK2_2022.format("stance")
         row = _row_for(board, tag, path.name)
         if row:
@@ -109,7 +111,8 @@ def _expectations() -> list[Expected]:
         (row,) = [r for r in image_rows if r["team"] == team and r["method"] == method]
         for column in ("on_topic_p@10", "argumentative_p@10", "on_stance_p@10"):
             measure = "image." + column.replace("_p@", "_P@")
-            out.append(Expected(f"image-2022/{path.name}", "image-2022.qrels", measure, row[column], "image-2022-results.tsv"))
+            out.append(Expected(f"image-2022/{path.name}", "image-2022.qrels", measure, row[column],
+                                "image-2022-results.tsv"))
     return out
 
 
@@ -415,7 +418,8 @@ def test_every_official_qrels_file_reads_with_its_kind() -> None:
         assert qrels.judgments, path
     assert kinds["image-2022.qrels"] is QrelsKind.IMAGE
     assert kinds["task2-2022-stance.qrels"] is QrelsKind.STANCE
-    assert {k for n, k in kinds.items() if n not in ("image-2022.qrels", "task2-2022-stance.qrels")} == {QrelsKind.GRADED}
+    graded = {k for n, k in kinds.items() if n not in ("image-2022.qrels", "task2-2022-stance.qrels")}
+    assert graded == {QrelsKind.GRADED}
     uncorrected = read_graded_qrels(shared / "qrels" / "task1-2020-relevance-uncorrected.qrels")
     assert {label for docs in uncorrected.values() for label in docs.values()} == {-2, 1, 2, 3, 4, 5}
     image = read_image_qrels(shared / "qrels" / "image-2022.qrels")
@@ -438,8 +442,10 @@ def test_qrels_readers_by_hand(tmp_path: Path) -> None:
         (read_graded_qrels, "1 0 a 1\n1 0 b 1.5\n", "line 2: relevance label '1.5' is not an integer"),
         (read_graded_qrels, "1 0 a 1\n1 0 a 2\n", "line 2: topic 1, a: label 2 contradicts 1 on line 1"),
         (read_graded_qrels, "", "qrels file has no judgments"),
-        (read_stance_qrels, "1 0 a FIRST\n1 0 b PRO\n", "line 2: stance label 'PRO' is not one of FIRST|SECOND|NEUTRAL|NO"),
-        (read_image_qrels, "1 ONTOPIC I0 1\n1 STANCE I0 1\n", "line 2: second column 'STANCE' is not one of ONTOPIC|PRO|CON"),
+        (read_stance_qrels, "1 0 a FIRST\n1 0 b PRO\n",
+         "line 2: stance label 'PRO' is not one of FIRST|SECOND|NEUTRAL|NO"),
+        (read_image_qrels, "1 ONTOPIC I0 1\n1 STANCE I0 1\n",
+         "line 2: second column 'STANCE' is not one of ONTOPIC|PRO|CON"),
         (read_image_qrels, "1 PRO I0 1\n1 PRO I0 0\n", "line 2: topic 1, I0 PRO: label 0 contradicts 1 on line 1"),
         (read_image_qrels, "1 PRO I0 2\n", "line 1: image label '2' is not 0 or 1"),
         (detect_qrels_kind, "1 0 a maybe\n", "line 1: cannot tell the qrels format from label 'maybe'"),

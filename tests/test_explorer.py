@@ -180,7 +180,9 @@ def test_bad_input_is_a_located_error_and_writes_nothing(tmp_path, case):
     with pytest.raises(ToucheError, match=expected) as error:
         write_explorer(runs, qrels, out)
     assert str(error.value).startswith(f"{located}: ")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({p.name for p in runs} | ({"x.html"} if out.is_dir() else set()))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {p.name for p in runs} | ({"x.html"} if out.is_dir() else set())
+    )
 
 
 def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):

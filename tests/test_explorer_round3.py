@@ -43,7 +43,9 @@ def _page(request, which):
 
 
 def _active(page) -> str | None:
-    return page.evaluate("document.activeElement && (document.activeElement.dataset.focus || document.activeElement.id)")
+    return page.evaluate(
+        "document.activeElement && (document.activeElement.dataset.focus || document.activeElement.id)"
+    )
 
 
 # --------------------------------------------------------------------------- the page's exports are the command's
@@ -370,7 +372,8 @@ def test_the_command_takes_resamples(tmp_path):
     assert code == 0, text
     assert oriented(page_data(tmp_path / "p.html"), "relevance:touche.nDCG@5", "good", "bad").floor == \
         pytest.approx(2 / 500)
-    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "0", "-o", str(tmp_path / "q.html"))
+    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "0", "-o",
+                     str(tmp_path / "q.html"))
     assert code != 0 and "at least one resample" in text and not (tmp_path / "q.html").exists()
 
 
@@ -380,7 +383,8 @@ def test_the_apis_experiment_offers_the_t_and_wilcoxon_tests(demo_out, test):
     table = api.experiment(runs, QRELS["relevance"], "touche.nDCG@5", test=test, correction="none")
     from touche.retrieval.evaluation.measures import evaluate_rows_per_topic
     from touche.retrieval.formats.gate import read_run
-    values = [evaluate_rows_per_topic(read_run(r), QRELS["relevance"], ["touche.nDCG@5"])["touche.nDCG@5"] for r in runs]
+    values = [evaluate_rows_per_topic(read_run(r), QRELS["relevance"],
+                                      ["touche.nDCG@5"])["touche.nDCG@5"] for r in runs]
     for name, other in zip(table["run"].iloc[1:], values[1:]):
         common = sorted(set(values[0]) & set(other))
         x, y = [other[t] for t in common], [values[0][t] for t in common]

@@ -128,7 +128,8 @@ def test_the_differential_test_reaches_both_paths() -> None:
     accepted = find(mutated_valid_runs(), lambda raw: fast_table(raw, RunFormat.Q0) is not None,
                     settings=settings(database=None, max_examples=200))
     refused = find(raw_runs(), lambda raw: fast_table(raw, RunFormat.Q0) is None
-                   and (_validator(raw, RunFormat.Q0) or (False,))[0], settings=settings(database=None, max_examples=200))
+                   and (_validator(raw, RunFormat.Q0) or (False,))[0],
+                   settings=settings(database=None, max_examples=200))
     assert accepted and refused
 
 
@@ -138,7 +139,8 @@ def test_a_tab_separated_run_is_read_on_the_fast_path_as_the_validator_reads_it(
     raw = b"51\tQ0\tS1-A1\t0\t16.5\tElrond\n51\tQ0\tS1-A2\t1\t16.5\tElrond\n52\tQ0\tS1-A1\t0\t3\tElrond\n"
     fast = fast_table(raw, RunFormat.Q0)
     assert fast is not None and fast.records() == _validator(raw, RunFormat.Q0)[1]
-    assert [(r.qid, r.docid, r.rank, r.score) for r in fast.records()][:2] == [("51", "S1-A1", 0, 16.5), ("51", "S1-A2", 1, 16.5)]
+    assert [(r.qid, r.docid, r.rank, r.score) for r in fast.records()][:2] == [("51", "S1-A1", 0, 16.5),
+                                                                               ("51", "S1-A2", 1, 16.5)]
     assert fast_table(raw.replace(b"\tElrond\n", b'\t"Elrond run"\n'), RunFormat.Q0) is None  # quoted: the validator's
 
 
@@ -155,7 +157,7 @@ def test_a_run_the_validator_refuses_is_refused_by_the_gate(tmp_path, text: str,
         load_run(path)
 
 
-# ------------------------------------------------------------------------------ frames of every dtype, values at the bounds
+# ------------------------------------------------------------------------ frames of every dtype, values at the bounds
 FRAME_DTYPES = ["float64", "float32", "float16", "int64", "uint64", "Int64", "Float64", "category", "bool",
                 "boolean", "object", "string", "complex128", "timedelta64[ns]", "datetime64[ns]"]
 BOUND_VALUES = [SCORE_LIMIT, -SCORE_LIMIT, 3.4028235e38, 3.5e38, -1e39, 1e300, 0.0, -0.0, 1.5, 2.0 ** 63,

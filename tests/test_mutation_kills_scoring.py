@@ -112,8 +112,11 @@ def test_a_measure_asked_for_twice_is_computed_once(families, graded):
 
 def test_an_unknown_measure_is_refused_with_every_family_named():
     """The refusal lists what is known, family by family, in registration order."""
-    with pytest.raises(ToucheError, match=r"unknown measure 'stance\.F2'; known: touche\.nDCG@k, touche2021\.nDCG@k, "
-                                          r"trec\.<ir_measures name>, stance\.F1_macro, stance\.N, image\.on_topic_P@10"):
+    with pytest.raises(
+        ToucheError,
+        match=r"unknown measure 'stance\.F2'; known: touche\.nDCG@k, touche2021\.nDCG@k, "
+        r"trec\.<ir_measures name>, stance\.F1_macro, stance\.N, image\.on_topic_P@10",
+    ):
         parse_measure("stance.F2")
 
 
@@ -298,8 +301,10 @@ def test_the_nothing_judged_warning_shows_the_runs_first_three_ids(graded, caplo
     rows = _rows(("1", "x1", 1, 4.0), ("1", "x2", 2, 3.0), ("1", "x3", 3, 2.0), ("1", "x4", 4, 1.0))
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         evaluate_rows(rows, graded, ["touche.nDCG@5"], name="mine")
-    assert _warnings(caplog) == [f"warning: {graded} judges none of the documents of mine (its ids look like "
-                                 "x1, x2, x3): every score is 0 or undefined; are they of the same task and collection?"]
+    assert _warnings(caplog) == [
+        f"warning: {graded} judges none of the documents of mine (its ids look like "
+        "x1, x2, x3): every score is 0 or undefined; are they of the same task and collection?"
+    ]
 
 
 def test_a_topic_selection_restricts_run_and_qrels_alike(graded, caplog):

@@ -25,7 +25,9 @@ MEASURES = {"relevance": "touche.nDCG@5", "quality": "quality:touche.nDCG@5", "s
 
 
 def _task2_2022(shared):
-    return tpt.qrels({name: shared / "qrels" / f"task2-2022-{name}.qrels" for name in ("relevance", "quality", "stance")})
+    return tpt.qrels(
+        {name: shared / "qrels" / f"task2-2022-{name}.qrels" for name in ("relevance", "quality", "stance")}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,8 @@ def test_read_run_keeps_stance_ranks_and_ties_and_write_run_gives_the_file_back(
     tpt.write_run(frame, written, tag=original[0].tag)
     again = gate_read_run(written)
     assert [(r.qid, r.column2, r.docid, r.rank, r.score, r.tag) for r in again] == \
-        [(r.qid, r.column2, r.docid, r.rank, r.score, r.tag) for r in sorted(original, key=lambda r: (int(r.qid), r.rank))]
+        [(r.qid, r.column2, r.docid, r.rank, r.score,
+          r.tag) for r in sorted(original, key=lambda r: (int(r.qid), r.rank))]
 
 
 def test_pyterriers_own_io_keeps_the_stance_with_the_toolkit_imported(tmp_path):
@@ -178,7 +181,8 @@ def test_stance_measures_read_the_stance_column_without_being_told():
     qrels = _task2_2022(shared)
     frame = tpt.read_run(shared / "runs" / "task2-2022" / "Grimjack-run4.txt")
     topics = tpt.topics(shared / "topics" / "task2-2022.xml")
-    plain = pt.Experiment([frame], topics, qrels, eval_metrics=[tpt.measure("stance.F1_macro"), tpt.measure("stance.N")])
+    plain = pt.Experiment([frame], topics, qrels,
+                          eval_metrics=[tpt.measure("stance.F1_macro"), tpt.measure("stance.N")])
     told = pt.Experiment([frame], topics, qrels, eval_metrics=[tpt.measure("stance:stance.F1_macro")])
     assert f"{plain['stance.F1_macro'].iloc[0]:.3f}" == "0.313" and plain["stance.N"].iloc[0] == 1208
     assert told["stance:stance.F1_macro"].iloc[0] == plain["stance.F1_macro"].iloc[0]
@@ -212,7 +216,8 @@ def test_a_run_without_stance_scores_zero_and_keeps_every_column_in_place():
     qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [2, 0], "stance": ["FIRST", "NO"]})
     with_stance = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "stance": ["FIRST", "NO"]})
     without = with_stance.drop(columns="stance")
-    result = pt.Experiment([without, with_stance], pd.DataFrame({"qid": ["1"], "query": ["x"]}), qrels, names=["q0", "stance"],
+    result = pt.Experiment([without, with_stance], pd.DataFrame({"qid": ["1"], "query": ["x"]}), qrels,
+                           names=["q0", "stance"],
                            eval_metrics=tpt.measures("touche.nDCG@5", "stance.F1_macro", "stance.N")).set_index("name")
     assert result.loc["q0"].to_dict() == {"touche.nDCG@5": 1.0, "stance.F1_macro": 0.0, "stance.N": 0.0}
     assert result.loc["stance"].to_dict() == {"touche.nDCG@5": 1.0, "stance.F1_macro": 1.0, "stance.N": 2.0}

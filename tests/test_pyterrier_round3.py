@@ -127,7 +127,9 @@ def test_a_query_without_a_word_gets_no_rows_and_the_batch_goes_on(tpt, index, b
 
 def test_a_candidate_frame_whose_query_analyses_to_nothing_gives_nothing(tpt, index, bm25_variant, topics, caplog):
     candidates = (index.bm25() % 3).transform(topics.head(2))
-    stopwords = candidates.assign(query=candidates["qid"].map({topics.qid[0]: "the of and"}).fillna(candidates["query"]))
+    stopwords = candidates.assign(
+        query=candidates["qid"].map({topics.qid[0]: "the of and"}).fillna(candidates["query"])
+    )
     with caplog.at_level(logging.WARNING):
         results = bm25_variant.transform(stopwords)
     assert set(results.qid) == {topics.qid[1]} and f"topic {topics.qid[0]}" in caplog.text

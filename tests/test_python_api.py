@@ -90,7 +90,9 @@ def test_a_frame_with_a_document_twice_is_refused_and_writes_nothing(tmp_path):
 def test_an_unknown_variant_name_lists_the_shipped_ones():
     from touche import api
     from touche.errors import ConfigError
-    with pytest.raises(ConfigError, match=r"no shipped variant of that name \(shipped: .*task1/1-krovetz-smart-lmd2000-quality"):
+    with pytest.raises(
+        ConfigError, match=r"no shipped variant of that name \(shipped: .*task1/1-krovetz-smart-lmd2000-quality"
+    ):
         api.variant("task1/no-such-variant")
 
 

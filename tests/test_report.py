@@ -147,7 +147,9 @@ def test_compare_runs_from_files(files: dict[str, Path], tmp_path: Path) -> None
 def test_per_topic_errors_name_the_problem(files: dict[str, Path], tmp_path: Path) -> None:
     stance = tmp_path / "stance.qrels"
     stance.write_text("1 0 d1 FIRST\n")
-    with pytest.raises(ToucheError, match="per-topic scores of touche.nDCG@5 need graded qrels; this file holds stance"):
+    with pytest.raises(
+        ToucheError, match="per-topic scores of touche.nDCG@5 need graded qrels; this file holds stance"
+    ):
         per_topic_scores(files["a.txt"], stance)
     with pytest.raises(ToucheError, match="no per-topic values for measure 'stance.F1_macro'"):
         per_topic_scores(files["a.txt"], files["qrels.txt"], "stance.F1_macro")
@@ -218,4 +220,5 @@ def test_corrections_are_statsmodels(method: str) -> None:
         p = (rng.random(size) ** 3).tolist()
         p[0] = p[-1]  # a tie
         assert corrected(p, method) == pytest.approx(multipletests(p, method=method)[1].tolist(), abs=1e-12)
-    assert corrected([0.2, float("nan"), 0.01], method)[1] != corrected([0.2, float("nan"), 0.01], method)[1]  # nan stays
+    with_nan = [0.2, float("nan"), 0.01]
+    assert corrected(with_nan, method)[1] != corrected(with_nan, method)[1]  # nan stays

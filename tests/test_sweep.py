@@ -385,7 +385,8 @@ def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) ->
     loaded = load_variant(path)
     fusion = loaded.variant.rerank[-1]
     assert [(path.parent / v).resolve() for v in fusion.variants] == \
-        [REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml", REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"]
+        [REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml",
+         REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"]
     assert loaded.variant.retrieval.similarity.mu == 500
     assert rebase_paths(load_variant(BASE).merged, BASE.parent, tmp_path) == {}  # nothing path-like to move
 
@@ -394,7 +395,8 @@ def test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep(finish
     from touche.retrieval.suite import run_suite
     sweep_out = finished["root"] / "out"
     chosen_dir = tmp_path / "chosen"
-    code, text = cli("choose", str(sweep_out), "--out", str(chosen_dir), "--index-root", str(finished["root"] / "indexes"))
+    code, text = cli("choose", str(sweep_out), "--out", str(chosen_dir), "--index-root",
+                     str(finished["root"] / "indexes"))
     assert code == 0 and "run-all --suite" in text
     choices = load_results(sweep_out)
     best = max(r.measures[MEASURE] for r in choices.records)

@@ -183,7 +183,8 @@ def _named_runs(runs, run_format, selection: TopicSelection | None = None) -> di
     return out
 
 
-def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike], qrels: QrelsArg | None = None,
+def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame | PathLike],
+            qrels: QrelsArg | None = None,
             *, out: PathLike = EXPLORER_FILE, corpus: PathLike | None = None, topics: PathLike | None = None,
             baseline: str | None = None, measures: Sequence[str] | None = None, top: int = DEFAULT_TOP,
             test: str = "randomization", correction: str = "holm", progress: bool = False,
@@ -191,6 +192,7 @@ def explore(runs: Mapping[str, pd.DataFrame | PathLike] | Sequence[pd.DataFrame 
     """The run explorer (``touche explore``) of run frames (ours, PyTerrier's results) or files:
     one HTML page comparing them topic by topic, by their measures when ``qrels`` are given
     (on the topics ``topics_only``/``topics_except`` select)."""
+    names: list[str] | None
     if isinstance(runs, Mapping):
         names, sources = [str(n) for n in runs], list(runs.values())
     else:

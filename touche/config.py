@@ -13,7 +13,7 @@ import json
 import reprlib
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator, model_validator
@@ -61,7 +61,9 @@ class AnalyzerSpec(Strict):
     possessive: bool = Field(True, description="strip English possessive 's (Lucene EnglishPossessiveFilter)")
     lowercase: bool = Field(True, description="lowercase tokens")
     ascii_folding: bool = Field(False, description="fold accents to ASCII (café → cafe)")
-    stoplist: str = Field("none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line")
+    stoplist: str = Field(
+        "none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line"
+    )
     stemmer: Literal["none", "krovetz", "porter"] = Field("none", description="krovetz (KStem) or porter")
     shingles: ShingleSpec | None = Field(None, description="word n-grams; null for none")
 
@@ -135,7 +137,7 @@ def _as_stage(value: Any, handler: Any) -> BaseModel:
     their location, as a pydantic tagged union's do, so messages show the keys the user wrote."""
     stages = stage_classes()
     if isinstance(value, tuple(stages.values())):
-        return value
+        return cast(BaseModel, value)
     if not isinstance(value, dict):
         raise PydanticCustomError("model_type", "a re-ranking stage is a mapping with a 'name:' key")
     name = value.get("name")
@@ -152,7 +154,7 @@ def _as_stage(value: Any, handler: Any) -> BaseModel:
         raise ValidationError.from_exception_data(exc.title, [_under(name, e) for e in exc.errors()]) from None
 
 
-def _under(tag: str, error: dict) -> dict:
+def _under(tag: str, error: Any) -> Any:
     """One error of a stage's own validation, re-located under its tag."""
     detail = {"loc": (tag, *error["loc"]), "input": error["input"]}
     if error["type"] in ("value_error", "assertion_error"):  # raised by a validator: keep its message
@@ -178,7 +180,7 @@ TASKS = tuple(registry.TASKS)
 
 
 class CorpusSpec(Strict):
-    format: Literal[CORPUS_FORMATS] = Field(
+    format: Literal[CORPUS_FORMATS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
         "argsme", description="corpus family: argsme (JSON), argsme-sentences (2022 CSV), clueweb12 (WARC), "
                               "passages (Task 2 2022 JSONL), images (image collection)")
     path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
@@ -188,7 +190,7 @@ class CorpusSpec(Strict):
 class Variant(Strict):
     """One run variant = one submission."""
 
-    task: Literal[TASKS] = Field(
+    task: Literal[TASKS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
         "task1", description="task1: args.me arguments (2020/21, Q0 runs); task1-pairs: sentence pairs with stance "
                              "(2022); task2: ClueWeb12 documents (2020/21); task2-stance: passages with stance "
                              "(2022); image: images per stance (2022/23)")
@@ -409,7 +411,7 @@ _BOUNDS = {"greater_than": "greater than", "greater_than_equal": "at least", "le
            "less_than_equal": "at most"}
 
 
-def _words(err: dict, model: Any) -> str:
+def _words(err: Any, model: Any) -> str:
     """One problem in our words."""
     kind, ctx = err["type"], err.get("ctx") or {}
     if kind in _BOUNDS:
@@ -476,7 +478,7 @@ def _message(err: dict) -> str:
     return err["msg"].removeprefix("Value error, ")
 
 
-def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:
+def _readable(loc: tuple, root: type[BaseModel] | None) -> tuple[str, Any]:
     """The dotted key a user wrote (pydantic's loc also holds the tags of tagged unions, which
     are not keys), and the model that holds the last key (to list the valid keys there)."""
     parts: list[str] = []
@@ -511,7 +513,7 @@ def _models_of(annotation: Any) -> Any:
     if typing.get_origin(annotation) is Annotated and any(isinstance(m, StageMarker) for m in annotation.__metadata__):
         return stage_classes()
     found = [m for arg in typing.get_args(annotation) if (m := _models_of(arg)) is not None]
-    models = [m for m in found if isinstance(m, type)]
+    models = [m for m in found if isinstance(m, type) and issubclass(m, BaseModel)]
     if len(models) > 1:  # tagged union: models keyed by their literal "name"
         return {typing.get_args(m.model_fields["name"].annotation)[0]: m for m in models if "name" in m.model_fields}
     return found[0] if found else None

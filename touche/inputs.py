@@ -8,6 +8,7 @@ layer takes these resolved paths; nothing below resolves an input again.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ class Inputs:
     qrels: dict[str, Path] = field(default_factory=dict)
 
 
-def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_format: str | None = None,
+def resolve_corpus(value: str | os.PathLike[str], *, base_dir: Path | None = None, corpus_format: str | None = None,
                    config: Path | None = None, progress: bool = True) -> Path:
     """A corpus input: ``irds:<id>`` → the dataset's corpus; a path → itself (relative to ``base_dir``)."""
     ref = parse_ref(value)
@@ -39,7 +40,7 @@ def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_fo
     return path
 
 
-def resolve_topics(value: str | Path, *, base_dir: Path | None = None) -> Path:
+def resolve_topics(value: str | os.PathLike[str], *, base_dir: Path | None = None) -> Path:
     ref = parse_ref(value)
     return datasets.topics_path(ref) if ref else Path(base_dir or "", value)
 
@@ -96,7 +97,7 @@ def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: s
     ``st2/run.txt``). The same file given twice is an error: a table keyed by label would
     otherwise silently show one of them."""
     paths = [Path(p) for p in paths]
-    resolved = [p.resolve() for p in paths]
+    resolved = [Path(p).resolve() for p in paths]
     for i, path in enumerate(resolved):
         if path in resolved[:i]:
             raise InputError(f"this {what} is given twice (as {paths[resolved.index(path)]} and {paths[i]}); "

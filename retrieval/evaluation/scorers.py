@@ -98,12 +98,14 @@ def parse_trec(name: str):
     try:
         measure = ir_measures.parse_measure(name)
     except (ValueError, NameError, SyntaxError, TypeError):
-        raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+        raise ToucheError(
+            f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)"
+        ) from None
     supported = getattr(measure, "SUPPORTED_PARAMS", None)
     unknown = sorted(set(measure.params) - set(supported)) if supported is not None else []
     if unknown:
         raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no parameter "
-                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported))})")
+                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported or ()))})")
     return measure
 
 

@@ -54,7 +54,7 @@ def per_topic_scores(run_path: str | os.PathLike[str], qrels_path: str | os.Path
 
 
 # ------------------------------------------------------------------ significance
-def paired_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+def paired_t_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """(t, two-sided p) of scipy's paired t-test; nan where undefined (n < 2, no variance)."""
     from scipy import stats  # here, not at import: scipy.stats takes 0.7 s to load
     if len(a) < 2:
@@ -100,7 +100,7 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     return float(min(1.0, 2 * min(less, greater)))
 
 
-def paired_wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> float:
+def paired_wilcoxon_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
     """Two-sided p of scipy's Wilcoxon signed-rank test (zero differences dropped, as
     ``zero_method="wilcox"``); nan where undefined (fewer than two non-zero differences)."""
     from scipy import stats

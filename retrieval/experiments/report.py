@@ -118,7 +118,8 @@ def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], q
                  seed: int = DEFAULT_SEED, topics: TopicSelection | None = None) -> Comparison:
     """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
     keeps."""
-    return compare_scores(per_topic_scores(run_a, qrels, measure, topics), per_topic_scores(run_b, qrels, measure, topics),
+    return compare_scores(per_topic_scores(run_a, qrels, measure, topics),
+                          per_topic_scores(run_b, qrels, measure, topics),
                           measure=measure, name_a=Path(run_a).name, name_b=Path(run_b).name,
                           resamples=resamples, seed=seed)
 
@@ -143,18 +144,27 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
         "",
         f"| | {cmp.name_a} (A) | {cmp.name_b} (B) | B − A |",
         "|---|---:|---:|---:|",
-        f"| mean over the {len(cmp.rows)} common topics | {format_number(cmp.mean_a, digits, missing='-')} | {format_number(cmp.mean_b, digits, missing='-')} "
-        f"| {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} |",
-        f"| mean over each run's own scored topics (as the official table) | {format_number(cmp.official_means[0], digits, missing='-')} "
-        f"| {format_number(cmp.official_means[1], digits, missing='-')} | |",
+        (
+            f"| mean over the {len(cmp.rows)} common topics | {format_number(cmp.mean_a, digits, missing='-')} |"
+            f" {format_number(cmp.mean_b, digits, missing='-')} |"
+            f" {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} |"
+        ),
+        (
+            "| mean over each run's own scored topics (as the official table) |"
+            f" {format_number(cmp.official_means[0], digits, missing='-')} |"
+            f" {format_number(cmp.official_means[1], digits, missing='-')} | |"
+        ),
         "",
         f"B wins **{cmp.wins}**, loses **{cmp.losses}**, ties **{cmp.ties}** of {len(cmp.rows)} topics.",
         "",
         "| test | statistic | p (two-sided) |",
         "|---|---:|---:|",
         f"| paired t-test | t = {format_number(cmp.t_statistic, missing='-')} | {format_p(cmp.t_p, missing='-')} |",
-        f"| paired randomization test ({_resampling(cmp)}) | mean Δ = {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} "
-        f"| {format_p(cmp.randomization_p, missing='-')} |",
+        (
+            f"| paired randomization test ({_resampling(cmp)}) | mean Δ ="
+            f" {format_number(cmp.mean_b - cmp.mean_a, digits, missing='-')} |"
+            f" {format_p(cmp.randomization_p, missing='-')} |"
+        ),
     ]
     if cmp.only_a or cmp.only_b:
         lines += ["", "Not paired (nothing judged in the other run's cut): "
@@ -164,8 +174,10 @@ def format_comparison(cmp: Comparison, digits: int = 3) -> str:
     lines += ["", "| topic | A | B | B − A | |", "|---|---:|---:|---:|---|"]
     for row in _by_gain(cmp.rows):
         mark = {"win": "B better", "loss": "A better", "tie": ""}[row.outcome]
-        lines.append(f"| {row.topic} | {format_number(row.a, digits, missing='-')} | {format_number(row.b, digits, missing='-')} | "
-                     f"{row.difference:+.{digits}f} | {mark} |")
+        lines.append(
+            f"| {row.topic} | {format_number(row.a, digits, missing='-')} | {format_number(row.b, digits, missing='-')}"
+            f" | {row.difference:+.{digits}f} | {mark} |"
+        )
     return "\n".join(lines)
 
 

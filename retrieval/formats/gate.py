@@ -29,9 +29,9 @@ import io
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -64,7 +64,7 @@ RUN_LAYOUTS = {"touche": ("query_id", "doc_id"), "pyterrier": ("qid", "docno")}
 QRELS_LAYOUTS = {"ir_measures": ("query_id", "doc_id", "relevance"), "pyterrier": ("qid", "docno", "label")}
 
 
-def is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> TypeGuard[pd.DataFrame]:
     return isinstance(value, pd.DataFrame)
 
 
@@ -74,11 +74,12 @@ def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str 
     """A run that passes validation, as columns (file order; a frame in the order its file
     would hold); InputError naming the first errors otherwise: an invalid run is never scored.
 
-    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout (``query_id, doc_id, score`` and optionally
-    ``stance``) or PyTerrier's (``qid, docno, score``; ``query`` is ignored). A frame is ranked by
-    score as its file would be; equal scores keep the order of its ``rank`` column (a run file
-    read into a frame keeps its ranks), or else go by document id. ``fmt`` is detected unless
-    given (a frame's ``attrs["run_format"]`` counts as given)."""
+    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout
+    (``query_id, doc_id, score`` and optionally ``stance``) or PyTerrier's (``qid, docno,
+    score``; ``query`` is ignored). A frame is ranked by score as its file would be; equal scores
+    keep the order of its ``rank`` column (a run file read into a frame keeps its ranks), or else
+    go by document id. ``fmt`` is detected unless given (a frame's ``attrs["run_format"]`` counts
+    as given)."""
     if is_frame(source):
         raw, fmt, label = _frame_run_text(source, fmt, name)
         return _table(raw, fmt, label, "line of the run file the frame makes")
@@ -380,13 +381,3 @@ def load_topics(source: PathLike | pd.DataFrame | Iterable[Topic]) -> list[Topic
     if not all(isinstance(t, Topic) for t in topics):
         raise InputError("topics must be a file, a queries frame or Topic records")
     return topics
-
-
-def named_sources(items: Mapping[str, Any] | Sequence[Any] | Any) -> Iterator[tuple[str | None, Any]]:
-    """``(name, source)`` pairs of a qrels argument given as one source, a list or a mapping."""
-    if isinstance(items, (str, os.PathLike)) or is_frame(items) or isinstance(items, Qrels):
-        yield None, items
-    elif isinstance(items, Mapping):
-        yield from ((str(k), v) for k, v in items.items())
-    else:
-        yield from ((None, v) for v in items)

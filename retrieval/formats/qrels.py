@@ -18,11 +18,11 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 from touche.bounds import label_problem
 from touche.errors import InputError
@@ -73,7 +73,8 @@ class Qrels:
 
     def restricted(self, keeps) -> "Qrels":
         """The judgements of the topics ``keeps(topic)`` keeps (a topic selection's)."""
-        return Qrels(self.kind, {t: docs for t, docs in self.judgments.items() if keeps(t)}, self.path)
+        kept: Any = {t: docs for t, docs in self.judgments.items() if keeps(t)}  # of the one kind self holds
+        return Qrels(self.kind, kept, self.path)
 
     def digest(self) -> str:
         """The judgements by content: the same (topic, document, label) triples in any order,
@@ -269,8 +270,8 @@ def read_image_qrels(path: str | os.PathLike[str] | Lines, *, label: str | None 
     return table.done()
 
 
-READERS = {QrelsKind.GRADED: read_graded_qrels, QrelsKind.STANCE: read_stance_qrels,
-           QrelsKind.IMAGE: read_image_qrels}
+READERS: dict[QrelsKind, Callable[..., Any]] = {
+    QrelsKind.GRADED: read_graded_qrels, QrelsKind.STANCE: read_stance_qrels, QrelsKind.IMAGE: read_image_qrels}
 
 
 def parse_kind(kind: QrelsKind | str) -> QrelsKind:

@@ -169,10 +169,13 @@ class Problem:
         return f"{where}{self.severity.value}: {self.message}"
 
 
-class RunRowLike(Protocol):
-    qid: str
-    docid: str
-    score: float
+class RunRowLike(Protocol):  # read-only members: a frozen RunRow is one
+    @property
+    def qid(self) -> str: ...
+    @property
+    def docid(self) -> str: ...
+    @property
+    def score(self) -> float: ...
 
 
 RowsInput = Mapping[Any, Sequence[Sequence[Any]]] | Iterable[RunRowLike]
@@ -476,8 +479,8 @@ def validated_lines(
                 seen[key] = (number, row)
 
     maximum, minimum = fmt.max_per_group, fmt.min_per_group
-    for key, entries in groups.items():
-        label = _topic_label(key)
+    for group, entries in groups.items():
+        label = _topic_label(group)
         count = len(entries)
         if fmt is RunFormat.IMAGE and count != maximum:
             problems.append(
@@ -498,8 +501,8 @@ def validated_lines(
                     Severity.WARNING, f"fewer than {minimum} rows in a topic",
                 )
             )
-        problems.extend(p for p in _group_problems(key, entries)
-                        if not (key[0] in refused and p.kind in ("ranks not starting at 1", "gap in the ranks")))
+        problems.extend(p for p in _group_problems(group, entries)
+                        if not (group[0] in refused and p.kind in ("ranks not starting at 1", "gap in the ranks")))
 
     if fmt is RunFormat.IMAGE:
         for qid, entries in by_topic.items():
@@ -542,11 +545,6 @@ def validate_run(
     return validate_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), topics)
 
 
-def validated_run(path: str | os.PathLike[str], fmt: RunFormat | str) -> tuple[list[Problem], list[RunRow]]:
-    """``validate_run``'s problems and the rows, read in one pass (what a scorer needs)."""
-    return validated_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), None)
-
-
 def check_run(
     path: str | os.PathLike[str],
     fmt: RunFormat | str,
@@ -578,7 +576,7 @@ def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat
     path = Path(path)
     column2: set[str] = set()
     docids: list[str] = []
-    for number, text in numbered_lines(path):
+    for _, text in numbered_lines(path):
         fields, _ = _split_line(text)
         if len(fields) < 3:
             continue

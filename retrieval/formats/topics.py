@@ -159,7 +159,8 @@ def read_beir_queries(path: Path) -> list[Topic]:
         if str(int(qid)) in seen:
             raise InputError(f"query {qid} again (first at line {seen[str(int(qid))]})", path=path, where=where)
         seen[str(int(qid))] = number
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        meta = data.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         topics.append(Topic(qid, " ".join(data["text"].split()), str(meta.get("description", "")),
                             str(meta.get("narrative", ""))))
     if not topics:
@@ -178,7 +179,8 @@ def topics_from_records(records: Iterable[dict], label: str = "queries frame") -
     for row, record in enumerate(records, start=1):
         where = f"row {row}"
         qid = str(record.get("qid", record.get("number", ""))).strip()
-        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():  # pandas made an int column with gaps float
+        # pandas made an int column with gaps float
+        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():
             qid = qid[:-2]
         if not _NUMBER.fullmatch(qid):
             raise InputError(f"topic id {qid!r} {_number_problem(qid)} (Touché numbers topics 1, 2, …)",

@@ -38,7 +38,7 @@ class RM3(Stage):
             top = hits[: self.fb_docs]
             raws = ctx.searcher.raw([d for d, _ in top])
             total_score = sum(max(s, 0.0) for _, s in top) or 1.0
-            model: Counter = Counter()
+            model: Counter = Counter()  # term → its weight, a float (most_common orders them)
             for docid, score in top:
                 raw = raws.get(docid)
                 if not raw:
@@ -50,7 +50,7 @@ class RM3(Stage):
                     continue
                 counts = Counter(tokens)
                 for term, count in counts.items():
-                    model[term] += (count / len(tokens)) * (max(score, 0.0) / total_score)
+                    model[term] += (count / len(tokens)) * (max(score, 0.0) / total_score)  # type: ignore[assignment]
             query = ctx.queries[qid]
             if not model:
                 expanded[qid] = query

@@ -109,15 +109,15 @@ def apply_to_args(args) -> None:
             log.info("task: %s (detected from what %s holds; --task chooses another)", args.task, local)
         else:
             args.task = "task1"
-    if command != "run-all" and parse_ref(getattr(args, "input", None)):
-        args.input = str(corpus_path(parse_ref(args.input)))
-    if parse_ref(getattr(args, "topics", None)):
-        args.topics = str(topics_path(parse_ref(args.topics)))
+    if command != "run-all" and (given := parse_ref(getattr(args, "input", None))):
+        args.input = str(corpus_path(given))
+    if given := parse_ref(getattr(args, "topics", None)):
+        args.topics = str(topics_path(given))
     qrels = getattr(args, "qrels", None)
     if isinstance(qrels, list):
         notes: list[str] = []
         args.qrels = expand_qrels(qrels, required=not qrels_from_dataset, notes=notes) or None
         for note in notes:
             log.info("note: %s", note)
-    elif isinstance(qrels, str) and parse_ref(qrels):  # a single qrels file: the relevance judgements
-        args.qrels = str(qrels_paths(parse_ref(qrels))["relevance"])
+    elif isinstance(qrels, str) and (given := parse_ref(qrels)):  # a single qrels file: the relevance judgements
+        args.qrels = str(qrels_paths(given)["relevance"])

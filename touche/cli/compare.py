@@ -8,9 +8,13 @@ from touche.retrieval.experiments.report import compare_runs, format_comparison,
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "compare", run,
-                    "touche compare out/4-smart-lmd4000.txt out/1-krovetz-smart-lmd2000-quality.txt demo/qrels-relevance.txt "
-                    "--plot cmp.png")
+    p = add_command(
+        sub,
+        "compare",
+        run,
+        "touche compare out/4-smart-lmd4000.txt out/1-krovetz-smart-lmd2000-quality.txt demo/qrels-relevance.txt "
+        "--plot cmp.png",
+    )
     p.add_argument("run_a", help="run A (the baseline)")
     p.add_argument("run_b", help="run B (compared with A: differences are B - A)")
     p.add_argument("qrels", help="graded qrels file (relevance or quality)")

@@ -38,8 +38,8 @@ def run(args) -> int:
         return 0
     missing = 0
     print(f"{d.id}: task {d.task}, corpus.format {' or '.join(d.corpus.formats)}")
-    for part, path, present, hint in status_rows(d.id):
-        print(f"  {part:17} {'present' if present else 'MISSING'}  {path}")
+    for part, cached, present, hint in status_rows(d.id):
+        print(f"  {part:17} {'present' if present else 'MISSING'}  {cached}")
         if not present:
             missing += 1
             print(f"  {'':17} offline: {hint}")

@@ -2,7 +2,7 @@
 
 Every key of a run variant, a suite and a sweep, with its type, default, allowed values or range,
 and description, read from the pydantic models (``touche/config.py``, ``touche/specs/*.py``,
-``retrieval/experiments/sweep.py``). Because the page is generated it cannot drift from the code; ``--check``
+``retrieval/experiments/sweep/spec.py``). Because the page is generated it cannot drift from the code; ``--check``
 exits 1 when the committed page differs from what the code generates (a test runs it).
 
     python -m touche.cli.docs            # (re)write docs/config-reference.md
@@ -60,7 +60,7 @@ HEADER = """# Config reference
      tests/test_docs.py fails when this page and the code disagree. -->
 
 Every key the toolkit's YAML files accept, generated from the schema the loader validates
-against (`touche/config.py`, `touche/specs/*.py`, `retrieval/experiments/sweep.py`), so it cannot drift
+against (`touche/config.py`, `touche/specs/*.py`, `retrieval/experiments/sweep/spec.py`), so it cannot drift
 from the code. Unknown keys are errors that name the file and the key; values outside the
 range shown are errors too.
 
@@ -177,8 +177,9 @@ def type_name(annotation: Any) -> str:
     elif annotation is Any:
         text = "any"
     else:
-        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(annotation,
-                                                                                     getattr(annotation, "__name__", str(annotation)))
+        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(
+            annotation, getattr(annotation, "__name__", str(annotation))
+        )
     return text + (" or null" if optional else "")
 
 
@@ -201,7 +202,7 @@ def _yaml(value: Any) -> str:
 def default_text(info: FieldInfo, is_section: bool) -> str:
     if info.default is PydanticUndefined and info.default_factory is None:
         return "**required**"
-    value = info.default_factory() if info.default_factory is not None else info.default
+    value = info.get_default(call_default_factory=True)
     if is_section and isinstance(value, BaseModel):
         return "(its defaults)"
     return f"`{_yaml(value)}`"
@@ -254,8 +255,9 @@ def sections(model: type[BaseModel], path: str = "", note: str = "") -> list[Sec
         key = f"{path}.{name}" if path else name
         models = _models_in(info.annotation)
         origin = typing.get_origin(_unannotated(_strip_optional(info.annotation)[0])[0])
-        child_path = f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models \
-            else key
+        child_path = (
+            f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models else key
+        )
         description = info.description or ""
         if name == "name" and _tag(model):
             description = description or "selects this kind"
@@ -329,8 +331,10 @@ def render_variants(suite_path: str) -> str:
 
 
 def render_datasets(_: str | None = None) -> str:
-    lines = ["| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
+        "|---|---|---|---|---|---|",
+    ]
     for d in DATASETS.values():
         corpus = ", ".join(f"`{f.relpath}`" for f in d.corpus.files)
         if len(d.corpus.files) > 2:
@@ -360,7 +364,8 @@ def render_cli(_: str | None = None) -> str:
     return "\n".join(parts)
 
 
-RENDERERS = {"variants": render_variants, "datasets": render_datasets, "cli": render_cli}
+RENDERERS: dict[str, typing.Callable[..., str]] = {
+    "variants": render_variants, "datasets": render_datasets, "cli": render_cli}
 
 
 def refresh_blocks(text: str, kinds: tuple[str, ...] = LIVE_KINDS,
@@ -578,7 +583,7 @@ def write_leaderboard() -> int:
             print(f"== {board.name}", flush=True)
             tables[board.name] = run_board(board, work)
         text = refresh_blocks(LEADERBOARD.read_text(encoding="utf-8"), ("leaderboard",),
-                              {"leaderboard": lambda name: tables.get(name, f"*(unknown board {name})*\n")})
+                              {"leaderboard": lambda name: tables.get(str(name), f"*(unknown board {name})*\n")})
     _write(LEADERBOARD, text)
     print(f"wrote {LEADERBOARD.relative_to(REPO)}")
     return 0

@@ -28,7 +28,8 @@ def add_parser(sub) -> None:
     p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"documents shown per run and topic (default {DEFAULT_TOP})")
+    p.add_argument("--top", type=int, default=DEFAULT_TOP,
+                   help=f"documents shown per run and topic (default {DEFAULT_TOP})")
     p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
                                       "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
                                       "qrels given: " + ", ".join(leaderboard_measures(QrelsKind)))
@@ -42,7 +43,8 @@ def add_parser(sub) -> None:
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
     p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
                    help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
-    p.add_argument("--markdown", metavar="FILE", help="also write the overview as a Markdown table (- : standard output)")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="also write the overview as a Markdown table (- : standard output)")
     p.add_argument("--latex", metavar="FILE", help="also write the overview as a LaTeX table (booktabs; - : standard "
                                                    "output)")
     p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "

@@ -40,7 +40,8 @@ def run(args) -> int:
     if args.ray and (not args.shards or args.shards < 2 or args.shard is not None):
         raise ToucheError("--ray builds the shards of --shards N (N >= 2) as Ray tasks; it does not go with --shard K "
                           "or without --shards")
-    sharded_builder = partial(build_sharded_on_ray, address=None if args.ray == "local" else args.ray) if args.ray else None
+    sharded_builder = partial(build_sharded_on_ray,
+                              address=None if args.ray == "local" else args.ray) if args.ray else None
     info = ensure_index(loaded.variant, args.input, args.index_root or default_index_root(),
                         base_dir=loaded.path.parent, shards=args.shards, shard=args.shard,
                         sharded_builder=sharded_builder)
@@ -54,7 +55,10 @@ def run(args) -> int:
     for field, s in stats["fields"].items():
         print(f"  {field}: {s['unique_terms']} unique terms, {s['total_terms']} tokens")
     build = info.meta["build"]
-    print(f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records: {build['skipped_records']}")
+    print(
+        f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records:"
+        f" {build['skipped_records']}"
+    )
     return 0
 
 

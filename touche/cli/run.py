@@ -16,8 +16,12 @@ from touche.retrieval.session import Session
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "run", run,
-                    "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
+    p = add_command(
+        sub,
+        "run",
+        run,
+        "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt",
+    )
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     p.add_argument("-t", "--topics", help="topics XML file, or irds:<ir_datasets id>")

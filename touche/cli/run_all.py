@@ -64,6 +64,7 @@ def config_task(config: str | None) -> str | None:
 
 def files(args) -> Files:
     """Inputs and folders; run_suite checks the files it writes once the suite names them."""
-    return Files.of(reads=[("input", args.input), ("suite", args.suite), ("variant", args.config), ("topics", args.topics)]
+    return Files.of(reads=[("input", args.input), ("suite", args.suite), ("variant", args.config),
+                           ("topics", args.topics)]
                     + [("qrels", split_named(q)[1]) for q in args.qrels or []],
                     folders=[("output folder", args.output), ("index root", args.index_root or default_index_root())])

@@ -72,6 +72,7 @@ def run(args) -> int:
         print(f"no pick: {analysis.why_no_pick}")
     elif outcome.records:
         best = outcome.best()
+        assert best is not None  # there are records
         print(f"best {sweep.spec.measure} = {best.measures.get(sweep.spec.measure, math.nan):.4f}: point {best.point} "
               f"({describe_overrides(best.overrides)})")
     edges = grid_edges(sweep.axes, sweep.points[analysis.pick].coordinates) if analysis.pick is not None else []

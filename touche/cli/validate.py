@@ -42,7 +42,9 @@ def run(args) -> int:
         summary = f"{path}: {verdict} as {fmt.name} run"
         if warnings:
             kinds = Counter(_kind(p) for p in warnings)
-            summary += f", {len(warnings)} warning(s) (" + "; ".join(f"{n} × {k}" for k, n in kinds.most_common(3)) + ")"
+            summary += (
+                f", {len(warnings)} warning(s) (" + "; ".join(f"{n} × {k}" for k, n in kinds.most_common(3)) + ")"
+            )
         if not args.verbose and (len(errors) > SHOWN_ERRORS or warnings):
             summary += "; --verbose lists every one"
         print(summary)

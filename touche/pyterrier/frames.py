@@ -66,8 +66,8 @@ def qrels(source: PathLike | Mapping[str, PathLike]) -> pd.DataFrame:
     reads. Topic ids as the gate makes them (``01`` is topic 1)."""
     if isinstance(source, Mapping):
         named = {str(n): p for n, p in source.items()}
-    elif parse_ref(source):
-        named = dict(qrels_paths(parse_ref(source)))
+    elif ref := parse_ref(source):
+        named = dict(qrels_paths(ref))
     else:
         named = {"relevance": source}
     if not named:
@@ -305,7 +305,7 @@ def as_ranking(frame: pd.DataFrame) -> Ranking:
     order_of_topic = {q: i for i, q in enumerate(dict.fromkeys(qids))}
     tie = frame["rank"].to_numpy() if "rank" in frame.columns else np.arange(len(frame))
     scores = frame["score"].to_numpy(dtype=float)
-    order = np.lexsort((np.arange(len(frame)), tie, -scores, [order_of_topic[q] for q in qids]))
+    order = np.lexsort((np.arange(len(frame)), tie, -scores, np.array([order_of_topic[q] for q in qids])))
     ranking: Ranking = {}
     docnos = frame["docno"].astype(str).to_numpy()
     for i in order:

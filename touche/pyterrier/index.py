@@ -63,6 +63,7 @@ def _indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field:
 
 
 class Index(pt.Artifact, pt.Transformer):
+    path: Path  # PyTerrier's artifacts may have none; ours always has its folder
     """The toolkit's index at ``path`` (see the module docstring). As a transformer it is its
     ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``reranker``, ``text_loader`` and ``variant``
     give the rest. ``Index(path)`` of a folder not built yet is one to build: ``built()`` says
@@ -74,7 +75,7 @@ class Index(pt.Artifact, pt.Transformer):
     indexer = _OnClassOrIndex(_indexer)
 
     def __init__(self, path: PathLike):
-        super().__init__(path)
+        super().__init__(Path(path))
         self._meta: dict | None = None
         self._searcher: Searcher | None = None
         if (self.path / META_FILE).exists() or (self.path.exists() and any(self.path.iterdir())):
@@ -197,7 +198,12 @@ class Retriever(pt.Transformer):
         if unknown:
             raise InputError(f"fields {', '.join(unknown)} are not in this index (it has {', '.join(index.fields)})",
                              path=index.path)
-        self.index, self.similarity, self.num_results, self.field_weights = index, similarity, num_results, field_weights
+        self.index, self.similarity, self.num_results, self.field_weights = (
+            index,
+            similarity,
+            num_results,
+            field_weights,
+        )
         self.candidates_only = False  # a re-ranker: a frame without documents is refused
 
     def __repr__(self) -> str:
@@ -290,14 +296,15 @@ class Indexer(pt.Indexer):
             raise InputError(f"an indexer of documents needs a passages variant (corpus.format: passages), "
                              f"not {self.loaded.variant.corpus.format!r}", path=self.loaded.path)
 
-    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:
+    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:  # type: ignore[override]  # no **kwargs
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
             corpus = Path(work) / "documents.jsonl"
             with atomic_open(corpus, "w") as out:
-                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False), start=1):
+                shown = progress_bar(documents, desc="documents", unit=" docs", leave=False)
+                for number, doc in enumerate(shown, start=1):
                     docno, text = doc.get("docno"), doc.get(self.text_field)
                     if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "

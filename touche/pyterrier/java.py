@@ -135,7 +135,7 @@ def _drop_missing_vector_module(java_home: Path) -> None:
     def add_option(option: str) -> None:
         for kept in without_module([option], VECTOR_MODULE):
             original(kept)
-    add_option._touche_original = original
+    add_option._touche_original = original  # type: ignore[attr-defined]
     pyterrier.java.add_option = add_option
 
 
@@ -152,8 +152,8 @@ def _guard_terrier() -> None:
             original(self, jnius_config)
         except OSError as exc:  # urllib's URLError, a socket's error: no Maven here
             skip_terrier(f"its jars come from Maven, which cannot be reached: {getattr(exc, 'reason', exc)}")
-    pre_init._touche = True
-    TerrierJavaInit.pre_init = pre_init
+    pre_init._touche = True  # type: ignore[attr-defined]
+    TerrierJavaInit.pre_init = pre_init  # type: ignore[method-assign]  # PyTerrier's own, patched
 
 
 def skip_terrier(why: str) -> None:
@@ -165,8 +165,8 @@ def skip_terrier(why: str) -> None:
         return
     _terrier_skipped = why
     from pyterrier.terrier.java import TerrierJavaInit
-    TerrierJavaInit.post_init = lambda self, jnius: None
-    TerrierJavaInit.message = lambda self: f"skipped: {why}"
+    TerrierJavaInit.post_init = lambda self, jnius: None  # type: ignore[method-assign]
+    TerrierJavaInit.message = lambda self: f"skipped: {why}"  # type: ignore[method-assign]
     pt.java.configure["redirect_io"] = False  # PyTerrier redirects Java's output through a Terrier class
     log_level = pyterrier.java.set_log_level
 
@@ -234,7 +234,7 @@ def start_java(*, terrier: bool = True) -> None:
     if not terrier:
         skip_terrier("asked: touche.pyterrier.start_java(terrier=False)")
         from pyterrier.terrier.java import TerrierJavaInit
-        TerrierJavaInit.pre_init = lambda self, jnius_config: None
+        TerrierJavaInit.pre_init = lambda self, jnius_config: None  # type: ignore[method-assign]
     pt.java.init()
 
 

@@ -159,8 +159,8 @@ def scored(name: str, parsed: Measure, column: str, kind: str | None, qrels: pd.
     table = _gated.run(run)
     if parsed.family.qrels_kind is QrelsKind.STANCE:
         _warn_no_stance(name, run)
-    elif bare.startswith("touche.nDCG@"):
-        _warn_tied_cut(name, table, int(_DEPTH.search(bare)[1]))
+    elif bare.startswith("touche.nDCG@") and (depth := _DEPTH.search(bare)):
+        _warn_tied_cut(name, table, int(depth[1]))
     if kind == POOLED:
         pooled = pooled_parts(table, judged, bare)
         index = {t: i for i, t in enumerate(pooled.topics)}

@@ -44,8 +44,9 @@ class Variant(pt.Transformer):
     first use and reused as ``touche run`` reuses it (``index_root``); one JVM per process.
 
     Long steps (indexing, a dense re-ranker's encoding, stance labelling) show progress bars on
-    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
-    ``pt.GridScan``/``pt.GridSearch`` read and set, as ``touche sweep`` varies them."""
+    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted
+    (``retrieval.similarity.k1``): what ``pt.GridScan``/``pt.GridSearch`` read and set, as
+    ``touche sweep`` varies them."""
 
     def __init__(self, name_or_yaml: PathLike | LoadedVariant, corpus: PathLike, *,
                  overrides: Mapping[str, Any] | None = None, index_root: PathLike | None = None,
@@ -66,7 +67,7 @@ class Variant(pt.Transformer):
             [stage.name for stage in self.loaded.variant.rerank]
         self.first_stage = FirstStage(self)
         self.rows = RunRows(self)
-        stages = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
+        stages: list[pt.Transformer] = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
         self.stages = functools.reduce(lambda a, b: a >> b, stages)
 
     # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch)
@@ -105,7 +106,7 @@ class Variant(pt.Transformer):
         return state
 
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]  # read-only: the variant's own name
         return self.loaded.name
 
     def __repr__(self) -> str:

@@ -116,7 +116,9 @@ class ArgumentSpec(Strict):
     def _fields(cls, value):
         unknown = [f for f in value if f not in STORED_TEXT_FIELDS]
         if unknown or not value:
-            raise ValueError(f"text_fields must name stored fields ({', '.join(STORED_TEXT_FIELDS)}), got {list(value)}")
+            raise ValueError(
+                f"text_fields must name stored fields ({', '.join(STORED_TEXT_FIELDS)}), got {list(value)}"
+            )
         return value
 
     @model_validator(mode="after")

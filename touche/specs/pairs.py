@@ -26,7 +26,9 @@ class CandidateSpec(Strict):
                                            "(up to all retrieved), then relax the sentence filters")
     min_words: int = Field(6, ge=1, le=200, description="premise sentences with fewer words are no candidates")
     min_words_conclusion: int = Field(3, ge=1, le=200, description="conclusions with fewer words are no candidates")
-    max_words: int = Field(60, ge=2, le=2000, description="sentences with more words are no candidates (run-ons, lists)")
+    max_words: int = Field(
+        60, ge=2, le=2000, description="sentences with more words are no candidates (run-ons, lists)"
+    )
     min_argumentativeness: float = Field(0.2, ge=0, le=1, description="sentences with a lower argumentativeness "
                                                                       "score are no candidates")
 
@@ -53,7 +55,9 @@ class RelevanceSpec(Strict):
 
     sentence: float = Field(0.5, ge=0, le=10, description="weight of the sentence's own score in the sentence index "
                                                           "(divided by the topic's best)")
-    argument: float = Field(0.5, ge=0, le=10, description="weight of its argument's score (min-max normalised per topic)")
+    argument: float = Field(
+        0.5, ge=0, le=10, description="weight of its argument's score (min-max normalised per topic)"
+    )
 
 
 class ArgumentativenessSpec(Strict):
@@ -67,7 +71,9 @@ class ArgumentativenessSpec(Strict):
                                                                "counts as ideal")
     noise_penalty: float = Field(1.0, ge=0, le=10, description="subtracted for debate procedure or spam cues "
                                                                "(vote pro, next round, my opponent, forfeit, links)")
-    question_penalty: float = Field(0.3, ge=0, le=10, description="subtracted for questions, which rarely state a claim")
+    question_penalty: float = Field(
+        0.3, ge=0, le=10, description="subtracted for questions, which rarely state a claim"
+    )
     conclusion_prior: float = Field(0.5, ge=0, le=1, description="a conclusion is a claim by the corpus' own account: "
                                                                  "its marker and length score is at least this "
                                                                  "(penalties still apply)")
@@ -91,13 +97,19 @@ class BuildingSpec(Strict):
                                                     "(1: adjacent only; 0: no premise pairs)")
     cross_arguments: int = Field(20, ge=0, le=500, description="per stance: pair sentences across the top this-many "
                                                                "arguments of that stance (0: no cross-argument pairs)")
-    cross_same_conclusion: bool = Field(True, description="pair across arguments only where they share their "
-                                                          "conclusion (one debate's claim): args.me stances are toward "
-                                                          "the conclusion, so only there does one stance mean agreement")
+    cross_same_conclusion: bool = Field(
+        True,
+        description="pair across arguments only where they share their "
+        "conclusion (one debate's claim): args.me stances are toward "
+        "the conclusion, so only there does one stance mean agreement",
+    )
     cross_sentences: int = Field(2, ge=1, le=20, description="best sentences per argument used in cross-argument pairs")
-    conclusion_needs_support: bool = Field(True, description="args.me stance is the premise's toward its conclusion: in "
-                                                             "an argument whose premises are CON, the conclusion is the "
-                                                             "claim they attack, so it is no candidate")
+    conclusion_needs_support: bool = Field(
+        True,
+        description="args.me stance is the premise's toward its conclusion: in "
+        "an argument whose premises are CON, the conclusion is the "
+        "claim they attack, so it is no candidate",
+    )
 
 
 class ScoreSpec(Strict):
@@ -139,8 +151,10 @@ class StanceSpec(Strict):
     """The PRO/CON label of a pair, toward the topic; Q0 when unknown."""
 
     source: Literal["corpus", "lexicon", "corpus+lexicon", "none"] = Field(
-        "corpus", description="corpus: args.me's premise stance; lexicon: pro/con cue words of the argument against the "
-                              "topic's polarity; corpus+lexicon: the lexicon where the corpus has no stance; none: Q0")
+        "corpus",
+        description="corpus: args.me's premise stance; lexicon: pro/con cue words of the argument against the "
+        "topic's polarity; corpus+lexicon: the lexicon where the corpus has no stance; none: Q0",
+    )
     conclusion_polarity: bool = Field(False, description="args.me stance is toward the argument's conclusion: flip it "
                                                          "when the lexicon finds the conclusion opposed to the topic "
                                                          "('Zoos are essential' for 'Should zoos be abolished?')")

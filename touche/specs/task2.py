@@ -53,21 +53,33 @@ class FeatureWeights(Strict):
     objects_all: float = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
     object_share: float = Field(0.0, ge=-10, le=10, description="share of the objects mentioned")
     object_balance: float = Field(0.0, ge=-10, le=10, description="mentions of the rarer object / of the commoner")
-    cooccurrence: float = Field(0.0, ge=-10, le=10, description="share of sentences naming two objects (scaled, capped at 1)")
-    comparative: float = Field(0.0, ge=-10, le=10, description="share of sentences with comparative language (scaled, capped)")
-    comparative_objects: float = Field(0.0, ge=-10, le=10,
-                                       description="share of sentences naming an object in comparative language (scaled, capped)")
-    comparison: float = Field(0.0, ge=-10, le=10,
-                              description="share of sentences naming two objects in comparative language (scaled, capped)")
+    cooccurrence: float = Field(
+        0.0, ge=-10, le=10, description="share of sentences naming two objects (scaled, capped at 1)"
+    )
+    comparative: float = Field(
+        0.0, ge=-10, le=10, description="share of sentences with comparative language (scaled, capped)"
+    )
+    comparative_objects: float = Field(
+        0.0, ge=-10, le=10, description="share of sentences naming an object in comparative language (scaled, capped)"
+    )
+    comparison: float = Field(
+        0.0, ge=-10, le=10, description="share of sentences naming two objects in comparative language (scaled, capped)"
+    )
     argumentative: float = Field(0.0, ge=-10, le=10, description="argumentative markers per sentence (scaled, capped)")
     aspect: float = Field(0.0, ge=-10, le=10, description="share of the aspect's words present")
     length: float = Field(0.0, ge=-10, le=10, description="log length bonus, 0 at min_words, 1 at max_words")
     language: float = Field(0.0, ge=-10, le=10, description="looks like running prose: stopword share, sentence length")
     prose: float = Field(0.0, ge=-10, le=10, description="share of words in well-formed sentences (6–60 words, "
                                                           "ending in punctuation, with function words)")
-    capitals: float = Field(0.0, ge=-10, le=10, description="share of capitalised words ×2, capped: menus and tag clouds "
-                                                             "(use a negative weight)")
-    spam: float = Field(0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)")
+    capitals: float = Field(
+        0.0,
+        ge=-10,
+        le=10,
+        description="share of capitalised words ×2, capped: menus and tag clouds (use a negative weight)",
+    )
+    spam: float = Field(
+        0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)"
+    )
     dense: float = Field(0.0, ge=-10, le=10, description="cosine of the topic's query and the text under the dense "
                                                           "model of task2.rerank.dense (0: the model is not loaded)")
 
@@ -106,9 +118,14 @@ class StanceSpec(Strict):
                                 "(cross-fitted by topic). Each reads only its own settings below")
     model_file: str | None = Field(None, description="a stance model written by `touche train-stance -o FILE` "
                                                      "(relative to the variant); default: the shipped one")
-    gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
-                                         "about one and is running prose (see retrieval/tasks/task2/stance/patterns.py)")
-    gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
+    gate: bool = Field(
+        True,
+        description="NO unless the passage names every object, uses comparative language "
+        "about one and is running prose (see retrieval/tasks/task2/stance/patterns.py)",
+    )
+    gate_min_prose: float = Field(
+        0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences"
+    )
     comparative_weight: float = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
     sentiment_weight: float = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
     margin: float = Field(0.4, ge=0, le=10, description="|evidence| above this picks a side, below it NEUTRAL")
@@ -154,7 +171,9 @@ class ChatNoirSpec(Strict):
     index: Literal["clueweb12", "clueweb09", "clueweb22/b"] = Field("clueweb12", description="ChatNoir index")
     size: int = Field(100, ge=1, le=1000, description="hits fetched per topic")
     page_size: int = Field(100, ge=1, le=1000, description="hits per API request")
-    search_method: Literal["default", "bm25"] = Field("default", description="ChatNoir's ranking (BM25F + quality) or plain BM25")
+    search_method: Literal["default", "bm25"] = Field(
+        "default", description="ChatNoir's ranking (BM25F + quality) or plain BM25"
+    )
     allowed_hosts: tuple[str, ...] = Field(("chatnoir.eu", "www.chatnoir.eu"), min_length=1,
                                            description="hosts the API key may be sent to (over https; plain http "
                                                        "only to this machine, for tests)")
@@ -162,7 +181,9 @@ class ChatNoirSpec(Strict):
     retries: int = Field(5, ge=0, le=20, description="retries of timeouts, 429 and 5xx answers")
     backoff: float = Field(1.0, ge=0, le=600, description="seconds before the first retry; doubled each time")
     max_backoff: float = Field(60.0, ge=0, le=3600, description="longest wait between retries")
-    fetch: Literal["plain", "html"] = Field("html", description="cache contents to fetch: ChatNoir's plain text or the page's HTML")
+    fetch: Literal["plain", "html"] = Field(
+        "html", description="cache contents to fetch: ChatNoir's plain text or the page's HTML"
+    )
 
     @field_validator("base_url")
     @classmethod

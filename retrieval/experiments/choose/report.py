@@ -111,8 +111,10 @@ def _format_several_sets(results, choices, shipped: Reference | None, skipped, m
                   "| left out | pick on the others | its score there | rank there | the set's own best |",
                   "|---|---|---:|---:|---:|"]
         for t in stored.transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {rank_of(t.rank, len(manifest.points))} "
-                         f"| {format_number(t.best_score)} (point {t.best}) |")
+            lines.append(
+                f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {rank_of(t.rank, len(manifest.points))} "
+                f"| {format_number(t.best_score)} (point {t.best}) |"
+            )
         lines.append("")
     if shipped is not None:
         best = reference_value(results, choices[0].record, shipped) if choices else math.nan

@@ -45,7 +45,7 @@ from touche.indexing.corpora import document_texts, open_corpus
 from touche.inputs import distinct_labels, printable_label
 from touche.progress import progress_bar
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
-from touche.retrieval.evaluation.measures import named_qrels
+from touche.retrieval.evaluation.measures import QrelsArg, QrelsSource, named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer.data import explorer_data
@@ -133,23 +133,23 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
         raise ToucheError("give at least one run file")
     if any(is_frame(p) or isinstance(p, WrittenRun) for p in paths):
         return _load_frames(paths, names)
-    paths = [Path(p) for p in paths]
+    files = [Path(p) for p in paths]
     labels = [printable_label(n) for n in names] if names else \
-        distinct_labels(paths, label=lambda p: p.stem, what="run file")
+        distinct_labels(files, label=lambda p: p.stem, what="run file")
     formats: dict[Path, RunFormat] = {}
     runs: dict[str, RunTable] = {}
     digests: dict[str, str] = {}  # content → the first run that has it
     folded: dict[str, str] = {}
-    for path in paths:
+    for path in files:
         if not path.is_file():
             raise InputError("run file not found", path=path)
-    sizes = [path.stat().st_size for path in paths]
-    for label, path, size in zip(labels, paths, sizes):
+    sizes = [path.stat().st_size for path in files]
+    for label, path, size in zip(labels, files, sizes):
         # only a file of another's size can be its copy: the others are not hashed
         digest = hashlib.sha256(path.read_bytes()).hexdigest() if sizes.count(size) > 1 else f"size {size}"
         if digest in digests:  # run.txt beside its variant's file: one run, shown once (and tested once)
             folded[label] = digests[digest]
-            log.warning("note: %s is a byte copy of %s: shown once", path, paths[labels.index(digests[digest])])
+            log.warning("note: %s is a byte copy of %s: shown once", path, files[labels.index(digests[digest])])
             continue
         digests[digest] = label
         fmt = detect_format(path)
@@ -164,10 +164,10 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
     first_label = kept[0]
     for label in kept[1:]:
         if not topic_sets[label] & topic_sets[first_label]:
-            raise InputError(f"this run and {paths[0]} have no topic in common (this one: "
+            raise InputError(f"this run and {files[0]} have no topic in common (this one: "
                              f"{_sample(topic_sets[label])}; that one: {_sample(topic_sets[first_label])}): "
-                             "are they for the same topics?", path=paths[labels.index(label)])
-    return LoadedRuns(runs, formats[paths[0]], {label: paths[labels.index(label)] for label in kept}, folded)
+                             "are they for the same topics?", path=files[labels.index(label)])
+    return LoadedRuns(runs, formats[files[0]], {label: files[labels.index(label)] for label in kept}, folded)
 
 
 def _load_frames(sources, names) -> LoadedRuns:
@@ -192,7 +192,7 @@ def _sample(ids: set[str]) -> str:
     return ", ".join(shown[:5]) + (f", … ({len(shown)})" if len(shown) > 5 else "")
 
 
-def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, RunTable]) -> dict[str, QrelsKind]:
+def check_qrels(qrels: Mapping[str, QrelsSource], fmt: RunFormat, runs: Mapping[str, RunTable]) -> dict[str, QrelsKind]:
     """Each qrels file of a kind that fits the runs, judging at least one of their topics and at
     least one document of each run."""
     kinds = {}
@@ -201,22 +201,22 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, Ru
         judged = load_qrels(path)
         if fmt not in _KIND_FITS[judged.kind]:
             raise InputError(f"these are {judged.kind.value} qrels, which do not judge {fmt.name} runs (qrels of "
-                             "another task?)", path=path)
+                             "another task?)", path=str(path))
         if not judged.topics() & topics:
             raise InputError(f"these qrels judge none of the runs' topics (qrels: {_sample(set(judged.topics()))}; "
-                             f"runs: {_sample(topics)}): qrels of another year or task?", path=path)
+                             f"runs: {_sample(topics)}): qrels of another year or task?", path=str(path))
         for run, table in runs.items():
             if not table.judged_mask(judged.judgments).any():
                 raise InputError(f"these qrels judge none of the documents of run {run} (its ids: "
                                  f"{_sample(set(table.frame['docid'].head(5).tolist()))}): qrels of another task "
-                                 "or collection?", path=path)
+                                 "or collection?", path=str(path))
         kinds[name] = judged.kind
     return kinds
 
 
 # --------------------------------------------------------------------------- the page
 def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
-                   qrels: Mapping[str, str | os.PathLike] | Sequence | None,
+                   qrels: QrelsArg | None,
                    out_html: str | os.PathLike, *, corpus: str | os.PathLike | None = None,
                    corpus_format: str | None = None, topics: str | os.PathLike | None = None,
                    baseline: str | None = None, top: int = DEFAULT_TOP, names: Sequence[str] | None = None,
@@ -249,11 +249,15 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
     given = qrels is not None and (is_frame(qrels) or not isinstance(qrels, (Mapping, list, tuple)) or len(qrels) > 0)
     named = {str(n) if n else "relevance": p for n, p in named_qrels(qrels)} if given else {}
     for kind, path in exports.items():
-        check_writable(path, f"{kind} export")
-    guard.check(guard.Files.of(
-        reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
-        + [("topics", topics), ("corpus", corpus)],
-        writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
+        check_writable(Path(path), f"{kind} export")
+    guard.check(
+        guard.Files.of(
+            reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))]
+            + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+            + [("topics", topics), ("corpus", corpus)],
+            writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()],
+        )
+    )
     if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
         raise ToucheError(f"{len(run_paths):,} runs are {pair_count(len(run_paths)):,} pairs: the page "
                           f"compares every pair (any run the baseline, the agreement heat map) and takes at most "

@@ -28,7 +28,8 @@ from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
 
-TEST_NAMES = {"randomization": "paired randomization test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}
+TEST_NAMES = {"randomization": "paired randomization test", "t": "paired t-test",
+              "wilcoxon": "Wilcoxon signed-rank test"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg", "none": "no"}
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",

@@ -133,7 +133,9 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
                            f"{LOCK_FILE} held)"):
         # before anything is written: every entry a sweep writes here is its own or absent, and
         # nothing else may pass for its results (an index root inside the folder is left alone)
-        index_inside = [Path(index_root).name] if index_root and Path(index_root).parent.resolve() == sweep.output else []
+        index_inside = (
+            [Path(index_root).name] if index_root and Path(index_root).parent.resolve() == sweep.output else []
+        )
         out.claim(SWEEP_ENTRIES, refuse=lambda entry: entry.name not in index_inside,
                   because="a sweep's folder holds its own results only")
         sweep.folder("runs").claim((), refuse=lambda entry: True,

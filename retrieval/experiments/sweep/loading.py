@@ -66,7 +66,9 @@ class Sweep:
 
     @property
     def qrels_name(self) -> str:
-        return split_measure(self.spec.measure)[0]
+        name, _ = split_measure(self.spec.measure)
+        assert name is not None  # the spec's measure is QRELS-NAME:MEASURE (validated)
+        return name
 
     @property
     def measures(self) -> list[str]:
@@ -125,6 +127,7 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
     out = Path(output).resolve() if output else (expand_path(spec.output, here, path) if spec.output
                                                   else Path.cwd() / "out" / "sweeps" / path.stem)
     qrels_name, _ = split_measure(spec.measure)
+    assert qrels_name is not None  # the spec's measure is QRELS-NAME:MEASURE (validated)
     if spec.sets:
         if corpus or topics or qrels:
             raise ConfigError("this sweep has sets: (each with its corpus, topics and qrels); -i, -t and --qrels "

@@ -142,25 +142,36 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
         lines += ["## The pick", "", f"**No pick: {analysis.why_no_pick}.**", ""]
     else:
         chosen = sweep.points[choice.pick]
-        lines += ["## The pick", "", f"Point {chosen.number} ({describe_overrides(chosen.overrides)}): "
-                  + "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} "
-                              f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
-                              for s, dev in enumerate(sweep.sets)) + ".", "",
-                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
-                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
+        lines += [
+            "## The pick",
+            "",
+            f"Point {chosen.number} ({describe_overrides(chosen.overrides)}): "
+            + "; ".join(
+                f"{dev.name} {cell(choice.means[choice.pick, s])} "
+                f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
+                for s, dev in enumerate(sweep.sets)
+            )
+            + ".",
+            "",
+            f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
+            f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it).",
+        ]
         lines += [line.removeprefix("- ") for line in edge_note(analysis)]
         if choice.tied:
-            lines.append(f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
-                         f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only.")
+            lines.append(
+                f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
+                f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only."
+            )
         if choice.runner_up is not None:
             runner = sweep.points[choice.runner_up]
             low, high = choice.lead_interval
             interval = f"[{low:+.3f}, {high:+.3f}]" if math.isfinite(low) and math.isfinite(high) else "undefined"
-            lines.append(f"Its lead over the runner-up, point {runner.number} ({describe_overrides(runner.overrides)}), "
-                         f"lies in {interval} (95 % of the draws, in {criterion.name}'s units"
-                         f"{': ' + criterion.units if criterion.units != 'score' else ''})"
-                         + (": **within the noise: these sets cannot tell the two apart**." if choice.lead_is_noise
-                            else "."))
+            lines.append(
+                f"Its lead over the runner-up, point {runner.number} ({describe_overrides(runner.overrides)}), "
+                f"lies in {interval} (95 % of the draws, in {criterion.name}'s units"
+                f"{': ' + criterion.units if criterion.units != 'score' else ''})"
+                + (": **within the noise: these sets cannot tell the two apart**." if choice.lead_is_noise else ".")
+            )
         lines.append("")
     if analysis.transfers:
         lines += ["## Leave one set out: what the choice transfers", "",

@@ -184,7 +184,8 @@ def check_model_values(model: dict) -> None:
 def predict(model: dict, conclusion: str, premises: str) -> float:
     """Predicted quality in units of the training target's standard deviation."""
     values = text_features(conclusion, premises)
-    z = sum(c * (values[f] - m) / s for f, c, m, s in zip(model["features"], model["coef"], model["mean"], model["std"]))
+    z = sum(c * (values[f] - m) / s for f, c, m, s in zip(model["features"], model["coef"],
+                                                          model["mean"], model["std"]))
     return (z + model["intercept"]) / (model.get("target_std") or 1.0)
 
 

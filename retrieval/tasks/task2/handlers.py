@@ -1,7 +1,7 @@
 """Task 2's handlers: comparative queries, the re-ranking formula, and the run rows.
 
 ``DOCUMENTS_HANDLER`` (task2: ClueWeb12 documents, Q0 runs) and ``PASSAGES_HANDLER``
-(task2-stance: 2022 passages, stance in column 2, see stance.py).
+(task2-stance: 2022 passages, stance in column 2, see stance/).
 """
 from __future__ import annotations
 
@@ -85,7 +85,8 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     label = stance_labeller(ctx, spec.stance)
     rows: Rows = {}
     # labelling every retrieved passage is the task's longest step (minutes for 50 topics × 1,000)
-    for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics", disable=not ctx.progress, leave=False):
+    for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics",
+                                  disable=not ctx.progress, leave=False):
         comp = comps.get(qid, Comparison((), ()))
         rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows
