@@ -62,20 +62,17 @@ def test_a_jvm_started_by_import_jnius_is_not_blamed_on_the_toolkit(tmp_path):
 
 
 # --------------------------------------------------------------------------- which Java
-def test_a_java_home_older_than_21_set_through_pyterrier_names_java_21(tmp_path):
+def test_a_java_home_older_than_21_set_through_pyterrier_names_java_21(tmp_path, monkeypatch):
     """pt.java.set_java_home(<a Java 17>) ended in a raw UnsupportedClassVersionError."""
     from touche.errors import EnvironmentProblem
     from touche.pyterrier.java import ToucheJavaInit
     old = _java_home(tmp_path / "jdk-17", "17.0.9")
-    before = pt.java.configure["java_home"]  # PyTerrier's Configuration has no .get(name, default)
-    pt.java.configure["java_home"] = str(old)  # what pt.java.set_java_home sets (it refuses once Java runs)
-    try:
-        with pytest.raises(EnvironmentProblem, match=r"Java 21 is needed \(Anserini's jar is built for it\) but "
-                                                     r".*jdk-17, chosen by pt.java.set_java_home\('.*jdk-17'\), is "
-                                                     r"Java 17"):
-            ToucheJavaInit().pre_init(SimpleNamespace(vm_running=False))
-    finally:
-        pt.java.configure["java_home"] = before
+    # what pt.java.set_java_home leaves in PyTerrier's configuration (which refuses changes once Java runs)
+    monkeypatch.setattr(pt.java, "configure", {"java_home": str(old), "options": [], "mem": None, "jars": []})
+    with pytest.raises(EnvironmentProblem, match=r"Java 21 is needed \(Anserini's jar is built for it\) but "
+                                                 r".*jdk-17, chosen by pt.java.set_java_home\('.*jdk-17'\), is "
+                                                 r"Java 17"):
+        ToucheJavaInit().pre_init(SimpleNamespace(vm_running=False))
 
 
 @pytest.mark.parametrize("version, fine", [("21.0.8", True), ("22", True), ("17.0.9", False), ("1.8.0_392", False),

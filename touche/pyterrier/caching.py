@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from types import FrameType
 from typing import Any
 
 import pandas as pd
@@ -60,9 +61,9 @@ def refuse_one_column_cache(transformer: pt.Transformer) -> None:
     """Called by a transformer whose results carry a stance: refused, naming the fix, when a
     pyterrier-caching cache that keeps the score alone runs it (its ``transform`` is a few calls
     up; PyTerrier gives a transformer no other way to know who runs it)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     for _ in range(12):
-        frame = frame.f_back
+        frame = frame.f_back if frame is not None else None
         if frame is None:
             return
         caller = frame.f_locals.get("self")

@@ -130,7 +130,7 @@ def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
 
 # --------------------------------------------------------------------------- PyTerrier's own results files
 STANCE_LABELS = frozenset((*COMPARATIVE_STANCES, *ARGUMENT_STANCES))
-_pt_read_trec, _pt_write_trec = pt_io.SUPPORTED_RESULTS_FORMATS["trec"]
+_PT_TREC = pt_io.SUPPORTED_RESULTS_FORMATS["trec"]  # PyTerrier's own (reader, writer)
 
 
 def write_results_trec(res: pd.DataFrame, filename, run_name: str = "pyterrier", append: bool = False) -> None:
@@ -138,7 +138,10 @@ def write_results_trec(res: pd.DataFrame, filename, run_name: str = "pyterrier",
     with a frame's ``stance`` in the second column, where Touché's run files hold it and PyTerrier
     writes ``Q0``: a saved run keeps its stance when ``save_mode="reuse"`` reads it back."""
     if "stance" not in res.columns:
-        return _pt_write_trec(res, filename, run_name=run_name, append=append)
+        write = _PT_TREC[1]
+        assert write is not None  # PyTerrier's trec format writes
+        write(res, filename, run_name=run_name, append=append)
+        return None
     out = res[["qid", "stance", "docno", "rank", "score"]].copy()
     out["stance"] = out["stance"].map(lambda s: "Q0" if s is None or (isinstance(s, float) and math.isnan(s))
                                       else str(s))

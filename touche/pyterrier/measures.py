@@ -62,12 +62,14 @@ def measure(name: str):
                                  run_inputs=["query_id", "doc_id", "score"],
                                  qrel_inputs=["query_id", "doc_id", "relevance" if column == "relevance" else column],
                                  short_desc=f"Touché's {parsed.name} (touche evaluate's values)")
-    cls = type(defined)
-    cls.__matmul__ = lambda self, depth: _at_depth(name, depth)
-    cls.__eq__ = lambda self, other: str(other) == name if isinstance(other, (str, ir_measures.Measure)) else False
-    cls.__hash__ = lambda self: hash(name)  # as its name's, so {name: value}[measure] finds it (pt.GridSearch)
+    cls = type(defined)  # ir_measures' class of this one measure: its methods are set by name (B010: mypy
+    # cannot type an assignment of a method to a class it did not see defined)
+    setattr(cls, "__matmul__", lambda self, depth: _at_depth(name, depth))  # noqa: B010
+    setattr(cls, "__eq__",  # noqa: B010
+            lambda self, other: isinstance(other, (str, ir_measures.Measure)) and str(other) == name)
+    setattr(cls, "__hash__", lambda self: hash(name))  # noqa: B010  # as its name's: pt.GridSearch finds it
     if kind is not None:
-        cls.aggregator = lambda self: PooledAgg(kind)
+        setattr(cls, "aggregator", lambda self: PooledAgg(kind))  # noqa: B010
     return defined
 
 

@@ -35,7 +35,7 @@ from touche.retrieval.evaluation.pooled import Pooled
 from touche.retrieval.formats.runfile import canonical_topic, natural_key
 
 _original_mean = _rendering._mean_of_measures
-_original_averages = _rendering.RenderFromPerQuery.averages
+_original_averages: Any = _rendering.RenderFromPerQuery.averages  # overloaded on Literal flags: called as given
 
 
 def _mean_of_measures(result: dict, measures=None, num_q=None) -> dict:
@@ -49,12 +49,16 @@ def _mean_of_measures(result: dict, measures=None, num_q=None) -> dict:
 
 def pooled_of(per_query: dict[str, dict[str, Any]], name: str) -> Pooled | None:
     """A system's ``Pooled`` of a measure from its per-topic ``PooledValue``s (None if it has none)."""
-    values = {canonical_topic(str(qid)): row.get(name) for qid, row in per_query.items()}
-    values = {t: v for t, v in values.items() if isinstance(v, PooledValue) and v.part is not None}
+    values: dict[str, PooledValue] = {}
+    for qid, row in per_query.items():
+        value = row.get(name)
+        if isinstance(value, PooledValue) and value.part is not None:
+            values[canonical_topic(str(qid))] = value
     if not values:
         return None
     topics = sorted(values, key=natural_key)
-    return Pooled(tuple(topics), np.stack([values[t].part for t in topics]), next(iter(values.values())).measure_of)
+    parts = [part for t in topics if (part := values[t].part) is not None]
+    return Pooled(tuple(topics), np.stack(parts), values[topics[0]].measure_of)
 
 
 def _kind(per_query: dict[str, dict[str, Any]], name: str) -> str | None:
@@ -139,4 +143,4 @@ def _highlighted(frame: pd.DataFrame, highlight: str, mrt_needed: bool):
 def install() -> None:
     """Put these into PyTerrier's renderer (once; importing touche.pyterrier does it)."""
     _rendering._mean_of_measures = _mean_of_measures
-    _rendering.RenderFromPerQuery.averages = averages
+    setattr(_rendering.RenderFromPerQuery, "averages", averages)  # noqa: B010 (mypy: no method assignment)

@@ -57,6 +57,10 @@ class PooledValue(float):
     it as one), with the topic's additive ``part`` and the function making the measure of summed
     parts (``pooled.Pooled``'s ``value``); ``kind`` is ``POOLED`` or ``COUNT``."""
 
+    part: np.ndarray | None
+    measure_of: Callable
+    kind: str
+
     def __new__(cls, value: float, part: np.ndarray | None, measure_of: Callable, kind: str):
         self = super().__new__(cls, value)
         self.part, self.measure_of, self.kind = part, measure_of, kind
@@ -85,7 +89,8 @@ class PooledAgg:
     parts (``calc_aggregate``, ``pt.GridScan``), not the mean of their own values."""
 
     def __init__(self, kind: str):
-        self.kind, self.values = kind, []
+        self.kind = kind
+        self.values: list[Any] = []
 
     def add(self, value) -> None:
         self.values.append(value)
@@ -114,6 +119,7 @@ class _Gated:
             columns = [c for c in ("query_id", "doc_id", "score", "rank", "stance") if c in run.columns]
             frame = run[columns].assign(query_id=run["query_id"].map(_whole_topic))
             self.table, self.frame = load_run(frame, name="of the experiment"), run
+        assert self.table is not None
         return self.table
 
     def judged(self, qrels: pd.DataFrame, column: str) -> tuple[pd.DataFrame, Qrels | None]:
