@@ -22,6 +22,7 @@ from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import resolve_corpus, resolve_topics
+from touche.notes import topic_note
 from touche.paths import default_index_root
 from touche.retrieval.fingerprint import check_fusion_cycles
 from touche.retrieval.formats.gate import load_topics
@@ -188,7 +189,7 @@ class Pipeline:
             except InputError as exc:
                 if not lenient:
                     raise
-                log.warning("warning: topic %s: %s: no results for it", t.number, exc.message)
+                topic_note(log, t.number, f"{exc.message}: no results for it")
         return out
 
     def search(self, queries: Mapping[str, str], within: dict[str, list[str]] | None = None) -> Ranking:

@@ -88,15 +88,16 @@ def test_read_run_keeps_stance_ranks_and_ties_and_write_run_gives_the_file_back(
           r.tag) for r in sorted(original, key=lambda r: (int(r.qid), r.rank))]
 
 
-def test_pyterriers_own_io_loses_the_stance_which_ours_keeps(tmp_path):
-    """What the docs warn of: pt.io.write_results writes Q0 where the stance was."""
+def test_pyterriers_own_io_keeps_the_stance_with_the_toolkit_imported(tmp_path):
+    """pt.io.write_results wrote Q0 where the stance was (and a saved experiment lost it)."""
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1],
                           "stance": ["FIRST", "NO"]})
     pt.io.write_results(frame, tmp_path / "pt.res", run_name="x")
-    assert [line.split()[1] for line in (tmp_path / "pt.res").read_text().splitlines()] == ["Q0", "Q0"]
+    assert [line.split()[1] for line in (tmp_path / "pt.res").read_text().splitlines()] == ["FIRST", "NO"]
     tpt.write_run(frame, tmp_path / "ours.txt", tag="x")
     assert [line.split()[1] for line in (tmp_path / "ours.txt").read_text().splitlines()] == ["FIRST", "NO"]
     assert tpt.read_run(tmp_path / "ours.txt").stance.tolist() == ["FIRST", "NO"]
+    assert pt.io.read_results(str(tmp_path / "pt.res")).stance.tolist() == ["FIRST", "NO"]
 
 
 def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
@@ -104,7 +105,7 @@ def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1],
                           "stance": ["FIRST", "NO"]})
     (tmp_path / "stance.qrels").write_text("1 0 a FIRST\n1 0 b NO\n")
-    pt.io.write_results(frame, tmp_path / "pt.res", run_name="x")
+    (tmp_path / "pt.res").write_text("1 Q0 a 0 2.0 x\n1 Q0 b 1 1.0 x\n")  # as PyTerrier alone writes it
     tpt.write_run(frame, tmp_path / "ours.txt", tag="x")
     code, text = cli("evaluate", str(tmp_path / "pt.res"), f"stance={tmp_path / 'stance.qrels'}")
     assert code == 0 and "pt.res labels no stance on any judged row" in text and "touche.pyterrier.write_run" in text

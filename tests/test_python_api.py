@@ -119,3 +119,23 @@ def test_a_report_written_as_json_reads_back_and_every_format_by_its_suffix(tmp_
     assert api.read_report(tmp_path / "r.json") == report
     with pytest.raises(InputError, match="say which format"):
         api.write_report(report, tmp_path / "r.txt")
+
+
+@pytest.mark.parametrize("door", ["api.search", "tpt.Variant"])
+def test_a_dense_variants_first_encoding_reports_its_progress_by_default(door, jvm_started, index_root, tmp_path,
+                                                                          monkeypatch, capsys):
+    """The first dense run of a variant showed nothing for 12 minutes: the API's progress was off."""
+    from touche import api
+    monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "models"))  # nothing encoded yet
+    monkeypatch.setenv("TOUCHE_PROGRESS", "lines")
+    corpus, topics = api.DEMO / "task2" / "passages.jsonl", api.DEMO / "task2" / "topics-passages.xml"
+    if door == "api.search":
+        api.search("task2-stance/3-rerank", topics, corpus, index_root=index_root)
+    else:
+        tpt = pytest.importorskip("touche.pyterrier")
+        tpt.Variant("task2-stance/3-rerank", corpus=corpus, index_root=index_root).transform(tpt.topics(topics))
+    said = capsys.readouterr().err
+    assert re.search(r"dense encoding, once: the vectors are kept for later runs: [0-9,]+ texts in", said), said
+    monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "again"))
+    api.search("task2-stance/3-rerank", topics, corpus, index_root=index_root, progress=False)
+    assert "dense encoding" not in capsys.readouterr().err

@@ -16,11 +16,11 @@ from typing import Any, Mapping, Sequence, Union
 
 import pandas as pd
 
-from touche.config import LoadedVariant, load_variant
+from touche.config import LoadedVariant, load_variant, variant_file
 from touche.errors import ConfigError
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import distinct_labels, resolve_corpus
-from touche.paths import DEMO, default_index_root, shipped_variant, shipped_variant_names
+from touche.paths import DEMO, default_index_root, shipped_variant_names
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, evaluate_rows
@@ -53,16 +53,17 @@ def variant(name_or_path: PathLike | LoadedVariant, overrides: Mapping[str, Any]
         raise ConfigError(f"variant({name_or_path!r}): give a variant YAML path or a shipped name such as "
                           "'task1/1-krovetz-smart-lmd2000-quality'")
     path = Path(name_or_path)
-    if not path.is_file() and shipped_variant(path) is None:
+    if variant_file(path) is None:
         raise ConfigError(f"no variant file {path} and no shipped variant of that name "
                           f"(shipped: {', '.join(shipped_variant_names())})")
     return load_variant(path, dict(overrides) if overrides else None)
 
 
 def index(of: PathLike | LoadedVariant, corpus: PathLike, *, index_root: PathLike | None = None,
-          progress: bool = False) -> IndexInfo:
+          progress: bool = True) -> IndexInfo:
     """Build (or reuse) the variant's index of ``corpus`` (a path or ``irds:<id>``);
-    ``.documents``, ``.meta["stats"]`` and ``.path`` describe it."""
+    ``.documents``, ``.meta["stats"]`` and ``.path`` describe it. ``progress``: long steps
+    (indexing) report on stderr, as every door of the toolkit does; False silences them."""
     loaded = variant(of)
     resolved = resolve_corpus(corpus, corpus_format=loaded.variant.corpus.format, config=loaded.path,
                               progress=progress)
@@ -71,13 +72,15 @@ def index(of: PathLike | LoadedVariant, corpus: PathLike, *, index_root: PathLik
 
 
 def search(of: PathLike | LoadedVariant, topics: PathLike | pd.DataFrame | None, corpus: PathLike, *,
-           query: str | None = None, index_root: PathLike | None = None, progress: bool = False,
+           query: str | None = None, index_root: PathLike | None = None, progress: bool = True,
            topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None) -> pd.DataFrame:
     """Run the variant (index, first stage, its task's and its stages' re-ranking) on topics: a
     topics file, ``irds:<id>``, a queries frame (PyTerrier's ``qid, query``, or Touché's ``title``
     …), or ``topics=None, query="…"`` for one query (topic 1); the run as a frame (see the module
     docstring). ``topics_only``/``topics_except``: a selection of the topics by number, as
-    ``--topics-only`` takes it (``"51,55,57-60"`` or a list)."""
+    ``--topics-only`` takes it (``"51,55,57-60"`` or a list). ``progress``: long steps (indexing,
+    a dense re-ranker's first encoding, which takes minutes, stance labelling) report on stderr;
+    False silences them."""
     loaded = variant(of)
     if topics is None:
         if not (isinstance(query, str) and query.strip()):

