@@ -31,6 +31,7 @@ from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
+from touche.specs.weights import Weight
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
 TARGET = "Combined Quality"
@@ -193,7 +194,7 @@ class QualityModel(Stage):
 
     name: Literal["quality_model"] = "quality_model"
     depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
-    weight: float = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
+    weight: Weight = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
                                                           "added to the retrieval score / best score")
     model: str | None = Field(None, description="a model file written by `touche train-quality -o FILE` (relative "
                                                 "to the variant); default: the shipped model")
