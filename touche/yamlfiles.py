@@ -43,6 +43,10 @@ def _core_resolvers() -> dict:
 
 
 _CORE_INT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:int"][0])
+_CORE_FLOAT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:float"][0])
+# YAML 1.1's types beyond the core schema: SafeLoader makes bytes, dates, sets and pair lists of
+# them, which pydantic then read as text (``tag: !!binary aGVsbG8=`` became the tag "hello").
+_NOT_CORE = ("binary", "timestamp", "set", "omap", "pairs")
 
 
 def _refuse(message: str, mark) -> yaml.constructor.ConstructorError:
@@ -58,6 +62,18 @@ def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     if text.startswith(("0o", "0x")):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return int(text, 10)  # 010 is ten: YAML 1.2 has no leading-zero octal
+
+
+def _construct_core_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = loader.construct_scalar(node)
+    if not _CORE_FLOAT.match(text):  # an explicit !!float: float("١") is 1.0, float("1_0") 10.0
+        raise _refuse(f"{text[:40]!r} is not a number in the digits 0-9", node.start_mark)
+    return loader.construct_yaml_float(node)
+
+
+def _refuse_not_core(loader: yaml.SafeLoader, node: yaml.Node):
+    raise _refuse(f"!!{node.tag.rpartition(':')[2]} is a YAML 1.1 type, not one of YAML 1.2's core schema: write the "
+                  "value as text, a number, a list or a mapping", node.start_mark)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -116,6 +132,9 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_core_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_core_float)
+for _tag in _NOT_CORE:
+    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_not_core)
 
 
 def load_yaml(text: str):

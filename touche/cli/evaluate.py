@@ -6,12 +6,13 @@ import glob
 import sys
 from pathlib import Path
 
-from touche.cli.common import add_command, selection_of, topic_options
+from touche.cli.common import add_command, selection_of, topic_options, whole_number
 from touche.errors import InputError
 from touche.guard import Files
 from touche.indexing.corpora import held_documents, open_corpus
 from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
 from touche.retrieval.evaluation.measures import format_per_topic, format_table, score_run
+from touche.retrieval.evaluation.registry import split_measures
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.tasks import corpus_format_of
 
@@ -31,7 +32,7 @@ def add_parser(sub) -> None:
                                       "touche.nDCG@k is the Touché 2022 evaluator's (cut by rank, unjudged dropped); "
                                       "touche2021.nDCG@k orders by score as the 2021 leaderboard did; a name "
                                       "without prefix is ir_measures' (unjudged count as 0), as trec.<name>")
-    p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
+    p.add_argument("--depth", type=whole_number, default=5, help="cut-off k of the default nDCG@k (default 5)")
     p.add_argument("--per-topic", action="store_true",
                    help="a row per topic and run, then the means (as trec_eval -q)")
     p.add_argument("--corpus", metavar="PATH", help="the collection the scores are meant for (a sample): a run "
@@ -89,7 +90,7 @@ def _columns(path: str) -> int:
 def run(args) -> int:
     runs, qrels_items = runs_and_qrels(args)
     qrels = parse_named_qrels(qrels_items)
-    measures = args.measures.split(",") if args.measures else None
+    measures = split_measures(args.measures) if args.measures else None
     selection = selection_of(args)
     labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
     if args.restrict and not args.corpus:
