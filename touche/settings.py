@@ -133,6 +133,8 @@ _register(
             "progress as a bar (on a terminal), as lines (a log), or none"),
     Setting("TOUCHE_PIPE_WAIT", "seconds, e.g. 30", parse_seconds, 30.0,
             "how long an output into a named pipe waits for a process to read it"),
+    Setting("TOUCHE_MAX_RECORD_MB", "a whole number of megabytes, at least 1", parse_positive_int, 32,
+            "the largest corpus record a reader takes (an argument, a passage, a WARC record's page)"),
     Setting("IR_DATASETS_HOME", "a folder", parse_path, None, "ir_datasets' cache"),
 )
 

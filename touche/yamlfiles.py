@@ -8,17 +8,9 @@ from pathlib import Path
 
 import yaml
 
+from touche.budgets import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from touche.errors import ConfigError
 
-MAX_ALIASES = 100  # a config needs a few; billion-laughs documents need thousands
-# The budget of one YAML document (a variant, suite or sweep file, a --set value): configs are a
-# few hundred nodes. Nodes count after aliases are expanded (72 aliases nesting nine lists nine
-# deep ran 90 s and 2.4 GB under the alias cap alone); nesting deeper than MAX_YAML_DEPTH was a
-# RecursionError; a 3 MB list ran 120 s before anything was checked.
-MAX_YAML_BYTES = 1_000_000
-MAX_YAML_NODES = 20_000
-MAX_YAML_DEPTH = 64
-MAX_INT_DIGITS = 100  # int() of thousands of digits is a ValueError (and slow)
 
 # YAML 1.2's core schema for plain scalars, instead of PyYAML's YAML 1.1: there ``010`` is octal 8,
 # ``12:30`` the sexagesimal 750 and ``yes``/``off`` booleans, so ``topics_except: [010, 020]`` held

@@ -37,6 +37,7 @@ from typing import Union
 
 import pandas as pd
 
+from touche import sources
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 from touche.retrieval.evaluation.registry import (
@@ -106,7 +107,7 @@ def ir_measures_name(measure: str) -> str:
 
 def _first_columns(path: Path) -> int | None:
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:
             for line in handle:
                 if line.strip():
                     return len(line.split())
@@ -216,9 +217,10 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1. ``topics``: score the topics this
     selection keeps only (of the run and of the qrels).
     """
-    _refuse_swapped(run_path, qrels)
-    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
-                         name=_run_name(run_path))
+    with sources.reading():  # a run or qrels given as a pipe: read once, looked at twice
+        _refuse_swapped(run_path, qrels)
+        return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
+                             name=_run_name(run_path))
 
 
 def _run_name(run) -> str:

@@ -6,6 +6,7 @@ import glob
 import sys
 from pathlib import Path
 
+from touche import sources
 from touche.cli.common import add_command, selection_of, topic_options, whole_number
 from touche.errors import InputError
 from touche.guard import Files
@@ -78,7 +79,7 @@ def _columns(path: str) -> int:
     """The fields of a file's first non-blank line (0 for a folder or an unreadable file: then the
     qrels reader says what is wrong with it)."""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:  # a pipe: read once, kept for its reader
             for line in handle:
                 if line.strip():
                     return len(line.split())
