@@ -49,3 +49,57 @@ def record_too_large(size: int | str, unit: str = "record") -> str:
     shown = f"{size:,} bytes" if isinstance(size, int) else size
     return (f"the {unit} holds {shown}, beyond the budget of {setting('TOUCHE_MAX_RECORD_MB')} MB a record "
             "(TOUCHE_MAX_RECORD_MB raises it; no real record comes near)")
+
+
+class OverBudget(Exception):
+    """A record (or the text between two) beyond its budget: ``size`` bytes or characters read of it
+    when it was refused."""
+
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.size = size
+
+
+class CountedReader:
+    """A binary file read through for a streaming parser: the bytes read since the last record
+    boundary (``mark``) are counted, and a read that takes them past ``limit`` raises OverBudget,
+    so a parser holding a record (or one long string of it) never holds more than the budget and
+    one chunk. Reads of any size are served a chunk at most."""
+
+    def __init__(self, handle, limit: int):
+        self.handle, self.limit = handle, limit
+        self.position = self.mark = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:
+            return b""
+        data = self.handle.read(size if 0 < size <= READ_CHUNK else READ_CHUNK)
+        self.position += len(data)
+        if self.position - self.mark > self.limit + READ_CHUNK:
+            raise OverBudget(self.position - self.mark)
+        return data
+
+    def boundary(self) -> None:
+        """A record ended here: the next is counted from now."""
+        self.mark = self.position
+
+    def tell(self) -> int:
+        return self.position
+
+
+def bounded_lines(handle, limit: int):
+    """``(line, whole)`` of a text or binary file, each read holding at most ``limit`` + 1
+    characters: a longer line comes as its first ``limit`` characters with ``whole`` False, its
+    rest read past in bounded pieces (a 1 GB line without a newline is never in memory)."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        newline = "\n" if isinstance(line, str) else b"\n"
+        if len(line) <= limit or line.endswith(newline):
+            yield line, True
+            continue
+        rest = line
+        while rest and not rest.endswith(newline):
+            rest = handle.readline(READ_CHUNK)
+        yield line[:limit], False
