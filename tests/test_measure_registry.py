@@ -33,7 +33,7 @@ def test_a_name_no_installed_scorer_computes_is_refused_as_it_is_parsed(name):
 
 
 def test_the_refusal_names_the_pip_extra_of_the_missing_scorer():
-    with pytest.raises(ToucheError, match=r"pyndeval, which is not installed here: pip install ir-measures\[pyndeval\]"):
+    with pytest.raises(ToucheError, match=r"pyndeval, which is not installed here: pip install ir-measures\[pyndeval"):
         parse_measure("trec.alpha_nDCG@5")
 
 

@@ -88,3 +88,19 @@ def open_text(path: str | os.PathLike, encoding: str = "utf-8-sig", what: str = 
     if not is_stream(path):
         return open(path, encoding=encoding, errors=errors)
     return io.TextIOWrapper(io.BytesIO(read_bytes(path, what)), encoding=encoding, errors=errors)
+
+
+def regular_file(path: str | os.PathLike, what: str, missing: str = "") -> Path:
+    """``path`` when it is a regular file (or a link to one), else a located InputError saying
+    what is there instead: a model read from a folder was "not found", and one read from a
+    device (``/dev/zero``) would have been read for ever. ``missing``: how to make one."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        raise InputError(f"the {what} does not exist" + (f" ({missing})" if missing else ""), path=path) from None
+    if stat.S_ISREG(mode):
+        return path
+    kind = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else \
+        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+    raise InputError(f"is {kind}, not the {what} (a file)", path=path)

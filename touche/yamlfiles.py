@@ -11,7 +11,6 @@ import yaml
 from touche.budgets import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from touche.errors import ConfigError
 
-
 # YAML 1.2's core schema for plain scalars, instead of PyYAML's YAML 1.1: there ``010`` is octal 8,
 # ``12:30`` the sexagesimal 750 and ``yes``/``off`` booleans, so ``topics_except: [010, 020]`` held
 # out topics 8 and 16 and ran the ones meant to be held out, silently. Here 010 is 10, 12:30 and

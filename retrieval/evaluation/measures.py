@@ -29,7 +29,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path

@@ -188,7 +188,8 @@ def cutoff_problem(text: str) -> str | None:
     if not numbers.is_whole(text) or text.startswith(("+", "-")) or not digits:
         return f"must be a positive whole number (k ≥ 1) in the digits 0-9, got {text!r}"
     if len(digits) > 6 or int(digits) > MAX_CUTOFF:
-        return f"is {text[:20]}{'…' if len(text) > 20 else ''}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 rows a topic)"
+        shown = text[:20] + ("…" if len(text) > 20 else "")
+        return f"is {shown}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 rows a topic)"
     return None
 
 
@@ -278,12 +279,14 @@ class TrecEval(MeasureFamily):
         if text is not None and type(parsed).AT_PARAM == "cutoff":
             check_cutoff(measure.name, text)
         rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
-        labels = ([rel] if rel is not None else []) + (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
+        labels = ([rel] if rel is not None else []) + \
+            (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
         for label in labels:
             problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
                 else label_problem(label)
             if problem:
-                raise ToucheError(f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}")
+                why = problem.removeprefix(f"label {label} ")
+                raise ToucheError(f"{measure.name}: its label parameter {label!r} {why}")
         _check_provider(measure.name, parsed)
 
     reads_tables = True  # AP reads every row: built from the columns, not as a million RunRows

@@ -18,9 +18,9 @@ from pydantic import Field
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext
+from touche.specs.weights import Weight
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words
-from touche.specs.weights import Weight
 
 
 class RM3(Stage):

@@ -17,7 +17,8 @@ def add_parser(sub) -> None:
     p.add_argument("--second", help="second measure (default: the main one on the quality qrels)")
     p.add_argument("--no-second", action="store_true", help="no pick by a second measure")
     p.add_argument("--count", type=whole_number, default=5, help="how many to choose (default 5)")
-    p.add_argument("--min-diff", type=whole_number, help="swept parameters a pick must differ in from every other (default 2)")
+    p.add_argument("--min-diff", type=whole_number,
+                   help="swept parameters a pick must differ in from every other (default 2)")
     p.add_argument("--distinct", metavar="KEY", help="a swept key every pick must differ in (e.g. rerank: five "
                                                      "strategies, not five settings of one)")
     p.add_argument("--max-loss", type=decimal_number, metavar="D",

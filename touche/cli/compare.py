@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", help="also write the Markdown report here (- : only there, on standard output)")
     p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences (- : standard output)")
     p.add_argument("--resamples", type=whole_number, default=10000, help="randomization test resamples (default 10000)")
-    p.add_argument("--seed", type=whole_number, default=20220401, help="randomization test seed (fixed: same p every time)")
+    p.add_argument("--seed", type=whole_number, default=20220401,
+                   help="randomization test seed (fixed: same p every time)")
     topic_options(p)
 
 

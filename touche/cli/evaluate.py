@@ -51,19 +51,26 @@ def runs_and_qrels(args) -> tuple[list[str], list[str]]:
     what is wrong), anything else qrels; a pattern that names no file is expanded."""
     if getattr(args, "_split", None) is not None:
         return args._split
-    runs: list[str] = []
-    qrels: list[str] = []
+    kinds: list[tuple[str, str | None]] = []  # (item, "run" | "qrels" | None: no such file)
     for item in args.inputs:
         name, path = split_named(item)
         if name or path.startswith("irds:"):
-            qrels.append(item)
+            kinds.append((item, "qrels"))
             continue
         matches = sorted(glob.glob(path)) if GLOB & set(path) and not Path(path).exists() else [path]
         if not matches:
             raise InputError(f"no file matches {path!r}")
         for match in matches:
-            (runs if _columns(match) > QRELS_COLUMNS else qrels).append(match)
-    runs += args.also or []
+            kind = None if not (sources.exists(match) or Path(match).is_dir()) else \
+                "run" if _columns(match) > QRELS_COLUMNS else "qrels"
+            kinds.append((match, kind))
+    for place, (item, kind) in enumerate(kinds):
+        if kind is None:  # runs come first: a missing file before qrels was meant as a run, after runs as qrels
+            later, earlier = {k for _, k in kinds[place + 1:]}, {k for _, k in kinds[:place]}
+            what = "run file" if "qrels" in later else "qrels file" if "run" in earlier else "run or qrels file"
+            raise InputError(f"{what} not found (the runs come first, then the qrels)", path=item)
+    runs = [item for item, kind in kinds if kind == "run"] + (args.also or [])
+    qrels = [item for item, kind in kinds if kind == "qrels"]
     qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
     if not runs:
         raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "

@@ -36,7 +36,8 @@ def add_parser(sub) -> None:
     p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
-    p.add_argument("--top", type=whole_number, default=DEFAULT_TOP, help=f"documents shown per run and topic (default {DEFAULT_TOP})")
+    p.add_argument("--top", type=whole_number, default=DEFAULT_TOP,
+                   help=f"documents shown per run and topic (default {DEFAULT_TOP})")
     p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
                                       "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
                                       "qrels given: " + ", ".join(leaderboard_measures(QrelsKind)))

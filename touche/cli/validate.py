@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 from touche import sources
 from touche.cli.common import add_command

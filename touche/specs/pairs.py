@@ -56,7 +56,8 @@ class RelevanceSpec(Strict):
 
     sentence: Weight = Field(0.5, ge=0, le=10, description="weight of the sentence's own score in the sentence index "
                                                           "(divided by the topic's best)")
-    argument: Weight = Field(0.5, ge=0, le=10, description="weight of its argument's score (min-max normalised per topic)")
+    argument: Weight = Field(0.5, ge=0, le=10,
+                             description="weight of its argument's score (min-max normalised per topic)")
 
 
 class ArgumentativenessSpec(Strict):
@@ -64,15 +65,17 @@ class ArgumentativenessSpec(Strict):
 
     formula = ("markers", "length")
 
-    markers: Weight = Field(1.0, ge=0, le=10, description="weight of argumentative markers (because, therefore, should, "
-                                                         "evidence, leads to, ...): 0 markers → 0, 2 or more → 1")
+    markers: Weight = Field(1.0, ge=0, le=10,
+                            description="weight of argumentative markers (because, therefore, should, evidence, "
+                                        "leads to, ...): 0 markers → 0, 2 or more → 1")
     length: Weight = Field(0.5, ge=0, le=10, description="weight of the length feature: 1 inside ideal_words, "
                                                         "falling linearly to 0 at half / twice the bounds")
     ideal_words: tuple[int, int] = Field((10, 35), description="[shortest, longest] sentence length in words that "
                                                                "counts as ideal")
     noise_penalty: Weight = Field(1.0, ge=0, le=10, description="subtracted for debate procedure or spam cues "
                                                                "(vote pro, next round, my opponent, forfeit, links)")
-    question_penalty: Weight = Field(0.3, ge=0, le=10, description="subtracted for questions, which rarely state a claim")
+    question_penalty: Weight = Field(0.3, ge=0, le=10,
+                                     description="subtracted for questions, which rarely state a claim")
     conclusion_prior: float = Field(0.5, ge=0, le=1, description="a conclusion is a claim by the corpus' own account: "
                                                                  "its marker and length score is at least this "
                                                                  "(penalties still apply)")
@@ -109,9 +112,11 @@ class ScoreSpec(Strict):
     formula = ("relevance", "argumentativeness", "representativeness", "coherence")
 
     relevance: Weight = Field(1.0, ge=0, le=10, description="weight of the mean sentence relevance")
-    argumentativeness: Weight = Field(0.5, ge=0, le=10, description="weight of the mean argumentativeness")
-    representativeness: Weight = Field(0.3, ge=0, le=10, description="weight of the mean similarity of each sentence to "
-                                                                    "the rest of its argument")
+    argumentativeness: Weight = Field(0.5, ge=0, le=10,
+                                      description="weight of the mean argumentativeness")
+    representativeness: Weight = Field(0.3, ge=0, le=10,
+                                       description="weight of the mean similarity of each sentence to the rest of "
+                                                   "its argument")
     coherence: Weight = Field(0.5, ge=0, le=10, description="weight of the topical overlap of the two sentences "
                                                            "(cosine of their stemmed content words)")
     same_argument: Weight = Field(0.2, ge=0, le=10, description="bonus for two sentences of one argument")

@@ -38,7 +38,8 @@ class ComparativeQuerySpec(Strict):
 
     formula = ("title_weight", "object_weight", "aspect_weight", "comparative_weight", "description")
 
-    title_weight: WholeWeight = Field(1, ge=0, le=10, description="weight of the title's content words (0: leave them out)")
+    title_weight: WholeWeight = Field(1, ge=0, le=10,
+                                      description="weight of the title's content words (0: leave them out)")
     object_weight: WholeWeight = Field(2, ge=0, le=10, description="weight of each object's words")
     aspect_weight: WholeWeight = Field(1, ge=0, le=10, description="weight of the comparison aspect's words "
                                                            "(title words that are neither objects nor scaffolding)")
@@ -60,8 +61,10 @@ class FeatureWeights(Strict):
     objects_all: Weight = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
     object_share: Weight = Field(0.0, ge=-10, le=10, description="share of the objects mentioned")
     object_balance: Weight = Field(0.0, ge=-10, le=10, description="mentions of the rarer object / of the commoner")
-    cooccurrence: Weight = Field(0.0, ge=-10, le=10, description="share of sentences naming two objects (scaled, capped at 1)")
-    comparative: Weight = Field(0.0, ge=-10, le=10, description="share of sentences with comparative language (scaled, capped)")
+    cooccurrence: Weight = Field(0.0, ge=-10, le=10,
+                                 description="share of sentences naming two objects (scaled, capped at 1)")
+    comparative: Weight = Field(0.0, ge=-10, le=10,
+                                description="share of sentences with comparative language (scaled, capped)")
     comparative_objects: Weight = Field(0.0, ge=-10, le=10,
                                        description="share of sentences naming an object in comparative language (scaled, capped)")
     comparison: Weight = Field(0.0, ge=-10, le=10,
@@ -69,12 +72,15 @@ class FeatureWeights(Strict):
     argumentative: Weight = Field(0.0, ge=-10, le=10, description="argumentative markers per sentence (scaled, capped)")
     aspect: Weight = Field(0.0, ge=-10, le=10, description="share of the aspect's words present")
     length: Weight = Field(0.0, ge=-10, le=10, description="log length bonus, 0 at min_words, 1 at max_words")
-    language: Weight = Field(0.0, ge=-10, le=10, description="looks like running prose: stopword share, sentence length")
+    language: Weight = Field(0.0, ge=-10, le=10,
+                             description="looks like running prose: stopword share, sentence length")
     prose: Weight = Field(0.0, ge=-10, le=10, description="share of words in well-formed sentences (6–60 words, "
                                                           "ending in punctuation, with function words)")
-    capitals: Weight = Field(0.0, ge=-10, le=10, description="share of capitalised words ×2, capped: menus and tag clouds "
+    capitals: Weight = Field(0.0, ge=-10, le=10,
+                             description="share of capitalised words ×2, capped: menus and tag clouds "
                                                              "(use a negative weight)")
-    spam: Weight = Field(0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)")
+    spam: Weight = Field(0.0, ge=-10, le=10,
+                         description="looks like boilerplate, link lists or spam (use a negative weight)")
     dense: Weight = Field(0.0, ge=-10, le=10, description="cosine of the topic's query and the text under the dense "
                                                           "model of task2.rerank.dense (0: the model is not loaded)")
 
@@ -115,7 +121,8 @@ class StanceSpec(Strict):
                                                      "(relative to the variant); default: the shipped one")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
                                          "about one and is running prose (see retrieval/tasks/task2/stance/patterns.py)")
-    gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
+    gate_min_prose: float = Field(0.3, ge=0, le=1,
+                                  description="the gate's minimum share of words in well-formed sentences")
     comparative_weight: Weight = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
     sentiment_weight: Weight = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
     margin: float = Field(0.4, ge=0, le=10, description="|evidence| above this picks a side, below it NEUTRAL")
@@ -161,7 +168,8 @@ class ChatNoirSpec(Strict):
     index: Literal["clueweb12", "clueweb09", "clueweb22/b"] = Field("clueweb12", description="ChatNoir index")
     size: int = Field(100, ge=1, le=1000, description="hits fetched per topic")
     page_size: int = Field(100, ge=1, le=1000, description="hits per API request")
-    search_method: Literal["default", "bm25"] = Field("default", description="ChatNoir's ranking (BM25F + quality) or plain BM25")
+    search_method: Literal["default", "bm25"] = Field("default",
+                                                      description="ChatNoir's ranking (BM25F + quality) or plain BM25")
     allowed_hosts: tuple[str, ...] = Field(("chatnoir.eu", "www.chatnoir.eu"), min_length=1,
                                            description="hosts the API key may be sent to (over https; plain http "
                                                        "only to this machine, for tests)")

@@ -29,9 +29,10 @@ from touche.errors import InputError
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
+from touche.sources import regular_file
+from touche.specs.weights import Weight
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
-from touche.specs.weights import Weight
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "quality_model.json"
 TARGET = "Combined Quality"
@@ -136,8 +137,11 @@ def save(model: dict, path: Path = MODEL_FILE) -> Path:
     return write_text(path, json.dumps(model, indent=1) + "\n")
 
 
+_MAKE_ONE = "write one with `touche train-quality -o FILE`"
+
+
 def load(path: Path = MODEL_FILE) -> dict:
-    path = Path(path)
+    path = regular_file(path, "quality model file", _MAKE_ONE)
     stat = path.stat()
     return _load(path, stat.st_mtime_ns, stat.st_size)
 
@@ -207,16 +211,18 @@ class QualityModel(Stage):
 
     def check_files(self, variant_dir: Path) -> None:
         path = self.model_path(variant_dir)
-        if not path.is_file():
-            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
-                             path=path, where="rerank: quality_model.model")
+        try:
+            regular_file(path, "quality model file", _MAKE_ONE)
+        except InputError as exc:
+            raise InputError(exc.message, path=path, where="rerank: quality_model.model") from None
         load(path.resolve())
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         path = self.model_path(ctx.variant_path.parent)
-        if not path.is_file():
-            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
-                             path=path, where=f"{ctx.variant_path}, rerank: quality_model.model")
+        try:
+            regular_file(path, "quality model file", _MAKE_ONE)
+        except InputError as exc:
+            raise InputError(exc.message, path=path, where=f"{ctx.variant_path}, rerank: quality_model.model") from None
         model = load(path.resolve())
         values: dict[str, dict[str, float]] = {}
         for qid, hits in ranking.items():
