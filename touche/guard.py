@@ -438,7 +438,7 @@ class OutputFolder:
     def open(self, name: str, mode: str = "w", *, check: Callable[[Path], None] | None = None,
              **options) -> Iterator[IO]:
         """``atomic_open`` of the entry ``name``: refused now unless absent or its own, checked
-        again just before the rename, recorded after."""
+        again and recorded just before the rename (the record never lacks what is there)."""
         path = self.check_writable(name)
         before = self.made.get(name)
         noted = False
@@ -478,14 +478,18 @@ class OutputFolder:
         if not _appended_lines(data):
             raise ValueError(f"{name}: only JSON lines are appended, got {data[:40]!r}")
         path = self.check_writable(name)
-        existed = path.exists()
+        existed = path.exists() or path.is_symlink()
+        if existed and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ToucheError(f"{name} in the {self.what} is a link or a folder, not a file {self.command} appends "
+                              "to", path=path)
         size = _append_whole(path, data)
 
-        def take_back() -> None:  # the file as its record last saw it
-            if existed:
-                os.truncate(path, size)
-            else:
-                path.unlink()
+        def take_back() -> None:  # the file as its record last saw it, unless another worker appended since
+            if os.stat(path).st_size == size + len(data):
+                if existed:
+                    os.truncate(path, size)
+                else:
+                    path.unlink()
         self._note(name, Made.of(path, self.command, grows=True), undo=take_back)
 
     def remove(self, name: str) -> bool:
