@@ -42,6 +42,7 @@ from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
 _CUTOFF = re.compile(r"@([0-9]+)$")
 MAX_CUTOFF = 100_000  # far past any run (Touché's hold at most 1,000 rows a topic), within a C int
 _OPENS, _CLOSES = "({[", ")}]"
+_IR_NAME = re.compile(r"\w+")  # an ir_measures name, before its parameters or @
 
 
 @dataclass(frozen=True)
@@ -273,11 +274,15 @@ class TrecEval(MeasureFamily):
         inner = measure.groups[0]
         at = _top_level(inner, "@")
         text = inner[at[-1] + 1:] if at else None
-        if text is not None and (not numbers.DECIMAL.fullmatch(text) or numbers.is_whole(text) and len(text) > 7):
-            check_cutoff(measure.name, text)  # P@٥, P@1_000, P@0x10, 5,000 digits: refused before Python parses them
-        parsed = parse_trec(inner)
-        if text is not None and type(parsed).AT_PARAM == "cutoff":
+        known = _IR_NAME.match(inner)
+        kind = ir_measures.measures.registry.get(known.group()) if known else None
+        if kind is None:
+            parse_trec(inner)  # its "unknown measure"
+        elif text is not None and kind.AT_PARAM == "cutoff":  # before Python reads P@٥, P@-1, 5,000 digits
             check_cutoff(measure.name, text)
+        elif text is not None and not numbers.DECIMAL.fullmatch(text):
+            raise ToucheError(f"{measure.name}: its @ value {text!r} is no number in the digits 0-9")
+        parsed = parse_trec(inner)
         rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
         labels = ([rel] if rel is not None else []) + \
             (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])

@@ -108,11 +108,12 @@ def parse_trec(name: str):
     if unknown:
         raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no parameter "
                           f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported))})")
-    for param, spec in (supported or {}).items():  # ir_measures asserts these only when it computes
+    # ir_measures asserts these only when it computes; labels (rel, gains) are the registry's to check
+    for param, spec in (supported or {}).items():
         if param not in measure.params and getattr(spec, "required", False):
             shown = f"@k ({param})" if param == getattr(measure, "AT_PARAM", None) else f"{param}=…"
             raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} needs {shown}")
-        if param in measure.params and not spec.validate(measure.params[param]):
+        if param in measure.params and param not in ("rel", "gains") and not spec.validate(measure.params[param]):
             raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no {param}="
                               f"{measure.params[param]!r}" + (f" ({spec.desc})" if getattr(spec, "desc", None) else ""))
     return measure
