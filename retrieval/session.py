@@ -124,6 +124,11 @@ class Session:
         pipeline = self.pipeline(loaded)
         queries = pipeline.queries()
         ranking = pipeline.rerank(pipeline.search(queries), queries)
+        missing = [t.number for t in pipeline.ctx.topics if not ranking.get(t.number)]
+        if missing:  # the run file holds no line for them: said here, not left for a score to hide
+            log.warning("warning: %s: no hits for topic%s %s (no indexed word of the query matched, or the query "
+                        "was cut to its first words: see above); the run holds no line for %s", loaded.name,
+                        "s" if len(missing) > 1 else "", ", ".join(missing), "them" if len(missing) > 1 else "it")
         rows = pipeline.rows(ranking)
         result = VariantResult(loaded, ranking, rows, pipeline.index, time.perf_counter() - started)
         self._results[key] = result

@@ -566,3 +566,16 @@ def test_a_header_for_a_measure_not_scored_is_refused_naming_the_measures(files,
                         "--latex", str(tmp_path / "t.tex"), "--header", "touche.nDCG@10=nDCG@10")
     assert code == 2 and "--header 'touche.nDCG@10=nDCG@10': expected MEASURE=TEXT" in err
     assert "(t-relevance:touche.nDCG@5, t-relevance:trec.P@5)" in err and not (tmp_path / "t.tex").exists()
+@pytest.mark.parametrize("given,said", [(["missing.txt", "qrels.txt"], "run file not found"),
+                                        (["run.txt", "missing.txt"], "qrels file not found"),
+                                        (["run.txt", "missing.txt", "qrels.txt"], "run file not found"),
+                                        (["missing.txt"], "run or qrels file not found")])
+def test_a_missing_file_is_named_by_its_place_among_runs_and_qrels(tmp_path, capsys, given, said):
+    """Runs come first, then qrels: a missing file before qrels is a run ("qrels file not found", it
+    said), one after the runs the qrels."""
+    from touche.cli import main
+    (tmp_path / "run.txt").write_text("1 Q0 d1 1 1.0 t\n")
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n")
+    assert main(["evaluate", *(str(tmp_path / name) for name in given)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'missing.txt'}: {said}" in err and "Traceback" not in err

@@ -118,6 +118,8 @@ def test_a_bad_value_in_one_point_fails_before_anything_runs(tmp_path: Path) -> 
     assert "point 2 (analyzer.stemmer=none, retrieval.similarity.k1=-1)" in text
     assert "retrieval.similarity.k1" in text and "must be at least 0.0 (got -1)" in text
     assert not (tmp_path / "out").exists()
+    # where: the sweep file and its base variant by path ("s.yaml, base None: …" named no base)
+    assert text.startswith(f"{path}, base {BASE.resolve()}: point 2") and "base None" not in text
 
 
 def test_points_are_the_product_of_grid_keys_and_zip_groups() -> None:

@@ -27,6 +27,7 @@ from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
 from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named  # noqa: F401 (re-exported)
 from touche.specs.task2 import Task2Spec
+from touche.specs.weights import FieldWeights
 from touche.yamlfiles import load_yaml, read_yaml
 
 # ---------------------------------------------------------------- analyzer
@@ -95,7 +96,7 @@ class IndexSpec(Strict):
 # ---------------------------------------------------------------- query and retrieval
 class QuerySpec(Strict):
     text: Literal["title", "title+description"] = Field("title", description="which topic parts form the query")
-    field_weights: dict[str, float] = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
+    field_weights: FieldWeights = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
     drop_question_words: bool = Field(
         False, description="drop interrogative scaffolding (should, is, do, …) before analysis")
     stance_neutral: bool = Field(

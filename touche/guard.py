@@ -231,6 +231,28 @@ def _appended_lines(tail: bytes) -> bool:
 EARLIER_STATES = 32  # of a growing file: a power cut loses the last few appends at most
 
 
+def _append_whole(path: Path, data: bytes) -> int:
+    """Append ``data`` to ``path`` (made if absent, never through a link), synced; its size before.
+    A write cut short (a full disk) is cut off again, so the file holds whole appends only, and
+    the OSError names the file; a file this call made is removed then."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    size, done = os.fstat(fd).st_size, 0
+    try:
+        while done < len(data):  # os.write may write less than asked
+            done += os.write(fd, data[done:])
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_size == size + done:  # nothing another process appended after it
+                os.ftruncate(fd, size)
+                if size == 0:
+                    os.unlink(path)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+    finally:
+        os.close(fd)
+    return size
+
+
 def _after(before: Made | None, entry: Made) -> Made:
     """``entry`` noted after ``before``: a growing file keeps its earlier states."""
     if entry.grows and before is not None and before.grows and entry.size >= before.size:
@@ -385,20 +407,27 @@ class OutputFolder:
     def _entries(self) -> list[Path]:
         return list(self.path.iterdir())
 
-    def _note(self, name: str, entry: Made | None) -> None:
-        """Append what ``name`` now is (None: gone) to the record, one whole line, synced."""
-        line = entry.line(name) if entry is not None else json.dumps({"name": name, "gone": True}) + "\n"
+    def _note(self, name: str, entry: Made | None, *, undo: Callable[[], None] | None = None) -> None:
+        """Append what ``name`` now is (None: gone) to the record, one whole line, synced. When the
+        line cannot be written (a full disk), the record is cut back to what it held, ``undo``
+        takes back what the line was to record (so nothing is left that the record does not name),
+        and the error names the record: a full disk once left ``.touche-made`` empty, and the
+        command then refused its own run file as one it did not make."""
+        line = (entry.line(name) if entry is not None else json.dumps({"name": name, "gone": True}) + "\n").encode()
         record = self.path / RECORD
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.lstat(record).st_mode):
                 raise ToucheError(f"{RECORD}, where {self.command} records what it made, is a link or no file: "
                                   "remove it", path=record)
-        fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            _append_whole(record, line)
+        except OSError as exc:
+            if undo is not None:
+                with contextlib.suppress(OSError):
+                    undo()
+            raise OSError(exc.errno, f"{exc.strerror or exc} (while recording {name} in it; the record was left as it "
+                                     "was" + (f" and {name} taken back" if undo is not None else "") + ")",
+                          str(record)) from exc
         if entry is None:
             self.made.pop(name, None)
         else:
@@ -409,17 +438,29 @@ class OutputFolder:
     def open(self, name: str, mode: str = "w", *, check: Callable[[Path], None] | None = None,
              **options) -> Iterator[IO]:
         """``atomic_open`` of the entry ``name``: refused now unless absent or its own, checked
-        again just before the rename, recorded after."""
+        again and recorded just before the rename (the record never lacks what is there)."""
         path = self.check_writable(name)
+        before = self.made.get(name)
+        noted = False
 
         def checked(temporary: Path) -> None:
+            nonlocal noted
             if check is not None:
                 check(temporary)
             self.check_writable(name)  # nothing slipped in while the text was written
+            # Recorded before the rename (the rename keeps the file's inode and time): a record that
+            # cannot be written leaves the old file in place, never a new one the record lacks.
+            self._note(name, Made.of(temporary, self.command))
+            noted = True
 
-        with atomic_open(path, mode, check=checked, **options) as handle:
-            yield handle
-        self._note(name, Made.of(path, self.command))
+        try:
+            with atomic_open(path, mode, check=checked, **options) as handle:
+                yield handle
+        except BaseException:
+            if noted:  # recorded, then not renamed: the record names again what is there
+                with contextlib.suppress(OSError):
+                    self._note(name, before if before is not None and before.matches(path) else None)
+            raise
 
     def write_text(self, name: str, text: str, *, newline: str | None = "") -> Path:
         with self.open(name, "w", newline=newline) as handle:
@@ -437,13 +478,19 @@ class OutputFolder:
         if not _appended_lines(data):
             raise ValueError(f"{name}: only JSON lines are appended, got {data[:40]!r}")
         path = self.check_writable(name)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        self._note(name, Made.of(path, self.command, grows=True))
+        existed = path.exists() or path.is_symlink()
+        if existed and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ToucheError(f"{name} in the {self.what} is a link or a folder, not a file {self.command} appends "
+                              "to", path=path)
+        size = _append_whole(path, data)
+
+        def take_back() -> None:  # the file as its record last saw it, unless another worker appended since
+            if os.stat(path).st_size == size + len(data):
+                if existed:
+                    os.truncate(path, size)
+                else:
+                    path.unlink()
+        self._note(name, Made.of(path, self.command, grows=True), undo=take_back)
 
     def remove(self, name: str) -> bool:
         """Delete ``name`` if it is the command's own, unchanged (a file or a link; a folder only
@@ -468,9 +515,10 @@ class OutputFolder:
         if path.exists() or path.is_symlink():
             self.check_writable(name)
         what = what or f"{name} folder of the {self.what}"
+        existed = path.exists()
         child = OutputFolder(path, what, command=self.command)
         if not self.ours(name):
-            self._note(name, Made.of(path, self.command))
+            self._note(name, Made.of(path, self.command), undo=None if existed else path.rmdir)
         return child
 
     def link(self, name: str, target: Path) -> None:
@@ -479,7 +527,7 @@ class OutputFolder:
         if path.is_symlink():
             path.unlink()
         path.symlink_to(target)
-        self._note(name, Made.of(path, self.command))
+        self._note(name, Made.of(path, self.command), undo=path.unlink)
 
 
 class LinkFolder:

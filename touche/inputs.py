@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from touche import datasets
+from touche import datasets, sources
 from touche.datasets import parse_ref
 from touche.errors import InputError, ToucheError
 
@@ -169,8 +169,8 @@ def check_input_dir(input_dir: Path, topics: Path | None = None) -> tuple[Path, 
     if not input_dir.is_dir():
         raise ToucheError("input directory not found", path=input_dir)
     if topics is not None:
-        given = topics if topics.is_file() or topics.is_absolute() else input_dir / topics
-        if not given.is_file():
+        given = topics if sources.exists(topics) or topics.is_absolute() else input_dir / topics
+        if not sources.exists(given):  # a file, or a pipe (<(cat topics.xml)), read once
             raise ToucheError(f"the topics file {topics} is neither a file nor one inside the input directory",
                               path=input_dir)
         return input_dir, given

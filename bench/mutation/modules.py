@@ -64,6 +64,23 @@ MODULES: dict[str, Listed] = {
         "reciprocal rank fusion: the ranking a fused variant submits", ("tests/test_task1_stages.py",)),
     "touche.pyterrier.frames": Listed(
         "PyTerrier frames to run files and back: stance, tie order and ranks written", ("tests/test_pyterrier.py",)),
+    # --- what a corpus holds: the readers of the files a user gives, each within its budget
+    "touche.indexing.argsme": Listed(
+        "the args.me JSON reader: which arguments are indexed, bad records, nesting and size budgets",
+        ("tests/test_budgets.py", "tests/test_readers.py")),
+    "touche.indexing.clueweb": Listed(
+        "the ClueWeb12 WARC reader: which pages are indexed and their text, a record's budget",
+        ("tests/test_budgets.py", "tests/test_task2.py")),
+    "touche.indexing.passages": Listed(
+        "the Task 2 2022 passage JSONL reader, a line's budget", ("tests/test_budgets.py", "tests/test_readers.py")),
+    "touche.indexing.sentences": Listed(
+        "the 2022 sentence CSV reader and our splitting of the 2020 JSON: which sentences pairs are made of",
+        ("tests/test_budgets.py", "tests/test_pairs.py")),
+    "touche.indexing.images": Listed(
+        "the image collection reader: an image's texts (pages, near text, alt text) and its files' budget",
+        ("tests/test_budgets.py", "tests/test_images.py")),
+    "touche.indexing.beir": Listed(
+        "args.me in BEIR's layout, a line's budget", ("tests/test_budgets.py", "tests/test_beir.py")),
     # --- what guards a user's data
     "touche.atomic": Listed(
         "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",
@@ -85,8 +102,9 @@ LEFT_OUT: dict[str, str] = {
                                 "its tests in Java (one to two minutes): left to the regressions",
     "touche.retrieval.search": "a thin bridge to the Java BatchSearcher (its scores are Lucene's); pinned by the "
                                "regressions and the re-ranking tests",
-    "touche.indexing.*": "readers and the index builder, checked by the pinned index statistics of every suite "
-                         "(documents, terms per field) rather than per line",
+    "touche.indexing.* (but the corpus readers listed)": "the index builder and its helpers, checked by the pinned "
+                                                         "index statistics of every suite (documents, terms per field) "
+                                                         "rather than per line",
     "touche.retrieval.tasks.*": "task re-ranking features: their effect is pinned by the regressions; the stance "
                                 "models' files are checked by bounds and preflight (listed)",
     "touche.cli.*": "argument plumbing over the modules above; its messages are tested command by command",

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,11 +35,12 @@ from typing import Union
 
 import pandas as pd
 
+from touche import sources
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 from touche.retrieval.evaluation.registry import (
     Measure,
-    check_trec_name,
+    check_cutoff,
     defaults_for,
     known_measures,
     parse_measure,
@@ -93,7 +93,7 @@ QrelsArg = Union[QrelsSource, Sequence[QrelsSource], Mapping[str, QrelsSource]]
 
 def _first_columns(path: Path) -> int | None:
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:
             for line in handle:
                 if line.strip():
                     return len(line.split())
@@ -112,26 +112,12 @@ def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
                          "give the run first, then the qrels (touche evaluate RUN QRELS)", path=run_path)
 
 
-_CUTOFF = re.compile(r"@([^@,()]*)$")
-
-
-MAX_CUTOFF = 100_000  # far past any run (Touché's hold at most 1,000 rows a topic), within a C int
-
-
 def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
-    """Every cut-off (``@k``) a whole number from 1 to ``MAX_CUTOFF``, before any scorer sees it:
-    pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0 divides by
-    zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long (tracebacks)."""
-    for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
-        text = value if name == "--depth" else (found.group(1) if (found := _CUTOFF.search(value)) else None)
-        if text is None:
-            continue
-        digits = text.strip()
-        if not (digits.isascii() and digits.isdigit()) or not digits.strip("0"):
-            raise ToucheError(f"the cut-off of {name} must be a positive whole number (k ≥ 1), got {text!r}")
-        if len(digits.lstrip("0")) > 6 or int(digits) > MAX_CUTOFF:
-            raise ToucheError(f"the cut-off of {name} is {text}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 "
-                              "rows a topic)")
+    """``--depth`` and every measure's cut-off (``@k``) checked before any scorer sees them
+    (``registry.cutoff_problem``: a whole number from 1 to ``MAX_CUTOFF``)."""
+    check_cutoff("--depth", str(depth))
+    for name in measures:
+        parse_measure(name)
 
 
 def _means(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
@@ -217,9 +203,10 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1. ``topics``: score the topics this
     selection keeps only (of the run and of the qrels).
     """
-    _refuse_swapped(run_path, qrels)
-    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
-                         name=_run_name(run_path))
+    with sources.reading():  # a run or qrels given as a pipe: read once, looked at twice
+        _refuse_swapped(run_path, qrels)
+        return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
+                             name=_run_name(run_path))
 
 
 def _run_name(run) -> str:
@@ -318,9 +305,7 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
     if isinstance(measures, str):
         measures = [measures]  # one measure's name, not a sequence of one-letter names
     parsed = [parse_measure(m) for m in measures] if measures is not None else None
-    check_cutoffs([m.name for m in parsed or ()], depth)
-    for measure in parsed or ():
-        check_trec_name(measure)
+    check_cutoff("--depth", str(depth))  # the names were checked whole as they were parsed
     named = [(qrels_name, load_qrels(path)) for qrels_name, path in named_qrels(qrels)]
     if topics is not None:
         named = [(qrels_name, judged.restricted(topics.keeps)) for qrels_name, judged in named]

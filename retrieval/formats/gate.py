@@ -36,6 +36,7 @@ from typing import Any, TypeGuard, Union
 import numpy as np
 import pandas as pd
 
+from touche import sources
 from touche.bounds import SCORE_LIMIT, is_number
 from touche.errors import InputError
 from touche.inputs import printable_label
@@ -90,10 +91,11 @@ def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str 
     path = Path(source)
     if path.is_dir():
         raise InputError("is a folder, not a run file", path=path)
-    if not path.is_file():
+    if not sources.exists(path):  # a file, or a pipe (<(cat run.txt))
         raise InputError("run file not found", path=path)
-    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
-    return _table(path.read_bytes(), fmt, str(path), "line")
+    with sources.reading():  # a pipe is read once, for the format's detection and the rows alike
+        fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
+        return _table(sources.read_bytes(path, "run file"), fmt, str(path), "line")
 
 
 def read_run(source: PathLike | pd.DataFrame, fmt: RunFormat | str | None = None) -> list[RunRow]:
@@ -318,7 +320,8 @@ def load_qrels(source: PathLike | pd.DataFrame | Qrels, kind: QrelsKind | str | 
     except OSError:
         stat = None
     if stat is None or not path.is_file():
-        return _read_qrels(path, kind)  # its located error (not found, a folder)
+        with sources.reading():  # a pipe is read once, for the kind's detection and the judgements alike
+            return _read_qrels(path, kind)  # or its located error (not found, a folder)
     return _cached_qrels(path.resolve(), stat.st_mtime_ns, stat.st_size, None if kind is None else parse_kind(kind))
 
 

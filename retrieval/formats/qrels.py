@@ -24,6 +24,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Union
 
+from touche import sources
 from touche.bounds import label_problem
 from touche.errors import InputError
 from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
@@ -93,7 +94,7 @@ def file_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) of a qrels file; a byte-order mark at its start is not part of the
     first topic id (one further inside is refused by ``_fields``)."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:
+        with sources.open_text(path, what="qrels file") as handle:  # a pipe: read once per command
             yield from enumerate(handle, start=1)
     except FileNotFoundError:
         raise InputError("qrels file not found", path=str(path)) from None

@@ -42,6 +42,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from touche import numbers, sources
 from touche.bounds import score_problem
 from touche.errors import InputError
 
@@ -61,10 +62,10 @@ __all__ = [
 IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
 SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+)")
 PASSAGE_ID = re.compile(r"clueweb12-\S+___[0-9]+")
-_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
+_INT = numbers.WHOLE  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
 MAX_RANK_DIGITS = 18  # ranks are 64-bit integers in every table that reads them
 # a score as the validator reads it (and float() converts it)
-SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+SCORE = numbers.DECIMAL
 WHITESPACE = re.compile(r"\s")
 
 
@@ -292,7 +293,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the first qid;
         # read as plain UTF-8 it made the first row's topic unknown, silently.
-        with open(path, encoding="utf-8-sig") as handle:
+        with sources.open_text(path, what="run file") as handle:  # a pipe: read once per command
             for number, text in enumerate(handle, start=1):
                 yield number, text
     except FileNotFoundError:

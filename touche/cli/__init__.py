@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Iterable
 from types import ModuleType
 
-from touche import guard, settings
+from touche import guard, settings, sources
 from touche.cli.commands import COMMANDS
 from touche.cli.common import apply_to_args
 from touche.errors import ToucheError
@@ -111,9 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.debug)
     try:
         settings.check_all()  # a bad environment variable is named now, not as a traceback later
-        apply_to_args(args)  # --dataset and irds:<id> inputs become paths
-        guard.check(args.files(args))  # no output replaces an input, before any work
-        return args.func(args)
+        with sources.reading():  # an input given as a pipe is read once, whoever looks at it
+            apply_to_args(args)  # --dataset and irds:<id> inputs become paths
+            guard.check(args.files(args))  # no output replaces an input, before any work
+            return args.func(args)
     except ToucheError as exc:
         if args.debug:
             traceback.print_exc()

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from touche import numbers
 from touche.atomic import is_stdout
 from touche.cli.commands import COMMANDS
 from touche.datasets import PREFIX, corpus_path, dataset, parse_ref, qrels_paths, topics_path
@@ -24,6 +25,23 @@ def add_command(sub, name: str, run, example: str) -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
     return p
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number, written in the digits 0-9 (``touche/numbers.py``): argparse's
+    ``type=int`` read ``--depth ٥`` as 5."""
+    try:
+        return numbers.whole(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def decimal_number(text: str) -> float:
+    """An option's number (``0.9``, ``1e-3``), written in the digits 0-9 (``touche/numbers.py``)."""
+    try:
+        return numbers.decimal(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def note(args, text: str, *, about=None) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from touche.atomic import write_text
-from touche.cli.common import add_command, note, selection_of, topic_options
+from touche.cli.common import add_command, note, selection_of, topic_options, whole_number
 from touche.guard import Files
 from touche.retrieval.experiments.comparison import compare_runs, format_comparison, plot_comparison
 
@@ -21,8 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("--measure", default="touche.nDCG@5", help="touche.nDCG@k, touche2021.nDCG@k or trec.<measure>")
     p.add_argument("-o", "--output", help="also write the Markdown report here (- : only there, on standard output)")
     p.add_argument("--plot", help="write a PNG bar chart of the per-topic differences (- : standard output)")
-    p.add_argument("--resamples", type=int, default=10000, help="randomization test resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=20220401, help="randomization test seed (fixed: same p every time)")
+    p.add_argument("--resamples", type=whole_number, default=10000, help="randomization test resamples (default 10000)")
+    p.add_argument("--seed", type=whole_number, default=20220401,
+                   help="randomization test seed (fixed: same p every time)")
     topic_options(p)
 
 

@@ -37,6 +37,7 @@ from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.suite import run_suite
+from touche.specs.weights import MIN_WEIGHT, RRF_MAX_K, WeightKey
 from touche.yamlfiles import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,14 +75,27 @@ Every YAML file (variants, suites, sweeps) and every `--set` value is read the s
 
 - **YAML 1.2's core schema**: `010` is ten, `0o17` and `0x1f` octal and hexadecimal, `yes`,
   `off` and `12:30` are text, no timestamps are made. A key given twice in one mapping is an error.
+  Numbers are written in the digits 0-9 (`touche/numbers.py`), also under an explicit `!!int` or
+  `!!float`; YAML 1.1's other types (`!!binary`, `!!timestamp`, `!!set`, `!!omap`, `!!pairs`) are
+  refused: `tag: !!binary aGVsbG8=` once became the tag `hello`.
 - **Merge keys (`<<: *anchor`) are YAML 1.1, not 1.2, and are refused**: put the shared settings
   in a file of their own and name it with `extends:`.
 - **A budget**: a document holds at most {bytes:,} characters, {nodes:,} values once its aliases
   (`*name`) are expanded, {aliases} aliases, nesting {depth} levels deep, and integers of at most
   {digits} digits. Beyond any of these it is refused before it is built, naming the file and line
   (an alias nest of nine lists nine deep once ran 90 s and took 2.4 GB). No configuration comes near.
+
+## Weights
+
+A key marked *weight* below is 0 (its term switched off) or at least {min_weight:.3g} in size
+(2^-23: scores are 32-bit floats, Lucene's and a run file's, and a smaller weight is lost beside a
+term of weight 1 or shrinks every score towards 0). The weights of one formula (a section says
+"One formula: …") are not all 0, nor are all of a `field_weights`, `text_weights` or rrf
+`weights`, and rrf's `k` is at most {rrf_max_k:,}: otherwise every hit gets one score
+and the run is ordered by document id, which no evaluation tells from a ranking
+(`touche/specs/weights.py`).
 """.format(bytes=MAX_YAML_BYTES, nodes=MAX_YAML_NODES, aliases=MAX_ALIASES, depth=MAX_YAML_DEPTH,
-           digits=MAX_INT_DIGITS)
+           digits=MAX_INT_DIGITS, min_weight=MIN_WEIGHT, rrf_max_k=RRF_MAX_K)
 
 
 @dataclass
@@ -231,6 +245,8 @@ def allowed_text(info: FieldInfo) -> str:
         parts.append(f"{'≥' if low[1] == '[' else '>'} {low[0]}")
     elif high:
         parts.append(f"{'≤' if high[1] == ']' else '<'} {high[0]}")
+    if any(isinstance(m, WeightKey) for m in meta):
+        parts.append("weight")
     for m in meta:
         if isinstance(m, annotated_types.MinLen) and m.min_length:
             parts.append(f"at least {m.min_length} item{'s' if m.min_length > 1 else ''}")
@@ -284,6 +300,8 @@ def render_section(s: Section, file_title: str) -> str:
     doc = _docstring(s.model)
     if doc:
         lines += [" ".join(p.split()) + "\n" for p in doc.split("\n\n")]
+    if formula := getattr(s.model, "formula", ()):
+        lines += [f"One formula: {', '.join(f'`{n}`' for n in formula)} are not all 0.\n"]
     if not s.rows:
         lines += ["*(accepts no keys yet)*", ""]
         return "\n".join(lines)

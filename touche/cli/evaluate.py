@@ -6,12 +6,14 @@ import glob
 import sys
 from pathlib import Path
 
+from touche import sources
 from touche.atomic import is_stdout, write_text
-from touche.cli.common import add_command, note, selection_of, topic_options
+from touche.cli.common import add_command, note, selection_of, topic_options, whole_number
 from touche.errors import InputError
 from touche.guard import Files
 from touche.indexing.corpora import held_documents, open_corpus
 from touche.inputs import distinct_labels, expand_qrels, parse_named_qrels, split_named
+from touche.retrieval.evaluation.registry import split_measures
 from touche.retrieval.evaluation.report import score_report
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.tasks import corpus_format_of
@@ -32,7 +34,7 @@ def add_parser(sub) -> None:
                                       "touche.nDCG@k is the Touché 2022 evaluator's (cut by rank, unjudged dropped); "
                                       "touche2021.nDCG@k orders by score as the 2021 leaderboard did; a name "
                                       "without prefix is ir_measures' (unjudged count as 0), as trec.<name>")
-    p.add_argument("--depth", type=int, default=5, help="cut-off k of the default nDCG@k (default 5)")
+    p.add_argument("--depth", type=whole_number, default=5, help="cut-off k of the default nDCG@k (default 5)")
     p.add_argument("--per-topic", action="store_true",
                    help="a row per topic and run, then the means (as trec_eval -q), in the Markdown and LaTeX tables")
     p.add_argument("--csv", metavar="FILE", help="also write every value, per topic and the means (query_id all), as "
@@ -61,19 +63,26 @@ def runs_and_qrels(args) -> tuple[list[str], list[str]]:
     what is wrong), anything else qrels; a pattern that names no file is expanded."""
     if getattr(args, "_split", None) is not None:
         return args._split
-    runs: list[str] = []
-    qrels: list[str] = []
+    kinds: list[tuple[str, str | None]] = []  # (item, "run" | "qrels" | None: no such file)
     for item in args.inputs:
         name, path = split_named(item)
         if name or path.startswith("irds:"):
-            qrels.append(item)
+            kinds.append((item, "qrels"))
             continue
         matches = sorted(glob.glob(path)) if GLOB & set(path) and not Path(path).exists() else [path]
         if not matches:
             raise InputError(f"no file matches {path!r}")
         for match in matches:
-            (runs if _columns(match) > QRELS_COLUMNS else qrels).append(match)
-    runs += args.also or []
+            kind = None if not (sources.exists(match) or Path(match).is_dir()) else \
+                "run" if _columns(match) > QRELS_COLUMNS else "qrels"
+            kinds.append((match, kind))
+    for place, (item, kind) in enumerate(kinds):
+        if kind is None:  # runs come first: a missing file before qrels was meant as a run, after runs as qrels
+            later, earlier = {k for _, k in kinds[place + 1:]}, {k for _, k in kinds[:place]}
+            what = "run file" if "qrels" in later else "qrels file" if "run" in earlier else "run or qrels file"
+            raise InputError(f"{what} not found (the runs come first, then the qrels)", path=item)
+    runs = [item for item, kind in kinds if kind == "run"] + (args.also or [])
+    qrels = [item for item, kind in kinds if kind == "qrels"]
     qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
     if not runs:
         raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "
@@ -89,7 +98,7 @@ def _columns(path: str) -> int:
     """The fields of a file's first non-blank line (0 for a folder or an unreadable file: then the
     qrels reader says what is wrong with it)."""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:  # a pipe: read once, kept for its reader
             for line in handle:
                 if line.strip():
                     return len(line.split())
@@ -101,7 +110,7 @@ def _columns(path: str) -> int:
 def run(args) -> int:
     runs, qrels_items = runs_and_qrels(args)
     qrels = parse_named_qrels(qrels_items)
-    measures = args.measures.split(",") if args.measures else None
+    measures = split_measures(args.measures) if args.measures else None
     selection = selection_of(args)
     labels = distinct_labels(runs, what="run file")  # c1/run.txt and st2/run.txt stay two rows
     if args.restrict and not args.corpus:

@@ -3,12 +3,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.cli.common import add_command, dataset_option, note, selection_of, topic_options
+from touche.cli.common import (
+    add_command,
+    dataset_option,
+    decimal_number,
+    note,
+    selection_of,
+    topic_options,
+    whole_number,
+)
 from touche.errors import ToucheError
 from touche.guard import Files
 from touche.inputs import distinct_labels, parse_named_qrels, resolve_input, split_named
 from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
-from touche.retrieval.evaluation.registry import leaderboard_measures
+from touche.retrieval.evaluation.registry import leaderboard_measures, split_measures
 from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMPLES, SIGNIFICANCE_TESTS
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.qrels import QrelsKind
@@ -28,7 +36,7 @@ def add_parser(sub) -> None:
     p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP,
+    p.add_argument("--top", type=whole_number, default=DEFAULT_TOP,
                    help=f"documents shown per run and topic (default {DEFAULT_TOP})")
     p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
                                       "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
@@ -36,12 +44,12 @@ def add_parser(sub) -> None:
     p.add_argument("--test", choices=tuple(SIGNIFICANCE_TESTS), default="randomization",
                    help="paired significance test against the baseline (default randomization; stance F1, one "
                         "value over all rows, is always tested by swapping predictions topic by topic)")
-    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+    p.add_argument("--resamples", type=whole_number, default=DEFAULT_RESAMPLES,
                    help=f"randomization test resamples (default {DEFAULT_RESAMPLES:,}; every sign flip is enumerated "
                         "up to 16 topics): its p is never below 2 / (resamples + 1), which the page says beside p")
     p.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm",
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
-    p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
+    p.add_argument("--rbo-p", type=decimal_number, default=DEFAULT_PERSISTENCE,
                    help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
     p.add_argument("--markdown", metavar="FILE",
                    help="also write the overview as a Markdown table (- : standard output)")
@@ -72,7 +80,7 @@ def run(args) -> int:
     exports = {kind: path for kind in ("markdown", "latex", "csv") if (path := getattr(args, kind))}
     path = write_explorer(args.runs, qrels, Path(args.output), corpus=corpus, corpus_format=args.corpus_format,
                           topics=topics, baseline=_baseline(args), top=args.top,
-                          measures=args.measures.split(",") if args.measures else None, progress=True,
+                          measures=split_measures(args.measures) if args.measures else None, progress=True,
                           test=args.test, correction=args.correction, rbo_p=args.rbo_p, exports=exports,
                           resamples=args.resamples, selection=selection_of(args), headers=args.header)
     for kind, written in exports.items():

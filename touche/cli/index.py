@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from touche.cli.common import add_command, dataset_option, overrides, variant_options
+from touche.cli.common import add_command, dataset_option, overrides, variant_options, whole_number
 from touche.config import load_variant
 from touche.datasets import check_corpus_format
 from touche.errors import ToucheError
@@ -21,9 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     dataset_option(p)
     p.add_argument("--index-root")  # its help: SHARED_HELP in touche/cli/__init__.py
-    p.add_argument("--shards", type=int, metavar="N",
+    p.add_argument("--shards", type=whole_number, metavar="N",
                    help="build the index as N shards in parallel processes, searched as one (docs/performance.md)")
-    p.add_argument("--shard", type=int, metavar="K",
+    p.add_argument("--shard", type=whole_number, metavar="K",
                    help="with --shards N: build only shard K (0-based), e.g. one per machine; a later "
                         "'touche index --shards N' assembles the N shards")
     p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",

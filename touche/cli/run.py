@@ -47,8 +47,11 @@ def run(args) -> int:
         session.write(result, Path(args.output))
     finally:
         session.close()
-    note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(result.ranking)} topics "
-               f"in {result.seconds:.1f} s")
+    topics = [t.number for t in session.topics]
+    found = [t for t in topics if result.ranking.get(t)]
+    missing = f"; none for topic {', '.join(t for t in topics if t not in found)}" if len(found) < len(topics) else ""
+    note(args, f"{args.output}: {sum(len(h) for h in result.ranking.values())} hits for {len(found)} of {len(topics)} "
+               f"topics{missing} in {result.seconds:.1f} s")
     if args.qrels:  # scored as written, from memory: a pipe or standard output is never read back
         scored = score_run(result.written, parse_named_qrels(args.qrels), topics=selection)
         note(args, Report.of({loaded.name: scored}).markdown())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from touche.cli.common import add_command
+from touche.cli.common import add_command, whole_number
 from touche.guard import Files
 from touche.inputs import parse_named_qrels, split_named
 from touche.retrieval.experiments.robust import criterion_named
@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
     p.add_argument("-t", "--topics", help="topics XML (default: the sweep's topics:)")
     p.add_argument("--qrels", action="append", metavar="NAME=PATH", help="qrels instead of the sweep's (repeatable)")
     p.add_argument("--index-root")
-    p.add_argument("--limit", type=int, help="run at most this many unfinished points now")
+    p.add_argument("--limit", type=whole_number, help="run at most this many unfinished points now")
     p.add_argument("--dry-run", action="store_true", help="list the points (done/todo) and stop")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--ray", nargs="?", const=True, default=None, metavar="ADDRESS",

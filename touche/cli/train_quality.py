@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.atomic import is_stdout
-from touche.cli.common import add_command, model_output, note
+from touche.cli.common import add_command, decimal_number, model_output, note
 from touche.guard import Files
 from touche.paths import shared_touche_dir
 from touche.retrieval.stages.quality.model import MODEL_FILE, cross_validated_pearson, save, train
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                         "uses it with rerank: [{name: quality_model, model: FILE}]")
     p.add_argument("--replace-shipped", action="store_true",
                    help="write the model the package ships (what maintainers do after changing the features)")
-    p.add_argument("--l2", type=float, default=1.0, help="ridge penalty (default 1.0)")
+    p.add_argument("--l2", type=decimal_number, default=1.0, help="ridge penalty (default 1.0)")
 
 
 def run(args) -> int:

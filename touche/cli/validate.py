@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
+from touche import sources
 from touche.cli.common import add_command
 from touche.errors import ToucheError
 from touche.guard import Files
@@ -31,7 +31,7 @@ def run(args) -> int:
         except ToucheError as exc:
             print(f"{path}:{exc.where.removeprefix('line ') + ':' if exc.where else ''} error: {exc.message}")
             print(f"{path}: not checked: it cannot be read as a run")
-            status = 2 if not Path(path).is_file() else max(status, 1)
+            status = 2 if not sources.exists(path) else max(status, 1)
             continue
         errors = [p for p in problems if p.is_error]
         warnings = [p for p in problems if not p.is_error]

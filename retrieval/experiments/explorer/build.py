@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from touche import guard
+from touche import guard, sources
 from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
@@ -141,12 +141,12 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
     digests: dict[str, str] = {}  # content → the first run that has it
     folded: dict[str, str] = {}
     for path in files:
-        if not path.is_file():
+        if not sources.exists(path):  # a file, or a pipe (read once: sources.reading)
             raise InputError("run file not found", path=path)
-    sizes = [path.stat().st_size for path in files]
+    sizes = [len(sources.read_bytes(path)) if sources.is_stream(path) else path.stat().st_size for path in files]
     for label, path, size in zip(labels, files, sizes):
         # only a file of another's size can be its copy: the others are not hashed
-        digest = hashlib.sha256(path.read_bytes()).hexdigest() if sizes.count(size) > 1 else f"size {size}"
+        digest = hashlib.sha256(sources.read_bytes(path)).hexdigest() if sizes.count(size) > 1 else f"size {size}"
         if digest in digests:  # run.txt beside its variant's file: one run, shown once (and tested once)
             folded[label] = digests[digest]
             log.warning("note: %s is a byte copy of %s: shown once", path, files[labels.index(digests[digest])])

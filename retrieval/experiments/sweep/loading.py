@@ -142,7 +142,7 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             loaded = load_variant(base, point.overrides)
         except ConfigError as exc:
             raise ConfigError(f"point {point.number} ({point.describe()}) of the sweep gives an invalid variant: "
-                              f"{exc.message}", path=path, where=f"base {exc.path}") from None
+                              f"{exc.message}", path=path, where=f"base {exc.path or base}") from None
         variants.append(loaded)
     checked = set()
     for point, loaded in zip(points, variants):  # model files load now, not after the first set ran

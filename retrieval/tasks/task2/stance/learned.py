@@ -63,6 +63,7 @@ from touche.retrieval.tasks.task2.stance.patterns import (
     takes_stance,
 )
 from touche.retrieval.tasks.task2.stance.registry import MODEL_FILE  # noqa: E402 (one place says where it lies)
+from touche.sources import regular_file
 from touche.specs.task2 import RerankSpec, StanceSpec
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
@@ -339,12 +340,8 @@ class StanceModel:
 
 
 def load(path: Path = MODEL_FILE) -> StanceModel:
-    path = Path(path)
-    try:
-        stat = path.stat()
-    except OSError:
-        raise InputError("the stance model file does not exist (write one with `touche train-stance -o FILE`)",
-                         path=path) from None
+    path = regular_file(path, "stance model file", "write one with `touche train-stance -o FILE`")
+    stat = path.stat()
     return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
