@@ -329,14 +329,3 @@ def unpack(archive: zipfile.ZipFile, folder: Path, *, on_member: Callable[[int],
             archive.extract(member, root)
         if on_member is not None:
             on_member(member.file_size)
-
-
-def place_folder(source: Path, target: str | os.PathLike) -> Path:
-    """Move the finished folder ``source`` (built in a temporary of the caller's) to ``target``,
-    which must not exist: nothing is replaced (a new index of a user's documents)."""
-    target = Path(target)
-    if target.exists() or target.is_symlink():
-        raise ToucheError("exists: give a new path (nothing is replaced)", path=target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.rename(source, target)
-    return target

@@ -335,7 +335,7 @@ def owned_database(path: Path) -> Path:
     if not folder.adopt(path.name, _is_encodings_database, in_place=True):
         raise ToucheError(f"is {folder.foreign(path.name)}: the encodings cache is kept only in a file touche made; "
                           "remove or rename it", path=path)
-    return path
+    return folder.path / path.name
 
 
 class EncodingCache:

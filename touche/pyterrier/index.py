@@ -20,11 +20,12 @@ import pandas as pd
 import pyterrier as pt
 
 from touche import api
-from touche.atomic import atomic_open, place_folder, write_text
+from touche.atomic import atomic_open
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError
-from touche.indexing.builder import META_FILE, ensure_index
-from touche.indexing.corpora import source_class
+from touche.guard import named_location
+from touche.indexing.builder import META_FILE, build_index
+from touche.indexing.corpora import check_fields, open_corpus, source_class
 from touche.progress import progress_bar
 from touche.pyterrier.frames import (
     answerable,
@@ -262,24 +263,27 @@ class Indexer(pt.Indexer):
                              f"not {self.loaded.variant.corpus.format!r}", path=self.loaded.path)
 
     def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:
+        """Index the documents into the new folder ``path``, placed there by the guard when whole
+        (nothing is replaced: a folder, file or link there is refused before any document is read)."""
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
+        folder = named_location(self.path.parent, "folder of the index")
+        variant = self.loaded.variant
+        with tempfile.TemporaryDirectory(prefix="touche-documents-") as work:
             corpus = Path(work) / "documents.jsonl"
             with atomic_open(corpus, "w") as out:
-                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False), start=1):
+                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False),
+                                             start=1):
                     docno, text = doc.get("docno"), doc.get(self.text_field)
                     if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "
                                          f"'{self.text_field}', got keys {sorted(doc)}")
                     out.write(json.dumps({"id": docno, "contents": text}, ensure_ascii=False) + "\n")
-            built = ensure_index(self.loaded.variant, corpus, Path(work) / "indexes", base_dir=self.loaded.path.parent,
-                                 progress=True)
-            meta = json.loads((built.path / META_FILE).read_text(encoding="utf-8"))
-            meta["corpus"]["path"] = None  # the iterator's documents live in the index alone
-            write_text(built.path / META_FILE, json.dumps(meta, indent=2))
-            place_folder(built.path, self.path)
+            source = open_corpus(variant.corpus.format, corpus, skip_bad_records=variant.corpus.skip_bad_records)
+            check_fields(source, variant.index.fields)
+            # the iterator's documents live in the index alone: no corpus path to describe
+            build_index(source, variant.analyzer, variant.index, self.path, base_dir=self.loaded.path.parent,
+                        progress=True, extra_meta={"corpus": {**source.describe(), "path": None}}, folder=folder)
         return Index(self.path)
 
 
