@@ -70,8 +70,7 @@ def index_paths(path: Path, meta: dict | None = None) -> list[Path]:
     """An index directory → the Lucene directories it consists of (its shards, if sharded)."""
     path = Path(path)
     if meta is None:
-        meta_path = path / META_FILE
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        meta = _description(path / META_FILE) if (path / META_FILE).is_file() else {}
     shards = meta.get("shards")
     return [path / name for name in shards] if shards else [path]
 
@@ -88,7 +87,20 @@ def open_index(path: Path) -> IndexInfo | None:
     meta_path = path / META_FILE
     if not meta_path.is_file():
         return None
-    return IndexInfo(path, json.loads(meta_path.read_text()))
+    return IndexInfo(path, _description(meta_path))
+
+
+def _description(meta_path: Path) -> dict:
+    """A finished index's touche-index.json, or a located error when it is no description."""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ToucheError(f"cannot read this index's description ({exc}): restore it, or remove the index's folder "
+                          "to build it again", path=meta_path) from None
+    if not isinstance(meta, dict):
+        raise ToucheError("this index's description is no JSON object: restore it, or remove the index's folder to "
+                          "build it again", path=meta_path)
+    return meta
 
 
 def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
@@ -268,9 +280,10 @@ def check_shards(target: Path, n: int, missing: list[int]) -> OutputFolder:
         name = shard_dir(target, k, n).name
         if k in missing:
             free_place(home, name, f"shard {k} of {n}")
-        elif not home.ours(name):
-            raise ToucheError(f"shard {k} of {n} is {home.foreign(name)}: touche moves into an index only the shards "
-                              "it built; remove it and build it again", path=home.path / name)
+        elif not home.intact(name):
+            why = home.foreign(name) or "not the folder touche built"
+            raise ToucheError(f"shard {k} of {n} is {why}: touche moves into an index only the shards it built; "
+                              "remove it and build it again", path=home.path / name)
     return home
 
 

@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -154,13 +155,18 @@ def _entry(cache_dir: Path, digest: str, ocr: OcrEngine) -> Path:
 
 
 def _read_entry(entry: Path) -> Lines | None:
+    """The entry's lines; None when there is none to read: missing, damaged (recognised again and
+    rewritten, if it is the toolkit's), or no file in a real folder (a pipe would block the read, a
+    link would pass someone's file off as a result)."""
     try:
+        if not (stat.S_ISDIR(os.lstat(entry.parent).st_mode) and stat.S_ISREG(os.lstat(entry).st_mode)):
+            return None
         data = json.loads(entry.read_text(encoding="utf-8"))
         return [[(str(word), float(conf)) for word, conf in line] for line in data["lines"]]
-    except FileNotFoundError:
+    except OSError:
         return None
     except (ValueError, KeyError, TypeError):
-        return None  # a damaged entry is recognised again and overwritten
+        return None
 
 
 def cached_text(image: Path, *, cache_dir: Path | None = None, ocr: OcrEngine | None = None,

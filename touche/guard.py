@@ -371,13 +371,16 @@ class OutputFolder:
 
     def _await_record(self, name: str) -> None:
         """A folder made a moment ago by another process of the same command (two sweep workers
-        filling one cache) is recorded by it right after: read the record again for a second
-        before taking the folder for someone else's."""
+        filling one cache) is recorded by it right after, before anything is put in it: read the
+        record again for a second before taking a new, empty folder for someone else's."""
         try:
             info = os.lstat(self.path / name)
+            if not stat.S_ISDIR(info.st_mode) or time.time() - info.st_ctime > RECENT:
+                return
+            with os.scandir(self.path / name) as entries:
+                if next(entries, None) is not None:
+                    return
         except OSError:
-            return
-        if not stat.S_ISDIR(info.st_mode) or time.time() - info.st_ctime > RECENT:
             return
         for _ in range(20):
             self.made = read_record(self.path)
@@ -453,12 +456,20 @@ class OutputFolder:
             os.replace(temporary, path)
         self._note(name, Made.of(path, self.command, in_place=in_place))
 
-    def take(self, name: str, into: Path) -> None:
-        """Move the entry ``name``, the command's own and unchanged, to ``into`` (a temporary being
-        built: finished shards moved into their index)."""
+    def intact(self, name: str) -> bool:
+        """Whether ``name`` is the command's own and, a folder, the very folder it made (its inode):
+        what may be moved whole elsewhere, contents and all."""
         if not self.ours(name):
-            raise ToucheError(f"{name} in the {self.what} is {self.foreign(name) or 'missing'}; {self.command} moves "
-                              "only what it made", path=self.path / name)
+            return False
+        entry = self.made[name]
+        return entry.kind != "folder" or os.lstat(self.path / name).st_ino == entry.inode
+
+    def take(self, name: str, into: Path) -> None:
+        """Move the entry ``name``, the command's own and ``intact``, to ``into`` (a temporary being
+        built: finished shards moved into their index)."""
+        if not self.intact(name):
+            raise ToucheError(f"{name} in the {self.what} is {self.foreign(name) or 'not the folder it made'}; "
+                              f"{self.command} moves only what it made", path=self.path / name)
         os.rename(self.path / name, into)
         self._note(name, None)
 
