@@ -29,11 +29,14 @@ LOCKS = frozenset({".touche.lock", ".sweep.lock"})
 BOOKKEEPING = frozenset({RECORD, *LOCKS, *OLD_RECORDS})
 
 
+BLOCK = 1 << 20  # bytes read at a time to hash a file: any size gives the same digest
+
+
 def _content_digest(path: Path) -> str:
     """The SHA-256 of the file's content."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
+        while block := handle.read(BLOCK):
             digest.update(block)
     return digest.hexdigest()
 
@@ -94,8 +97,9 @@ class Made:
             return False
 
     def line(self, name: str) -> str:
-        fields = {k: v for k, v in self.__dict__.items() if k != "earlier" and v not in ("", 0, False)}
-        return json.dumps({"name": name, **fields}, ensure_ascii=False) + "\n"
+        fields = {k: v for k, v in self.__dict__.items() if v not in ("", 0, False)}
+        fields.pop("earlier", None)  # a growing file's earlier states are lines of their own (lines())
+        return json.dumps({"name": name, **fields}) + "\n"
 
     def lines(self, name: str) -> list[str]:
         """The record's lines for this entry, a growing file's earlier states first."""
@@ -114,7 +118,7 @@ def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]
     with open(path, "rb") as handle:
         for length, sha in wanted:
             while done < length:
-                block = handle.read(min(1 << 20, length - done))
+                block = handle.read(min(BLOCK, length - done))
                 if not block:
                     return False
                 digest.update(block)
@@ -124,7 +128,7 @@ def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]
         if matched is None:
             return False
         handle.seek(matched)
-        return _appended_lines(handle.read(size - matched))
+        return _appended_lines(handle.read())
 
 
 def _appended_lines(tail: bytes) -> bool:
