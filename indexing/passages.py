@@ -35,11 +35,6 @@ class Passage:
     contents: str
     chatnoir_url: str = ""
 
-    @property
-    def document_id(self) -> str:
-        """The ClueWeb12 document the passage was cut from."""
-        return self.id.split("___", 1)[0]
-
     def to_json(self) -> str:
         return json.dumps({"id": self.id, "contents": self.contents, "chatNoirUrl": self.chatnoir_url},
                           ensure_ascii=False)

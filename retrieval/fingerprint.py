@@ -1,6 +1,6 @@
 """What a run reads, as one digest: reuse a finished result only while none of it changed.
 
-A sweep point (retrieval/experiments/sweep.py) is reused when its key is unchanged. The key must
+A sweep point (retrieval/experiments/sweep/loading.py) is reused when its key is unchanged. The key must
 cover everything the run reads besides the index: the validated variant, the contents of every
 file its analyzer and its stages read (a stoplist, a model file), and, for a fusion stage, the
 same of every variant it fuses, all the way down. An edited ``other.yaml`` fused by ``rrf`` once

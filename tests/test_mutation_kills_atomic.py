@@ -5,7 +5,7 @@ another user's process counts as alive; ``fsync=True`` syncs the complete text b
 ``check`` that refuses leaves the old output (a file or standard output) untouched; a text-only
 standard output gets the text in its encoding; a block device is refused; a named pipe nobody reads
 is refused after ``TOUCHE_PIPE_WAIT`` seconds without spinning, one read late and slowly gets every
-byte; ``write_bytes``, ``copy_file``, and ``atomic_directory`` do what they say."""
+byte; ``write_bytes`` and ``atomic_directory`` do what they say."""
 from __future__ import annotations
 
 import contextlib
@@ -24,12 +24,11 @@ from touche.atomic import (
     atomic_directory,
     atomic_open,
     check_output,
-    copy_file,
-    is_temporary_of,
     output_kind,
     process_alive,
     remove_stale_temporaries,
     temporary_name,
+    temporary_owner,
     write_bytes,
     write_text,
 )
@@ -144,9 +143,9 @@ def test_another_users_process_counts_as_alive():
 def test_a_temporary_is_recognised_as_its_outputs_only(tmp_path):
     path = tmp_path / "run.txt"
     temporary = temporary_name(path)
-    assert is_temporary_of(temporary, path) is True
-    assert is_temporary_of(temporary, tmp_path / "run.txt.gz") is False
-    assert is_temporary_of(tmp_path / ".run.txt.999999.backup.tmp", path) is False
+    assert temporary_owner(temporary, "run.txt") == os.getpid()
+    assert temporary_owner(temporary, "run.txt.gz") is None
+    assert temporary_owner(tmp_path / ".run.txt.999999.backup.tmp", "run.txt") is None
 
 
 # --------------------------------------------------------------------------- the write itself
@@ -266,14 +265,6 @@ def test_write_bytes_writes_the_bytes_and_returns_the_path(tmp_path):
     data = bytes(range(256))
     assert write_bytes(str(tmp_path / "model.bin"), data) == tmp_path / "model.bin"
     assert (tmp_path / "model.bin").read_bytes() == data
-
-
-def test_copy_file_copies_every_byte_and_returns_the_target(tmp_path):
-    source = tmp_path / "primary.txt"
-    source.write_bytes(b"1 Q0 d 1 1.0 t\r\n\x00\xff" * 5000)
-    target = tmp_path / "out" / "run.txt"
-    assert copy_file(source, str(target)) == target
-    assert target.read_bytes() == source.read_bytes()
 
 
 def test_atomic_directory_builds_in_a_hidden_folder_and_renames_it_into_place(tmp_path):

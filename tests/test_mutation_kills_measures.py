@@ -5,6 +5,8 @@ rows a family reads, which measure a table ranks by, trec_eval's per-topic value
 labels, image precision per topic."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from shared import require_shared
 
@@ -97,9 +99,12 @@ def test_image_precision_per_topic_in_topic_order():
 
 # --------------------------------------------------------------------------- measures.py
 def test_names_as_ir_measures_users_write_them():
-    from touche.retrieval.evaluation.measures import ir_measures_name
-    assert ir_measures_name("nDCG@5") == "trec.nDCG@5" and ir_measures_name("touche.nDCG@5") == "touche.nDCG@5"
-    assert ir_measures_name("quality:P@10") == "quality:trec.P@10"
+    """A bare nDCG@5 is trec_eval's (unjudged documents count as 0); Touché's is touche.nDCG@5."""
+    def label(name):
+        measure = parse_measure(name)
+        return measure.label(measure.qrels)
+    assert label("nDCG@5") == "trec.nDCG@5" and label("touche.nDCG@5") == "touche.nDCG@5"
+    assert label("quality:P@10") == "quality:trec.P@10"
 
 
 @pytest.mark.parametrize("name", ["touche.nDCG@0", "trec.P@\u0665", "touche.nDCG@00"])
@@ -126,6 +131,21 @@ def test_several_qrels_frames_need_names():
         named_qrels([frame, frame])
     assert [name for name, _ in named_qrels(["x/task1-relevance.qrels", "x/task1-quality.qrels"])] == \
         ["relevance", "quality"]
+
+
+def test_qrels_are_named_from_one_source_a_list_or_a_mapping(tmp_path):
+    import pandas as pd
+
+    from touche.retrieval.evaluation.measures import named_qrels
+    from touche.retrieval.formats.qrels import Qrels, QrelsKind
+    qrels = Qrels(QrelsKind.GRADED, {"1": {"a": 1}}, "q")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
+    assert named_qrels("q.txt") == [(None, Path("q.txt"))]
+    assert named_qrels(tmp_path) == [(None, tmp_path)]
+    assert named_qrels(qrels) == [(None, qrels)]
+    assert [name for name, _ in named_qrels(frame)] == [None]
+    assert named_qrels({"relevance": "r.txt", "quality": frame}) == [("relevance", Path("r.txt")), ("quality", frame)]
+    assert named_qrels(["a/r.txt", "b/r.txt"]) == [("a/r", Path("a/r.txt")), ("b/r", Path("b/r.txt"))]
 
 
 def test_rows_without_a_file_are_read_in_their_format():

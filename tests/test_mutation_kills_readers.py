@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from touche.errors import InputError
-from touche.retrieval.formats.gate import frame_format, load_qrels, load_run, named_sources
-from touche.retrieval.formats.qrels import Qrels, QrelsKind, parse_kind, read_graded_qrels
+from touche.retrieval.formats.gate import frame_format, load_qrels, load_run
+from touche.retrieval.formats.qrels import QrelsKind, parse_kind, read_graded_qrels
 from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
 from touche.retrieval.formats.runwriter import ranked_rows, write_run
 
@@ -64,18 +64,6 @@ def test_a_qrels_file_is_parsed_once_per_version(tmp_path):
     assert load_qrels(path) is first
     path.write_text("1 0 a 1\n1 0 b 2\n")
     assert load_qrels(path) is not first and load_qrels(path).judgments == {"1": {"a": 1, "b": 2}}
-
-
-def test_qrels_are_named_from_one_source_a_list_or_a_mapping(tmp_path):
-    qrels = Qrels(QrelsKind.GRADED, {"1": {"a": 1}}, "q")
-    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]})
-    assert list(named_sources("q.txt")) == [(None, "q.txt")]
-    assert list(named_sources(tmp_path)) == [(None, tmp_path)]
-    assert list(named_sources(qrels)) == [(None, qrels)]
-    assert [name for name, _ in named_sources(frame)] == [None]
-    assert list(named_sources({"relevance": "r.txt", "quality": "q.txt"})) == [("relevance", "r.txt"),
-                                                                            ("quality", "q.txt")]
-    assert list(named_sources(["r.txt", "q.txt"])) == [(None, "r.txt"), (None, "q.txt")]
 
 
 # --------------------------------------------------------------------------- qrels

@@ -1,7 +1,8 @@
 """The mutation run's own guarantees (bench/mutation): which mistakes it makes, that a survivor's
-key names the same mistake across edits elsewhere, that every listed equivalent still names a
-mutant of today's module (a stale entry would hide a new survivor) and that equivalents stay
-within 10 % of a module's sites, and that a module listed has its fallback tests."""
+key names the same mistake across edits elsewhere, that the run reports and fails on a listed
+equivalent that no longer names a mutant of today's module (a stale entry would hide a new
+survivor; the suite never reads the lists against the source, so an edit that keeps behaviour
+turns no test red), and that a module listed has its fallback tests."""
 from __future__ import annotations
 
 import textwrap
@@ -11,7 +12,6 @@ import pytest
 import yaml
 
 from bench.mutation import results as mutation_results
-from bench.mutation.__main__ import EQUIVALENT_SHARE
 from bench.mutation.copied import module_path
 from bench.mutation.modules import MODULES, fallback_tests
 from bench.mutation.results import equivalents
@@ -78,18 +78,41 @@ def test_a_key_survives_edits_elsewhere_and_twins_on_a_line_are_told_apart(tmp_p
     assert len(twins) == 2 and len(set(twins)) == 2 and any(k.endswith("#1") for k in twins)
 
 
-def test_every_listed_equivalent_names_a_mutant_of_the_module_today_within_the_share():
+def test_every_equivalents_file_is_of_a_listed_module_and_says_why():
     known = equivalents()
-    by_module: dict[str, list[str]] = {}
-    for key in known:
-        by_module.setdefault(key.split(":", 1)[0], []).append(key)
-    for module, keys in by_module.items():
-        assert module in MODULES, f"{module} has equivalents but is not a listed module"
-        mutants = {m.key for m in mutants_of(module, module_path(module))[1]}
-        stale = [k for k in keys if k not in mutants]
-        assert not stale, f"{module}: equivalents no longer among its mutants: {stale}"
-        assert len(keys) <= EQUIVALENT_SHARE * len(mutants), f"{module}: {len(keys)} equivalents"
+    assert {key.split(":", 1)[0] for key in known} <= set(MODULES)
     assert all(why.strip() for why in known.values())
+
+
+def test_an_equivalent_whose_line_was_edited_fails_the_run_not_the_suite(tmp_path, monkeypatch, capsys):
+    """The run judges the lists against today's source: an edited line leaves its key naming no
+    mutant, which the run says at once and in its report, and exits 1 for."""
+    from bench.mutation import __main__ as tool
+    from bench.mutation.lines import LineMap
+    from bench.mutation.results import stale_equivalents
+    path = tmp_path / "small.py"
+    [total] = [m for m in _small(tmp_path) if m.source_line == "    total = x"]
+    known = {total.key: "why", "other:0123456789ab": "another module's"}
+    monkeypatch.setattr(tool, "module_path", lambda module, *_: path)
+    monkeypatch.setattr(tool, "line_map", lambda *_, **__: (LineMap(), 0.0))  # no test runs any line
+    monkeypatch.setattr(tool, "test_files", lambda: [])
+    monkeypatch.setattr(tool, "fallback_tests", lambda module, root: ())
+    monkeypatch.setattr(tool, "equivalents", lambda modules: known)
+    said = []
+
+    def run():
+        said.clear()
+        return tool.run(["small"], parallel=1, sample=None, seed=1, fresh=True, say=said.append)
+
+    assert run()["report"]["small"].stale == [] and not any("no longer name" in s for s in said)
+    path.write_text(SMALL.replace("LIMIT = 3", "LIMIT = 4"), encoding="utf-8")
+    assert stale_equivalents("small", mutants_of("small", path)[1], known) == []  # an edit elsewhere keeps it
+    path.write_text(SMALL.replace("total = x", "total = int(x)"), encoding="utf-8")
+    outcome = run()
+    assert outcome["report"]["small"].stale == [total.key]
+    assert "small: 1 listed equivalent(s) no longer name a mutant (see the report)" in said
+    assert tool.print_report(outcome, None, 1, 1.0) is False
+    assert f"stale equivalent   [{total.key}]" in capsys.readouterr().out
 
 
 def test_an_equivalent_of_another_module_or_broken_yaml_is_refused_with_the_file(tmp_path, monkeypatch):

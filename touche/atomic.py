@@ -139,11 +139,6 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def is_temporary_of(candidate: Path, path: Path) -> bool:
-    """Whether ``candidate`` is one of our temporaries for ``path``."""
-    return temporary_owner(candidate, path.name) is not None
-
-
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8",
                 newline: str | None = "\n", fsync: bool = False,
@@ -268,13 +263,6 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     with atomic_open(path, "wb") as handle:
         handle.write(data)
     return Path(path)
-
-
-def copy_file(source: str | os.PathLike, target: str | os.PathLike) -> Path:
-    """Copy ``source`` to ``target`` atomically (run.txt from the primary's run file)."""
-    with atomic_open(target, "wb") as out, open(source, "rb") as src:
-        shutil.copyfileobj(src, out)
-    return Path(target)
 
 
 @contextlib.contextmanager

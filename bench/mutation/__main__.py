@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.mutation.copied import module_path, run_copied
 from bench.mutation.lines import LineMap, line_map, test_files
 from bench.mutation.modules import LEFT_OUT, MODULES, fallback_tests
-from bench.mutation.results import KILLING, ModuleResult, Store, equivalents, judged_on
+from bench.mutation.results import KILLING, ModuleResult, Store, equivalents, judged_on, stale_equivalents
 from bench.mutation.sites import Mutant, mutants_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,9 +71,11 @@ def run(modules: list[str], *, parallel: int, sample: int | None, seed: int, fre
         test_limit: float | None = 1.0, remeasure: bool = False, say=print) -> dict:
     started = time.perf_counter()
     chosen: dict[str, tuple[Path, str, list[Mutant]]] = {}
+    every: dict[str, list[Mutant]] = {}
     for module in modules:
         path = module_path(module)
         source, mutants = mutants_of(module, path)
+        every[module] = mutants
         if sample is not None:
             mutants = random.Random(f"{seed}:{module}").sample(mutants, min(sample, len(mutants)))
         chosen[module] = (path, source, mutants)
@@ -81,6 +83,10 @@ def run(modules: list[str], *, parallel: int, sample: int | None, seed: int, fre
     lines, measuring = line_map(test_files(), [module_path(m) for m in MODULES], remeasure=remeasure, say=say)
     store, known = Store(fresh=fresh), equivalents(list(chosen))
     report = {m: ModuleResult(m, sites=len(ms)) for m, (_, _, ms) in chosen.items()}
+    for module, entry in report.items():
+        entry.stale = stale_equivalents(module, every[module], known)
+        if entry.stale:  # said now, not only after an hour of mutants
+            say(f"{module}: {len(entry.stale)} listed equivalent(s) no longer name a mutant (see the report)")
     forked, copied, keys, cached = [], [], {}, 0
 
     def settle(mutant: Mutant, outcome: str, seconds: float) -> None:
@@ -159,7 +165,11 @@ def print_report(outcome: dict, sample: int | None, seed: int, test_limit: float
         for m, how in entry.listed_but_killed:
             print(f"  listed equivalent, yet {how}: line {m.line}: {m.change}   [{m.key}] (not equivalent: a test "
                   "tells it apart; or a timeout under load: run it again)")
-        if entry.score < TARGET or len(entry.equivalent) > EQUIVALENT_SHARE * entry.sites:
+        for key in entry.stale:
+            print(f"  stale equivalent   [{key}]: no mutant of the module has this key today (its line was edited): "
+                  f"remove it from bench/mutation/equivalent/{entry.module}.yaml, and list the mutant again if it "
+                  "survives")
+        if entry.score < TARGET or len(entry.equivalent) > EQUIVALENT_SHARE * entry.sites or entry.stale:
             good = False
     print("\n| module | sites | killed | survived | no test executes it | equivalent | score |\n"
           "|---|---:|---:|---:|---:|---:|---:|")

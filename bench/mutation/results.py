@@ -37,6 +37,15 @@ def equivalents(modules: list[str] | None = None) -> dict[str, str]:
     return known
 
 
+def stale_equivalents(module: str, mutants: list[Mutant], known: dict[str, str]) -> list[str]:
+    """The listed equivalents of ``module`` that name none of its mutants today: an edit changed
+    the line a key is built from. A stale entry would hide a new survivor that comes to bear its
+    key, so the run reports it and fails; the suite does not (an edit that keeps behaviour turns
+    no test red)."""
+    today = {m.key for m in mutants}
+    return sorted(key for key in known if key.split(":", 1)[0] == module and key not in today)
+
+
 def judged_on(mutant: Mutant, source: str, tests: list[str]) -> str:
     """The key of what a result depends on: the mutant, its module's source, its tests and
     their files' content."""
@@ -84,6 +93,7 @@ class ModuleResult:
     equivalent: list[tuple[Mutant, str]] = field(default_factory=list)
     not_applied: list[Mutant] = field(default_factory=list)
     listed_but_killed: list[tuple[Mutant, str]] = field(default_factory=list)  # a test told it apart after all
+    stale: list[str] = field(default_factory=list)  # listed equivalents that name no mutant of today's module
     seconds: float = 0.0
     cached: int = 0
 

@@ -93,17 +93,6 @@ QrelsSource = Union[PathLike, "pd.DataFrame", Qrels]  # what gate.load_qrels rea
 QrelsArg = Union[QrelsSource, Sequence[QrelsSource], Mapping[str, QrelsSource]]
 
 
-# ------------------------------------------------------------------------- convenience
-
-
-def ir_measures_name(measure: str) -> str:
-    """A measure as ir_measures users write it (``nDCG@5``, ``P@10``, ``AP``) is ir_measures' /
-    trec_eval's measure (unjudged documents count as 0): ``trec.nDCG@5``. Touché's own nDCG@5
-    (unjudged dropped) is ``touche.nDCG@5``; names of a registered family pass unchanged."""
-    measure = parse_measure(measure)
-    return measure.label(measure.qrels)
-
-
 def _first_columns(path: Path) -> int | None:
     try:
         with open(path, encoding="utf-8-sig", errors="replace") as handle:

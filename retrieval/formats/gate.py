@@ -28,7 +28,7 @@ import functools
 import io
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -288,13 +288,3 @@ def load_topics(source: PathLike | pd.DataFrame | Iterable[Topic]) -> list[Topic
     if not all(isinstance(t, Topic) for t in topics):
         raise InputError("topics must be a file, a queries frame or Topic records")
     return topics
-
-
-def named_sources(items: Mapping[str, Any] | Sequence[Any] | Any) -> Iterator[tuple[str | None, Any]]:
-    """``(name, source)`` pairs of a qrels argument given as one source, a list or a mapping."""
-    if isinstance(items, (str, os.PathLike)) or is_frame(items) or isinstance(items, Qrels):
-        yield None, items
-    elif isinstance(items, Mapping):
-        yield from ((str(k), v) for k, v in items.items())
-    else:
-        yield from ((None, v) for v in items)

@@ -542,11 +542,6 @@ def validate_run(
     return validate_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), topics)
 
 
-def validated_run(path: str | os.PathLike[str], fmt: RunFormat | str) -> tuple[list[Problem], list[RunRow]]:
-    """``validate_run``'s problems and the rows, read in one pass (what a scorer needs)."""
-    return validated_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), None)
-
-
 def check_run(
     path: str | os.PathLike[str],
     fmt: RunFormat | str,

@@ -2,7 +2,7 @@
 
 Every key of a run variant, a suite and a sweep, with its type, default, allowed values or range,
 and description, read from the pydantic models (``touche/config.py``, ``touche/specs/*.py``,
-``retrieval/experiments/sweep.py``). Because the page is generated it cannot drift from the code; ``--check``
+``retrieval/experiments/sweep/spec.py``). Because the page is generated it cannot drift from the code; ``--check``
 exits 1 when the committed page differs from what the code generates (a test runs it).
 
     python -m touche.cli.docs            # (re)write docs/config-reference.md
@@ -61,7 +61,7 @@ HEADER = """# Config reference
      tests/test_docs.py fails when this page and the code disagree. -->
 
 Every key the toolkit's YAML files accept, generated from the schema the loader validates
-against (`touche/config.py`, `touche/specs/*.py`, `retrieval/experiments/sweep.py`), so it cannot drift
+against (`touche/config.py`, `touche/specs/*.py`, `retrieval/experiments/sweep/spec.py`), so it cannot drift
 from the code. Unknown keys are errors that name the file and the key; values outside the
 range shown are errors too.
 

@@ -1,7 +1,7 @@
 """Task 2's handlers: comparative queries, the re-ranking formula, and the run rows.
 
 ``DOCUMENTS_HANDLER`` (task2: ClueWeb12 documents, Q0 runs) and ``PASSAGES_HANDLER``
-(task2-stance: 2022 passages, stance in column 2, see stance.py).
+(task2-stance: 2022 passages, stance in column 2, see stance/).
 """
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def model_file(spec: StanceSpec, variant_dir: Path) -> Path:
 
 @register_stance_model
 class Patterns(StanceModel):
-    """Comparative patterns + VADER sentiment + a gate, hand-set (stance.py)."""
+    """Comparative patterns + VADER sentiment + a gate, hand-set (patterns.py)."""
     name = "patterns"
     settings = frozenset({"gate", "gate_min_prose", "comparative_weight", "sentiment_weight", "margin",
                           "min_evidence", "neutral_needs_both"})
