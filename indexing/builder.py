@@ -38,7 +38,7 @@ from touche.atomic import write_text
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import InputError, ToucheError
 from touche.folderlock import folder_lock
-from touche.guard import OutputFolder, named_location
+from touche.guard import RECORD, OutputFolder, named_location
 from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
 from touche.progress import progress_bar
 from touche.settings import heap_bytes, setting
@@ -206,9 +206,42 @@ def shards_home(target: Path) -> Path:
 
 def shards_folder(target: Path, indexes: OutputFolder | None = None) -> OutputFolder:
     """``shards_home`` as the guard owns it: a folder of the index root made and recorded by the
-    toolkit (a link, a file or a folder of someone's in its place is refused before any work)."""
+    toolkit, or one holding nothing but shards it built (gathered from other machines); a link, a
+    file or a folder of someone's in its place is refused before any work."""
     indexes = indexes or index_root_folder(target.parent)
-    return indexes.folder(shards_home(target).name, f"shards folder of {target.name}")
+    return indexes.folder(shards_home(target).name, f"shards folder of {target.name}", adopt=_gathered_shards)
+
+
+# What Lucene writes into an index folder: commit points, segment files, its lock.
+_LUCENE_FILE = re.compile(r"segments_\w+|write\.lock|_\w+\.\w+")
+
+
+def _built_shard(path: Path) -> bool:
+    """A finished shard as the toolkit builds it, on this machine or another (gathered there by
+    rsync, say): Lucene's files and the description that names it as this shard, nothing else."""
+    match = _SHARD_NAME.fullmatch(path.name)
+    try:
+        with os.scandir(path) as scan:
+            entries = [(entry.name, entry.is_file(follow_symlinks=False)) for entry in scan]
+        if match is None or (META_FILE, True) not in entries:
+            return False
+        meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(meta, dict) and meta.get("shard") == [int(match[1]), int(match[2])]
+            and all(regular and (name == META_FILE or _LUCENE_FILE.fullmatch(name)) for name, regular in entries))
+
+
+def _gathered_shards(path: Path) -> bool:
+    """A shards folder holding finished shards and nothing else but the toolkit's bookkeeping (its
+    record, a shard's lock)."""
+    try:
+        with os.scandir(path) as scan:
+            entries = [Path(entry.path) for entry in scan]
+    except OSError:
+        return False
+    shards = [entry for entry in entries if entry.name != RECORD and not entry.name.endswith(LOCK_SUFFIX)]
+    return bool(shards) and all(_built_shard(entry) for entry in shards)
 
 
 def shard_dir(target: Path, k: int, n: int) -> Path:
@@ -280,7 +313,7 @@ def check_shards(target: Path, n: int, missing: list[int]) -> OutputFolder:
         name = shard_dir(target, k, n).name
         if k in missing:
             free_place(home, name, f"shard {k} of {n}")
-        elif not home.intact(name):
+        elif not (home.intact(name) or name not in home.made and home.adopt(name, _built_shard)):
             why = home.foreign(name) or "not the folder touche built"
             raise ToucheError(f"shard {k} of {n} is {why}: touche moves into an index only the shards it built; "
                               "remove it and build it again", path=home.path / name)
@@ -364,15 +397,14 @@ def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | 
     """Move N finished shards into ``target`` and write its statistics (those of the union)."""
     metas = []
     indexes = index_root_folder(target.parent)
-    home = shards_folder(target, indexes)
     names = [shard_dir(target, k, n).name for k in range(n)]
     for k, name in enumerate(names):
-        info = open_index(home.path / name)
+        info = open_index(shards_home(target) / name)
         if info is None:
             raise ToucheError(f"shard {k} of {n} is missing or unfinished (expected {shard_dir(target, k, n)}); "
                               f"build it with: touche index ... --shards {n} --shard {k}", path=shards_home(target))
         metas.append(info.meta)
-    check_shards(target, n, [])
+    home = check_shards(target, n, [])
     free_place(indexes, target.name, "index")
     analyzer = analyzers.build(variant.analyzer, base_dir)
     fields = list(variant.index.fields)

@@ -447,3 +447,30 @@ def test_the_ocr_cache_never_replaces_an_entry_it_did_not_make(tmp_path, outside
     for entry in entries:
         assert json.loads(entry.read_text())["lines"] == [[["STRESS", 90.0]]]
         assert OutputFolder(entry.parent, command=TOOLKIT).ours(entry.name)
+
+
+def test_shards_gathered_from_other_machines_are_assembled(jvm_started, fixture_corpus, tmp_path):
+    """docs/performance.md's recipe without Ray: each machine builds its shard, rsync gathers the
+    shard folders on one machine (without that machine's record), which assembles them."""
+    import shutil
+    name = index_name(fixture_corpus)
+    for k in ("0", "1"):
+        machine = tmp_path / f"machine{k}"
+        assert touche("index", "-c", str(VARIANT), "-i", str(fixture_corpus), "--index-root", str(machine),
+                      "--shards", "2", "--shard", k)[0] == 0
+        gathered = tmp_path / "R" / f"{name}.shards" / f"shard-{k}-of-2"
+        shutil.copytree(machine / f"{name}.shards" / f"shard-{k}-of-2", gathered)  # rsync -a: a new folder
+    code, text = touche("index", "-c", str(VARIANT), "-i", str(fixture_corpus), "--index-root", str(tmp_path / "R"),
+                        "--shards", "2")
+    assert code == 0 and "shards: 2 (searched as one)" in text and "documents: 5" in text, text
+    assert sorted(p.name for p in (tmp_path / "R").iterdir()) == sorted([RECORD, name])
+    # a gathered folder holding anything but Lucene's files and the shard's description is no shard
+    for k in ("0", "1"):
+        shutil.copytree(tmp_path / f"machine{k}" / f"{name}.shards" / f"shard-{k}-of-2",
+                        tmp_path / "S" / f"{name}.shards" / f"shard-{k}-of-2")
+    (tmp_path / "S" / f"{name}.shards" / "shard-1-of-2" / "notes.txt").write_text("precious")
+    before = snapshot(tmp_path / "S")
+    code, text = touche("index", "-c", str(VARIANT), "-i", str(fixture_corpus), "--index-root", str(tmp_path / "S"),
+                        "--shards", "2")
+    assert code == 2 and f"{name}.shards in the index root is a folder touche did not make" in text, text
+    assert snapshot(tmp_path / "S") == before

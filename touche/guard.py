@@ -347,12 +347,14 @@ class OutputFolder:
         self._note(name, None)
         return True
 
-    def folder(self, name: str, what: str | None = None, *, adopt: bool = False) -> "OutputFolder":
+    def folder(self, name: str, what: str | None = None, *,
+               adopt: bool | Callable[[Path], bool] = False) -> "OutputFolder":
         """The subfolder ``name``, made here (and recorded) or recorded as made here: its own
         ``OutputFolder``. A link, a file or a folder the record does not name is refused; with
-        ``adopt``, a real folder the record does not name is taken as one an older version made
-        before records were kept (a cache's folder, a name only the toolkit gives): recorded, and
-        what it holds left as it is, since its entries are not recorded (read, never replaced)."""
+        ``adopt`` (or when ``adopt(path)`` says so), a real folder the record does not name is taken
+        as one the toolkit made elsewhere or before records were kept (a cache's folder, a name only
+        the toolkit gives): recorded, and what it holds left as it is, since its entries are not
+        recorded (read, never replaced)."""
         path = self.path / name
         made = False
         if not (path.exists() or path.is_symlink()):
@@ -361,7 +363,8 @@ class OutputFolder:
                 made = True
         if not made and not self.ours(name):
             self._await_record(name)
-            if not (adopt and name not in self.made and stat.S_ISDIR(os.lstat(path).st_mode)):
+            if not (adopt and name not in self.made and stat.S_ISDIR(os.lstat(path).st_mode)
+                    and (adopt is True or adopt(path))):
                 self.check_writable(name)
         what = what or f"{name} folder of the {self.what}"
         child = OutputFolder(path, what, command=self.command)
@@ -475,16 +478,17 @@ class OutputFolder:
 
     def adopt(self, name: str, recognised: Callable[[Path], bool], *, in_place: bool = False) -> bool:
         """Whether ``name`` is the command's own, recording it first when the record does not name
-        it and ``recognised`` tells it for what an older version made there before records were
-        kept (a helper jar of our classes only): a regular file, never a link."""
+        it and ``recognised`` tells it by its content for what the toolkit makes there (a helper
+        jar of our classes only, made before records were kept; a shard built on another machine):
+        a regular file or a real folder, never a link."""
         if self.ours(name):
             return True
         path = self.path / name
         try:
-            regular = stat.S_ISREG(os.lstat(path).st_mode)
+            mode = os.lstat(path).st_mode
         except OSError:
             return False
-        if name in self.made or not regular or not recognised(path):
+        if name in self.made or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or not recognised(path):
             return False
         self._note(name, Made.of(path, self.command, in_place=in_place))
         return True
