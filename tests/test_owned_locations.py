@@ -75,9 +75,13 @@ def place(path: Path, kind: str, outside: Path) -> None:
         path.symlink_to(outside / "nothing")
     elif kind == "pipe":
         os.mkfifo(path)
+    elif kind == "device":  # a private one, like /dev/null, inside the test's folder
+        if os.geteuid() != 0:
+            pytest.skip("making a device needs root")
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
 
 
-KINDS = ["folder with a file", "empty folder", "file", "link to a folder", "dangling link", "pipe"]
+KINDS = ["folder with a file", "empty folder", "file", "link to a folder", "dangling link", "pipe", "device"]
 
 
 @pytest.fixture
@@ -145,7 +149,7 @@ def test_an_index_root_named_by_a_link_is_the_folder_it_names(jvm_started, fixtu
 
 
 # ---------------------------------------------------------------- shards
-@pytest.mark.parametrize("kind", ["folder with a file", "empty folder", "file", "link to a folder", "pipe"])
+@pytest.mark.parametrize("kind", ["folder with a file", "empty folder", "file", "link to a folder", "pipe", "device"])
 def test_anything_in_the_shards_folders_place_is_refused_and_kept(jvm_started, fixture_corpus, tmp_path, outside,
                                                                   reads, kind):
     """A user's K.shards/ was deleted with its files; a K.shards link was built through."""
@@ -219,7 +223,7 @@ def never_fetch(f):
 
 
 @pytest.mark.parametrize("entry", ["debateorg.json", "mine.json", "extra.json"])
-@pytest.mark.parametrize("kind", ["file", "link to a folder", "link to a file"])
+@pytest.mark.parametrize("kind", ["file", "link to a folder", "link to a file", "pipe", "device"])
 def test_the_datasets_cache_keeps_and_refuses_what_it_did_not_make(argsme_cache, outside, entry, kind):
     """A user's debateorg.json there was replaced by a link, a user's link deleted, a stray
     extra.json indexed silently (330 documents instead of 320)."""
@@ -229,7 +233,7 @@ def test_the_datasets_cache_keeps_and_refuses_what_it_did_not_make(argsme_cache,
     elif kind == "link to a file":
         path.symlink_to(outside / "mine.txt")
     else:
-        path.symlink_to(outside)
+        place(path, kind, outside)
     before, before_outside = snapshot(argsme_cache), snapshot(outside)
     with pytest.raises(ToucheError, match=rf"the corpus folder of argsme-2020-04-01 holds 1 file\(s\) this command "
                                           rf"did not make \({entry}\); it is read whole as the corpus"):
@@ -303,7 +307,7 @@ def _old(path: Path) -> None:
     os.utime(path, (oldest - 100, oldest - 100), follow_symlinks=False)
 
 
-@pytest.mark.parametrize("kind", ["file", "empty file", "link to a file", "pipe", "folder with a file"])
+@pytest.mark.parametrize("kind", ["file", "empty file", "link to a file", "pipe", "device", "folder with a file"])
 def test_the_helper_jar_never_replaces_what_touche_did_not_make(tmp_path, outside, monkeypatch, fake_tools, kind):
     """TOUCHE_HELPER_JAR=FILE: a user's notes older than the Java sources became an 18 KB jar."""
     jar = tmp_path / "notes.txt"
@@ -316,7 +320,7 @@ def test_the_helper_jar_never_replaces_what_touche_did_not_make(tmp_path, outsid
         _old(outside / "mine.txt")
     else:
         place(jar, kind, outside)
-    if kind != "pipe":
+    if kind not in ("pipe", "device"):
         _old(jar)
     monkeypatch.setenv("TOUCHE_HELPER_JAR", str(jar))
     before, before_outside = snapshot(tmp_path), snapshot(outside)

@@ -16,6 +16,15 @@ folder), and everything else is left alone or refused before any work. Its subfo
 through a ``sets`` link, run-all deleted a user's ``evaluation.md``, and a run file linked to a
 device was written into and then copied back empty. A record that names what the command did not
 make (forged, stale, copied from elsewhere) gives no licence: the content must match.
+
+Every location a user names for the toolkit to keep things in (an index root, a cache, the helper
+jar's folder: by a flag, a setting, the API or their defaults) is an ``OutputFolder`` too
+(``named_location``): what is built there is built aside under a temporary of the writer's naming
+and placed only where nothing is (``building``), moved only when it is the very thing the toolkit
+made (``take``), and taken as the toolkit's without a record only where its content says so
+(``adopt``: a jar of our classes only, a shard built on another machine). The index builder once
+deleted a user's folder in an index's place, and the jar's compilation renamed itself over a
+user's file.
 """
 from __future__ import annotations
 
