@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from touche import registry
 from touche.errors import ConfigError, InputError
+from touche.guard import LinkFolder
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
 from touche.indexing.beir import read_corpus as read_beir_corpus
@@ -188,8 +189,7 @@ def check_corpus_files(files: Mapping[str, Path], fmt: str) -> None:
     for file in files.values():
         first_document(open_corpus(fmt, file))
     with tempfile.TemporaryDirectory(prefix="touche-corpus-list-") as scratch:
-        for name, file in files.items():
-            (Path(scratch) / name).symlink_to(Path(file).resolve())
+        LinkFolder(scratch, "scratch corpus folder").sync({name: Path(file) for name, file in files.items()})
         try:
             listed = getattr(open_corpus(fmt, scratch), "files", None)
         except InputError:

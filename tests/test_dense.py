@@ -179,7 +179,8 @@ def test_a_packaged_model_is_unpacked_once(tmp_path, monkeypatch):
     monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "cache"))
     folder = dense.resolve_model("Tiny-Packaged")
     assert folder == tmp_path / "cache" / "tiny-packaged-0.3" and (folder / "model.safetensors").is_file()
-    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["tiny-packaged-0.3"]  # no scratch left
+    # no scratch left; the model recorded as the toolkit's
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [".touche-made", "tiny-packaged-0.3"]
     stamp = (folder / "config.json").stat().st_mtime_ns
     assert dense.resolve_model("tiny-packaged") == folder
     assert (folder / "config.json").stat().st_mtime_ns == stamp

@@ -72,7 +72,8 @@ def test_documents_from_an_iterator_become_an_index_that_needs_no_corpus(tpt, tm
                  {"docno": "d3", "text": "Nuclear waste stays for centuries; nuclear is unsafe."}]
     made = tpt.Index.indexer(tmp_path / "new").index(iter(documents))
     assert made.path == tmp_path / "new" and made.documents == 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]  # no corpus or work folder left
+    # no corpus or work folder left; the index recorded as the toolkit's
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".touche-made", "new"]
     found = (made.bm25() >> made.text_loader()).transform(pd.DataFrame({"qid": ["1"], "query": ["nuclear"]}))
     assert set(found.docno) == {"d1", "d3"} and found.set_index("docno").text["d1"] == documents[0]["text"]
     from touche.errors import InputError

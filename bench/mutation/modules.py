@@ -86,7 +86,23 @@ MODULES: dict[str, Listed] = {
         "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",
         ("tests/test_reliability.py",)),
     "touche.guard": Listed(
-        "the output guard and the one owner of every output folder", ("tests/test_reliability_round7.py",)),
+        "the output guard and the one owner of every output folder and every location a user names",
+        ("tests/test_reliability_round7.py", "tests/test_owned_locations.py")),
+    "touche.record": Listed(
+        "the record of what a command made: what licenses a replacement or a deletion",
+        ("tests/test_reliability_round7.py",)),
+    # --- the locations a user names: index roots, shards, caches, the helper jar
+    "touche.indexing.builder": Listed(
+        "builds, keys, reuses, shards and places every index in the index root a user names",
+        ("tests/test_builder.py",)),
+    "touche.indexing.distributed": Listed(
+        "shard tasks on Ray: which cluster, what each task asks for, where its shard goes",
+        ("tests/test_ray_tasks.py",)),
+    "touche.datasets": Listed(
+        "irds: ids: which files are read, the datasets cache's corpus links and extracted collections",
+        ("tests/test_datasets.py",)),
+    "touche.jvm": Listed(
+        "the JVM's start and the helper jar compiled into the place a setting names", ("tests/test_jvm.py",)),
     "touche.folderlock": Listed(
         "one command at a time in a folder, no one else's file taken for a lock",
         ("tests/test_reliability_round7.py",)),
@@ -102,9 +118,9 @@ LEFT_OUT: dict[str, str] = {
                                 "its tests in Java (one to two minutes): left to the regressions",
     "touche.retrieval.search": "a thin bridge to the Java BatchSearcher (its scores are Lucene's); pinned by the "
                                "regressions and the re-ranking tests",
-    "touche.indexing.* (but the corpus readers listed)": "the index builder and its helpers, checked by the pinned "
-                                                         "index statistics of every suite (documents, terms per field) "
-                                                         "rather than per line",
+    "touche.indexing.* (but the builder, its Ray tasks and the corpus readers, listed)": "the index's other "
+        "helpers, checked by the pinned index statistics of every suite (documents, terms per field) rather than per "
+        "line",
     "touche.retrieval.tasks.*": "task re-ranking features: their effect is pinned by the regressions; the stance "
                                 "models' files are checked by bounds and preflight (listed)",
     "touche.cli.*": "argument plumbing over the modules above; its messages are tested command by command",

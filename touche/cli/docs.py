@@ -28,6 +28,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from touche import datasets as ds
+from touche.atomic import write_text
 from touche.cli import build_parser
 from touche.config import StageMarker, load_suite, load_variant, stage_classes
 from touche.datasets import DATASETS
@@ -414,10 +415,7 @@ def _shown(path: Path) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -472,14 +470,22 @@ def _demo(_: Path, __: Path):
     return None, None  # the suite's own demo corpus, topics and qrels
 
 
-def _place(dataset_id: str, corpus: Path, topics: Path, qrels: dict[str, Path], *, link: bool = False) -> str:
-    """Put files where ir_datasets keeps them (IR_DATASETS_HOME is a temporary folder here), so the
+def _irds_home(work: Path) -> Path:
+    """The scratch ir_datasets cache of the leaderboard's run (``write_leaderboard`` points
+    IR_DATASETS_HOME at it)."""
+    return work / "ir_datasets"
+
+
+def _place(work: Path, dataset_id: str, corpus: Path, topics: Path, qrels: dict[str, Path], *,
+           link: bool = False) -> str:
+    """Put files where ir_datasets keeps them (IR_DATASETS_HOME is the scratch folder here), so the
     suite reads them through ``irds:<id>`` exactly as from a real ir_datasets cache."""
     import shutil
     d = ds.dataset(dataset_id)
-    targets = [(d.corpus.files[0], corpus), (d.topics, topics)] + [(d.qrels[n], p) for n, p in qrels.items()]
-    for f, source in targets:
-        target = ds.cached_path(f)
+    files = [d.corpus.files[0], d.topics, *(d.qrels[name] for name in d.qrels if name in qrels)]
+    given = [corpus, topics, *(qrels[name] for name in d.qrels if name in qrels)]
+    for number, f in enumerate(files):
+        source, target = given[number], _irds_home(work) / f.relpath
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists() or target.is_symlink():
             continue
@@ -512,19 +518,19 @@ def _beir_sample(work: Path, _: Path):
 
 
 def _clueweb(year: int):
-    def prepare(_: Path, __: Path):
+    def prepare(work: Path, __: Path):
         s = _shared()
         qrels = {"relevance": s / "qrels" / f"task2-{year}-relevance.qrels"}
         if year == 2021:
             qrels["quality"] = s / "qrels" / "task2-2021-quality.qrels"
-        return _place(f"clueweb12/touche-{year}-task-2", s / "corpora" / "clueweb12-sample",
+        return _place(work, f"clueweb12/touche-{year}-task-2", s / "corpora" / "clueweb12-sample",
                       s / "topics" / f"task2-{year}.xml", qrels), None
     return prepare
 
 
-def _passages(_: Path, __: Path):
+def _passages(work: Path, __: Path):
     s = _shared()
-    return _place("clueweb12/touche-2022-task-2", s / "corpora" / "task2-2022-passages.sample.jsonl",
+    return _place(work, "clueweb12/touche-2022-task-2", s / "corpora" / "task2-2022-passages.sample.jsonl",
                   s / "topics" / "task2-2022.xml",
                   {n: s / "qrels" / f"task2-2022-{n}.qrels" for n in ("relevance", "quality", "stance")}), None
 
@@ -532,14 +538,14 @@ def _passages(_: Path, __: Path):
 def _images(work: Path, _: Path):
     import zipfile
     s = _shared()
-    archive = ds.cached_path(ds.IMAGES_2022.files[0])
+    archive = _irds_home(work) / ds.IMAGES_2022.files[0].relpath
     if not archive.exists():
         archive.parent.mkdir(parents=True, exist_ok=True)
         source = s / "corpora" / "image-2022-sample" / "images"
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
             for path in sorted(source.rglob("*")):
                 zf.write(path, path.relative_to(source.parent).as_posix())
-    return _place("touche-image/2022-06-13/touche-2022-task-3", archive, s / "topics" / "task1-2022.xml",
+    return _place(work, "touche-image/2022-06-13/touche-2022-task-3", archive, s / "topics" / "task1-2022.xml",
                   {"image": s / "qrels" / "image-2022.qrels"}), None
 
 
@@ -594,7 +600,7 @@ def write_leaderboard() -> int:
     import tempfile
     with tempfile.TemporaryDirectory(prefix="touche-leaderboard-") as tmp:
         work = Path(tmp)
-        os.environ["IR_DATASETS_HOME"] = str(work / "ir_datasets")
+        os.environ["IR_DATASETS_HOME"] = str(_irds_home(work))
         os.environ.pop("TOUCHE_DATASETS_CACHE", None)
         tables = {}
         for board in BOARDS:

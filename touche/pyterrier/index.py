@@ -21,11 +21,12 @@ import pyterrier as pt
 from pydantic import ValidationError
 
 from touche import api
-from touche.atomic import atomic_open, place_folder, write_text
+from touche.atomic import atomic_open
 from touche.config import BM25, AnalyzerSpec, LMDirichlet, describe_validation_error
 from touche.errors import ConfigError, InputError
-from touche.indexing.builder import META_FILE, ensure_index
-from touche.indexing.corpora import source_class
+from touche.guard import named_location
+from touche.indexing.builder import META_FILE, build_index
+from touche.indexing.corpora import check_fields, open_corpus, source_class
 from touche.progress import progress_bar
 from touche.pyterrier.frames import (
     answerable,
@@ -299,8 +300,9 @@ class Indexer(pt.Indexer):
     def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:  # type: ignore[override]  # no **kwargs
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
+        folder = named_location(self.path.parent, "folder of the index")
+        variant = self.loaded.variant
+        with tempfile.TemporaryDirectory(prefix="touche-documents-") as work:
             corpus = Path(work) / "documents.jsonl"
             with atomic_open(corpus, "w") as out:
                 shown = progress_bar(documents, desc="documents", unit=" docs", leave=False)
@@ -310,12 +312,11 @@ class Indexer(pt.Indexer):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "
                                          f"'{self.text_field}', got keys {sorted(doc)}")
                     out.write(json.dumps({"id": docno, "contents": text}, ensure_ascii=False) + "\n")
-            built = ensure_index(self.loaded.variant, corpus, Path(work) / "indexes", base_dir=self.loaded.path.parent,
-                                 progress=True)
-            meta = json.loads((built.path / META_FILE).read_text(encoding="utf-8"))
-            meta["corpus"]["path"] = None  # the iterator's documents live in the index alone
-            write_text(built.path / META_FILE, json.dumps(meta, indent=2))
-            place_folder(built.path, self.path)
+            source = open_corpus(variant.corpus.format, corpus, skip_bad_records=variant.corpus.skip_bad_records)
+            check_fields(source, variant.index.fields)
+            # the iterator's documents live in the index alone: no corpus path to describe
+            build_index(source, variant.analyzer, variant.index, self.path, base_dir=self.loaded.path.parent,
+                        progress=True, extra_meta={"corpus": {**source.describe(), "path": None}}, folder=folder)
         return Index(self.path)
 
 
