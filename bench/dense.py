@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     cached = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     scratch.cleanup()
-    print("| model | texts × word pieces | batch × cores | load s | encode s | texts/s | cached texts/s | peak RSS MiB |")
+    print(
+        "| model | texts × word pieces | batch × cores | load s | encode s | texts/s | cached texts/s | peak RSS MiB |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---:|")
     print(f"| {dense.DEFAULT_MODEL} (numpy) | {args.texts} × {enc.max_tokens} | {args.batch_size} × "
           f"{dense.usable_cores()} | {loaded:.1f} | {cold:.1f} | "

@@ -176,7 +176,9 @@ def pairs_collection(data: Path, size: int) -> Path:
     def records():
         for i in tqdm(range(size), desc="writing the English pair CSV", unit=" args", mininterval=2):
             conclusion = conclusions[int(rng.integers(0, len(conclusions)))]
-            yield sentenced_argument(i, conclusion, [pool[j] for j in rng.integers(0, len(pool), int(rng.integers(2, 10)))])
+            yield sentenced_argument(
+                i, conclusion, [pool[j] for j in rng.integers(0, len(pool), int(rng.integers(2, 10)))]
+            )
     write_sentence_csv(records(), tmp / "args-sentences.csv")
     shutil.copyfile(shared / "topics" / "task1-2022.xml", tmp / "topics.xml")
     tmp.rename(folder)

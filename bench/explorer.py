@@ -21,8 +21,9 @@ start-up included; wall, CPU and peak RSS from the kernel):
 * **1,000 runs**: refused at once, with what to do instead (target: < 5 s, before reading a run).
 
 Every setting reports the median and largest number of distinct documents a topic in its runs'
-first 100 rows: the explorer's work grows with it. Each page is then opened in headless Chromium (when it and Playwright are installed): the time
-until the first topic is rendered, and a keyboard step to the next topic.
+first 100 rows: the explorer's work grows with it. Each page is then opened in headless Chromium
+(when it and Playwright are installed): the time until the first topic is rendered, and a keyboard
+step to the next topic.
 """
 from __future__ import annotations
 
@@ -354,8 +355,11 @@ def measure_setting(setting: Setting, browser: bool = True) -> str:
         verdicts.append(f"< {setting.page_mb:.0f} MB: {'met' if page_mb < setting.page_mb else 'NOT met'}")
     if setting.opens is not None and opened is not None:
         verdicts.append(f"opens < {setting.opens:.0f} s: {'met' if opened[0] < setting.opens else 'NOT met'}")
-    return (f"| {setting.label} | {distinct} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} | {measured.peak_rss_mib:,.0f} | "
-            f"{'–' if page_mb is None else f'{page_mb:.1f}'} | {shown} | {'; '.join(verdicts) or '–'} |")
+    return (
+        f"| {setting.label} | {distinct} | {measured.seconds:.1f} | {measured.cpu_seconds:.1f} |"
+        f" {measured.peak_rss_mib:,.0f} | {'–' if page_mb is None else f'{page_mb:.1f}'} | {shown} |"
+        f" {'; '.join(verdicts) or '–'} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

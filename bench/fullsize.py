@@ -262,7 +262,8 @@ def summary(data: Path) -> str:
     """One row per submission measured at its official size (the JSON files main() leaves), with the
     day it was measured: what `python -m bench` prints when it does not run them again."""
     lines = ["### Full-size submissions (five-variant `touche run-all` from scratch, official sizes)", "",
-             "| submission | size | wall s | CPU s | peak RSS MiB | target | measured |", "|---|---:|---:|---:|---:|---|---|"]
+             "| submission | size | wall s | CPU s | peak RSS MiB | target | measured |",
+             "|---|---:|---:|---:|---:|---|---|"]
     found = False
     for name, (_task, _english, _synthetic, size) in COLLECTIONS.items():
         path = result_path(data, name, size)

@@ -164,7 +164,10 @@ def main() -> None:
     n = len(ranking)
     per_topic_sorted = sorted(per_topic)
     print(f"\n| stage ({n} topics) | total s | per topic ms |\n|---|---|---|")
-    print(f"| argument search (top {variant.retrieval.top_k}) | {argument_seconds:.2f} | {1000 * argument_seconds / n:.0f} |")
+    print(
+        f"| argument search (top {variant.retrieval.top_k}) | {argument_seconds:.2f} |"
+        f" {1000 * argument_seconds / n:.0f} |"
+    )
     print(f"| sentence search (top {spec.sentence_retrieval.depth}) | {sentence_seconds:.2f} | "
           f"{1000 * sentence_seconds / n:.0f} |")
     print(f"| pair building: mean / median / p95 | {sum(per_topic):.2f} | {1000 * statistics.mean(per_topic):.0f} / "

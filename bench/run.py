@@ -40,7 +40,8 @@ FULL_PASSAGES = 200_000  # a quarter of the real collection keeps the full run u
 SMALL_DOCS, SMALL_PASSAGES = 2_000, 1_000
 # Chains IndexCollection can build too (no shingles): held to ≥ index_ratio × its docs/s.
 COMPARABLE_CHAINS = ("1-bm25", "2-krovetz-bm25")
-TARGETS = {"index_ratio": 1.0, "floor_ratio": 0.9, "search_ratio": 1.3, "submission_seconds": 300.0, "peak_rss_mib": 4096.0}
+TARGETS = {"index_ratio": 1.0, "floor_ratio": 0.9, "search_ratio": 1.3, "submission_seconds": 300.0,
+           "peak_rss_mib": 4096.0}
 
 
 @dataclass
@@ -178,7 +179,8 @@ def indexing(bench: Bench, data: dict) -> dict:
         fields = " + ".join(v.index.fields) + (" + raw" if v.index.store_raw else "")
         table.rows.append([f"Java floor: {chain_name(v)}", fields, fmt(f.seconds, 1), fmt(floor_chain_dps),
                            ratio(floor_chain_dps, floor_dps), "1.00×", fmt(f.cpu_seconds, 1),
-                           ratio(f.cpu_seconds, floor_cpu), fmt(directory_mib(bench.work / f"floor-{loaded.path.stem}")),
+                           ratio(f.cpu_seconds, floor_cpu),
+                           fmt(directory_mib(bench.work / f"floor-{loaded.path.stem}")),
                            fmt(f.peak_rss_mib)])
         table.rows.append([f"ours: {chain_name(v)}", fields, fmt(m.seconds, 1), fmt(dps), ratio(dps, floor_dps),
                            ratio(dps, floor_chain_dps), fmt(m.cpu_seconds, 1), ratio(m.cpu_seconds, floor_cpu),
@@ -250,8 +252,11 @@ def run_files(bench: Bench, data: dict) -> None:
         mine = ours[loaded.name]["seconds"]
         if not v.rerank:  # the target compares like with like: first-stage runs
             ratios[loaded.name] = mine / internal if internal else None
-        same = "—" if v.rerank or v.analyzer.shingles else top_agreement(bench.work / "runs-ours" / f"{loaded.name}.txt",
-                                                                          run)
+        same = (
+            "—"
+            if v.rerank or v.analyzer.shingles
+            else top_agreement(bench.work / "runs-ours" / f"{loaded.name}.txt", run)
+        )
         table.rows.append([loaded.name, fmt(mine, 2), fmt(internal, 2), ratio(mine, internal), fmt(a.seconds, 2),
                            same, note])
     table.notes += [
@@ -293,7 +298,8 @@ def sweep_point(bench: Bench, data: dict) -> None:
     bench.results["sweep_point"] = {"seconds": m.seconds, "run_seconds": run["seconds"], "index_reused": reused}
     table = Table("A sweep point (variant 2 with k1 = 1.5) on the existing index",
                   ["process s", "run s", "index rebuilt?", "peak RSS MiB"],
-                  [[fmt(m.seconds, 2), fmt(run["seconds"], 2), "no (reused)" if reused else "YES", fmt(m.peak_rss_mib)]])
+                  [[fmt(m.seconds, 2), fmt(run["seconds"], 2), "no (reused)" if reused else "YES",
+                    fmt(m.peak_rss_mib)]])
     bench.emit(table)
 
 
@@ -321,8 +327,10 @@ def passages(bench: Bench, data: dict) -> None:
     m = bench.step("index ours passages", python_command(
         "bench.worker", "index", "--variant", str(PASSAGE_VARIANT), "--corpus", str(data["passages_dir"]),
         "--index-root", str(bench.work / "indexes"), "--heap", bench.heap))
-    table = Table(f"Indexing {n:,} passage-shaped records (Task 2 2022 JSONL, {directory_mib(data['passages_dir']):,.0f} MiB)",
-                  ["engine", "seconds", "docs/s", "× IndexCollection", "CPU s", "index MiB", "peak RSS MiB"])
+    table = Table(
+        f"Indexing {n:,} passage-shaped records (Task 2 2022 JSONL, {directory_mib(data['passages_dir']):,.0f} MiB)",
+        ["engine", "seconds", "docs/s", "× IndexCollection", "CPU s", "index MiB", "peak RSS MiB"],
+    )
     table.rows.append(["Anserini IndexCollection, Krovetz", fmt(floor.seconds, 1), fmt(n / floor.seconds), "1.00×",
                        fmt(floor.cpu_seconds, 1), fmt(directory_mib(bench.work / "anserini-passages")),
                        fmt(floor.peak_rss_mib)])
@@ -343,7 +351,8 @@ def sharding(bench: Bench, data: dict) -> None:
     check = m.result["compare"]
     same = check.get("identical")
     table = Table("Sharded building: 2 shards built by 2 processes in parallel, searched as one (MultiReader)",
-                  ["index", "wall s", "docs/s", "CPU s", "peak RSS MiB (all processes)", "run identical to single index"],
+                  ["index", "wall s", "docs/s", "CPU s", "peak RSS MiB (all processes)",
+                   "run identical to single index"],
                   [["single (2 threads)", fmt(single["seconds"], 1), fmt(bench.docs / single["seconds"]),
                     fmt(single["cpu_seconds"], 1), fmt(single["peak_rss_mib"]), "—"],
                    ["2 shards (2 processes)", fmt(m.seconds, 1), fmt(bench.docs / m.seconds), fmt(m.cpu_seconds, 1),
@@ -386,7 +395,9 @@ def summary(bench: Bench) -> None:
         rows.append(["sharded search = single index", "", "met" if r["sharding"]["identical"] else "NOT met"])
     table = Table("Targets", ["target", "measured", "status"], rows)
     if bench.docs < ARGSME_SIZE:
-        table.notes.append(f"measured on {bench.docs:,} arguments, not the full 387,740: the figures are not the targets' own")
+        table.notes.append(
+            f"measured on {bench.docs:,} arguments, not the full 387,740: the figures are not the targets' own"
+        )
     bench.emit(table)
 
 
@@ -398,7 +409,8 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--small", action="store_true", help=f"CI-sized: {SMALL_DOCS:,} arguments, {SMALL_PASSAGES:,} passages")
+    parser.add_argument("--small", action="store_true",
+                        help=f"CI-sized: {SMALL_DOCS:,} arguments, {SMALL_PASSAGES:,} passages")
     parser.add_argument("--docs", type=int, help=f"args.me-shaped arguments (default {ARGSME_SIZE:,})")
     parser.add_argument("--passages", type=int, help=f"passages (default {FULL_PASSAGES:,})")
     parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data", help="corpora, indexes and results")

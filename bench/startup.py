@@ -35,7 +35,9 @@ def inputs(folder: Path) -> tuple[Path, Path]:
     run, qrels = folder / "run.txt", folder / "qrels.txt"
     run.write_text("".join(f"{t}\tQ0\tS{t:04x}{d:06x}-A{d:08x}\t{r}\t{1000 - r}.5\tsynthetic\n"
                            for t in range(51, 101) for r, d in enumerate(range(1000))))
-    qrels.write_text("".join(f"{t} 0 S{t:04x}{d:06x}-A{d:08x} {d % 3}\n" for t in range(51, 101) for d in range(0, 2000, 7)))
+    qrels.write_text(
+        "".join(f"{t} 0 S{t:04x}{d:06x}-A{d:08x} {d % 3}\n" for t in range(51, 101) for d in range(0, 2000, 7))
+    )
     return run, qrels
 
 

@@ -58,14 +58,17 @@ def write_corpus(path: Path, n_docs: int = ARGSME_SIZE, seed: int = 42, vocab_si
             records = []
             for i in range(count):
                 doc = start + i
-                conclusion = " ".join(words[pos:pos + conc_lengths[i]]); pos += conc_lengths[i]
-                premise = " ".join(words[pos:pos + lengths[i]]); pos += lengths[i]
+                conclusion = " ".join(words[pos:pos + conc_lengths[i]])
+                pos += conc_lengths[i]
+                premise = " ".join(words[pos:pos + lengths[i]])
+                pos += lengths[i]
                 source = f"{doc // 8:08x}"
                 records.append(json.dumps({
                     "id": f"S{source}-A{doc:08x}", "conclusion": conclusion,
                     "premises": [{"text": premise, "stance": "PRO" if doc % 2 else "CON", "annotations": []}],
                     "context": {"sourceId": source, "sourceTitle": conclusion, "discussionTitle": conclusion,
-                                "sourceUrl": f"https://debate.example.org/{source}", "sourceDomain": "debate.example.org",
+                                "sourceUrl": f"https://debate.example.org/{source}",
+                                "sourceDomain": "debate.example.org",
                                 "previousArgumentInSourceId": "", "nextArgumentInSourceId": "",
                                 "acquisitionTime": "2019-01-01T00:00:00Z"}}))
             out.write((",\n" if start else "") + ",\n".join(records))

@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--shared", help="the shared Touché data (default $TOUCHE_SHARED or ../shared/touche)")
     parser.add_argument("--index-root", help="where the sample indexes are kept (default: a temporary directory)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a key in every variant")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a key in every variant")
     parser.add_argument("--folds", type=int, default=0, help="also show the 2022 figures per half of the topics (2)")
     args = parser.parse_args(argv)
 
@@ -82,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     passages = shared / "corpora" / "task2-2022-passages.sample.jsonl"
 
     started = time.perf_counter()
-    docs20 = run_suite_on(CONFIGS / "task2" / "suite.yaml", clueweb, shared / "topics" / "task2-2020.xml", index_root, overrides)
-    docs21 = run_suite_on(CONFIGS / "task2" / "suite.yaml", clueweb, shared / "topics" / "task2-2021.xml", index_root, overrides)
+    docs20 = run_suite_on(CONFIGS / "task2" / "suite.yaml", clueweb, shared / "topics" / "task2-2020.xml",
+                          index_root, overrides)
+    docs21 = run_suite_on(CONFIGS / "task2" / "suite.yaml", clueweb, shared / "topics" / "task2-2021.xml",
+                          index_root, overrides)
     pass22 = run_suite_on(CONFIGS / "task2-stance" / "suite.yaml", passages, shared / "topics" / "task2-2022.xml",
                           index_root, overrides)
 
@@ -199,7 +202,10 @@ def stance_models(shared: Path, passages: Path, stance: dict) -> None:
 
     print(f"### Stance on the {len(truth)} judged passages of the sample (FIRST/SECOND/NEUTRAL/NO: "
           + "/".join(str(truth.count(c)) for c in order) + ")\n")
-    print("| model | fitted on | macro-F1 | F1 FIRST | F1 SECOND | F1 NEUTRAL | F1 NO | confusion (rows: truth F/S/N/NO) |")
+    print(
+        "| model | fitted on | macro-F1 | F1 FIRST | F1 SECOND | F1 NEUTRAL | F1 NO | confusion (rows: truth"
+        " F/S/N/NO) |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|")
     fitted = {"patterns": "hand-set, on these 780 (optimistic)", "learned": "CompSent-19 only (no Touché label)",
               "combined": "CompSent-19 + the sample, out of fold (topic-grouped 5 folds)"}

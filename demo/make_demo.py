@@ -1202,15 +1202,19 @@ def readme(arguments: list[Argument], pools: dict[int, list[tuple[Argument, int]
             "A small test collection for Touché Task 1 (argument retrieval) made for this project: "
             "corpus, topics and judgments in the official formats, for tests, examples and quick runs.",
             "All texts are original, written for this project; nothing is copied from args.me or any other source.",
-            f"Regenerate with `python demo/make_demo.py` (stdlib only, fixed seed {SEED}, byte-for-byte reproducible).",
+            f"Regenerate with `python demo/make_demo.py` (stdlib only, fixed seed {SEED}, "
+            "byte-for-byte reproducible).",
             f"- `args.me/args-demo.json`: {len(arguments)} arguments from {n_debates} debates in the args.me "
-            f"2020-04-01 JSON format; {n_topic} on the six topics (per topic {per_topic}) and {n_distractor} distractors.",
-            "- `topics.xml`: 6 topics (school uniforms, nuclear energy, four-day week, banning homework, zoos, basic income).",
+            f"2020-04-01 JSON format; {n_topic} on the six topics (per topic {per_topic}) "
+            f"and {n_distractor} distractors.",
+            "- `topics.xml`: 6 topics (school uniforms, nuclear energy, four-day week, banning homework, zoos, "
+            "basic income).",
             f"- `qrels-relevance.txt`: {n_judged} judgments, labels -2 (spam), 0, 1, 2; judged per topic: {judged}.",
             f"- `qrels-quality.txt`: the same {n_judged} pairs with quality labels 0, 1, 2.",
             "Labels follow from how each argument was generated (on-topic, tangential, bare claim, "
             "procedural, spam, distractor); they are not human assessments.",
-            "Distractors on other subjects (energy drinks, school lunches, football kits, pets, ...) share vocabulary with the topics.",
+            "Distractors on other subjects (energy drinks, school lunches, football kits, pets, ...) "
+            "share vocabulary with the topics.",
         ]
     ) + "\n"
 

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import ijson
+from ijson.utils import sendable_list
 
+from touche.budgets import MAX_NESTING, CountedReader, OverBudget, max_record_bytes, record_too_large
 from touche.errors import InputError
 from touche.indexing.files import corpus_files
 from touche.indexing.records import Argument, Premise, id_problem
@@ -71,10 +73,10 @@ class ReadReport:
     skipped: int = 0
     files: int = 0
     keep: int = 20
-    first_skipped: list[SkippedRecord] = field(default_factory=list)
+    first_skipped: list[object] = field(default_factory=list)  # SkippedRecord or another family's (shown by str)
     unit: str = "argument"  # what a record is, for the summary (other corpus families reuse this)
 
-    def add_skipped(self, record: SkippedRecord) -> None:
+    def add_skipped(self, record: object) -> None:
         self.skipped += 1
         if len(self.first_skipped) < self.keep:
             self.first_skipped.append(record)
@@ -203,6 +205,32 @@ def _parser_message(exc: BaseException) -> str:
     return message
 
 
+class _TooDeep(Exception):
+    pass
+
+
+def _arguments(counted: CountedReader) -> Iterator[Any]:
+    """The elements of the top-level ``arguments`` array, as ijson's ``items`` builds them, within
+    the budgets: each event is counted for its depth before ijson's parser sees it (its prefixes
+    grow with the square of the depth: 100,000 nested arrays in 200 KB took 23 GB), and the bytes
+    of one element are counted by ``counted``, whose budget restarts at each element's end."""
+    found = sendable_list()
+    build = BACKEND.parse_basecoro(BACKEND.items_basecoro(found, "arguments.item"))
+    depth = 0
+    for event, value in BACKEND.basic_parse(counted):
+        if event == "start_map" or event == "start_array":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _TooDeep()
+        elif event == "end_map" or event == "end_array":
+            depth -= 1
+        build.send((event, value))
+        if found:
+            counted.boundary()
+            yield from found
+            del found[:]
+
+
 def _has_arguments_array(path: Path) -> bool:
     with open(path, "rb") as f:
         if f.read(3) != _UTF8_BOM:
@@ -250,7 +278,8 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
                 raise InputError("the file is empty (expected args.me JSON: {\"arguments\": [...]})", path=path)
             if f.read(3) != _UTF8_BOM:
                 f.seek(0)
-            items = BACKEND.items(f, "arguments.item")
+            counted = CountedReader(f, max_record_bytes())
+            items = _arguments(counted)
             index = 0
             last_id: str | None = None
             while True:
@@ -261,10 +290,17 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
                 except (ijson.JSONError, UnicodeDecodeError) as exc:
                     where = f"after {_where(index, last_id)}" if index else "before the first argument"
                     raise InputError(
-                        f"malformed JSON: {_parser_message(exc)} (read {f.tell():,} of {size:,} bytes when the "
+                        f"malformed JSON: {_parser_message(exc)} (read {counted.tell():,} of {size:,} bytes when the "
                         "parser stopped); the file is truncated or corrupt. This cannot be skipped with "
                         "skip_bad_records: re-download or re-extract the file",
                         path=path, where=where) from None
+                except (OverBudget, _TooDeep) as exc:
+                    where = f"argument #{index + 1} (1-based)" + (f", after id {last_id!r}" if last_id else "")
+                    what = (record_too_large(f"more than {exc.size:,} bytes", "argument") if isinstance(exc, OverBudget)
+                            else f"the argument nests arrays and objects more than {MAX_NESTING} deep (args.me "
+                                 "nests four); refused before it is built")
+                    raise InputError(f"{what}. The parser cannot go past it, so this cannot be skipped with "
+                                     "skip_bad_records", path=path, where=where) from None
                 index += 1
                 position += 1
                 if part is not None and position % part[1] != part[0]:
@@ -289,7 +325,7 @@ def read_arguments(paths: str | os.PathLike | Iterable[str | os.PathLike], *, sk
                 last_id = argument.id
                 report.read += 1
                 if on_position is not None and index % _PROGRESS_EVERY == 0:
-                    on_position(done_bytes + f.tell())
+                    on_position(done_bytes + counted.tell())
                 yield argument
             if index == 0 and not _has_arguments_array(path):
                 raise InputError("no top-level \"arguments\" array (expected args.me 2020-04-01 JSON: "

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
+from touche.budgets import bounded_lines, max_record_bytes, record_too_large
 from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.records import Argument, Premise, id_problem
@@ -41,6 +42,8 @@ def _argument(line: str) -> Argument:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:  # json's C scanner gives up on very deep nesting
+        raise ValueError("not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object {{\"_id\", \"title\", \"text\"}}, found {type(data).__name__}")
     rid, title, text = data.get("_id"), data.get("title", ""), data.get("text")
@@ -59,15 +62,18 @@ def read_corpus(path: Path, *, skip_bad_records: bool = False, report: ReadRepor
     """The arguments of a BEIR corpus.jsonl; a bad line names the file and line (or is skipped)."""
     report = report if report is not None else ReadReport()
     report.files += 1
+    limit = max_record_bytes()
     with open(path, encoding="utf-8-sig") as handle:
         index = -1
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+        for number, (line, whole) in enumerate(bounded_lines(handle, limit), start=1):
+            if whole and not line.strip():
                 continue
             index += 1
             if part is not None and index % part[1] != part[0]:
                 continue
             try:
+                if not whole:  # read no further than the budget: a 1 GB line is not held
+                    raise ValueError(record_too_large(f"more than {limit:,} characters", "line"))
                 argument = _argument(line)
             except ValueError as exc:
                 if not skip_bad_records:

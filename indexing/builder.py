@@ -6,6 +6,13 @@ index, and a sweep never rebuilds one it has. An index is built in a temporary d
 renamed into place only when complete, with ``touche-index.json`` (the config that built it and
 its statistics) written last, so a half-built index never passes for a finished one.
 
+The index root is a location a user names (``--index-root``, ``index_root=``,
+``$TOUCHE_INDEX_ROOT``), owned as an output folder is (``guard.named_location``): an index is
+placed only where nothing is, and recorded; the toolkit never replaces or deletes an index folder,
+and anything in an index's place that is no finished index (a folder of someone's, a file, a link,
+a pipe) is refused before any work. A finished index is read wherever it comes from, recorded or
+not: the indexes built before records were kept are used as they are.
+
 A *sharded* index (``shards=N``) is N ordinary Lucene indexes of disjoint parts of the corpus,
 ``<root>/<corpus>-<key>/shard-<k>-of-<N>/``, searched as one through a MultiReader (collection
 statistics of the union: the same scores as one index). Shards are built in parallel processes
@@ -20,19 +27,18 @@ import json
 import logging
 import os
 import re
-import shutil
 import time
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
-
-from filelock import FileLock, Timeout
+from typing import Any, Callable, Iterable, Iterator
 
 from touche import jvm
-from touche.atomic import remove_stale_temporaries, temporary_name
+from touche.atomic import write_text
 from touche.config import AnalyzerSpec, IndexSpec, Variant
 from touche.errors import InputError, ToucheError
+from touche.folderlock import folder_lock
+from touche.guard import RECORD, OutputFolder, named_location
 from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
 from touche.progress import progress_bar
 from touche.settings import heap_bytes, setting
@@ -64,8 +70,7 @@ def index_paths(path: Path, meta: dict | None = None) -> list[Path]:
     """An index directory → the Lucene directories it consists of (its shards, if sharded)."""
     path = Path(path)
     if meta is None:
-        meta_path = path / META_FILE
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        meta = _description(path / META_FILE) if (path / META_FILE).is_file() else {}
     shards = meta.get("shards")
     return [path / name for name in shards] if shards else [path]
 
@@ -82,7 +87,20 @@ def open_index(path: Path) -> IndexInfo | None:
     meta_path = path / META_FILE
     if not meta_path.is_file():
         return None
-    return IndexInfo(path, json.loads(meta_path.read_text()))
+    return IndexInfo(path, _description(meta_path))
+
+
+def _description(meta_path: Path) -> dict:
+    """A finished index's touche-index.json, or a located error when it is no description."""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ToucheError(f"cannot read this index's description ({exc}): restore it, or remove the index's folder "
+                          "to build it again", path=meta_path) from None
+    if not isinstance(meta, dict):
+        raise ToucheError("this index's description is no JSON object: restore it, or remove the index's folder to "
+                          "build it again", path=meta_path)
+    return meta
 
 
 def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
@@ -110,18 +128,20 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
     if found is not None and shard is None:
         _check_layout(found, shards)
         return _agreed_skips(found, variant)
-    root.mkdir(parents=True, exist_ok=True)
-    lock_path = shard_dir(target, shard, shards) if shard is not None else target
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lock_path) + ".lock")
-    try:
-        lock.acquire(timeout=setting("TOUCHE_INDEX_LOCK_TIMEOUT"))
-    except Timeout:
-        raise ToucheError(f"another process is building this index (lock {lock_path}.lock held); "
-                          "wait for it or remove the lock if that process is gone", path=lock_path) from None
-    try:
+    indexes = index_root_folder(root)
+    target = indexes.path / target.name  # the root's own folder, when it was named by a link
+    if shard is None:
+        free_place(indexes, target.name, "index")
+        folder, lock = indexes, f".{target.name}{LOCK_SUFFIX}"
+    else:
+        folder = shards_folder(target, indexes)  # shards is given with shard (checked above)
+        lock = f".{shard_dir(target, shard, shards).name}{LOCK_SUFFIX}"  # type: ignore[arg-type]
+    wait = setting("TOUCHE_INDEX_LOCK_TIMEOUT")
+    with folder_lock(folder.path, lock, f"another process is building this index (it holds {lock}); waited {wait:g} "
+                     "s (TOUCHE_INDEX_LOCK_TIMEOUT) for it: wait longer or run again", wait=wait):
         if shard is not None:
-            return ensure_shard(variant, corpus_path, target, shard, shards, base_dir=base_dir, progress=progress)
+            return ensure_shard(variant, corpus_path, target, shard, shards,  # type: ignore[arg-type]
+                                base_dir=base_dir, progress=progress)
         found = open_index(target)  # built by another process while we waited
         if found is not None:
             return _agreed_skips(found, variant)
@@ -134,9 +154,29 @@ def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *,
         if shards and shards > 1:
             return (sharded_builder or build_sharded)(variant, corpus_path, target, shards, base_dir=base_dir,
                                                       progress=progress)
-        return build_index(source, variant.analyzer, variant.index, target, base_dir=base_dir, progress=progress)
-    finally:
-        lock.release()
+        return build_index(source, variant.analyzer, variant.index, target, base_dir=base_dir, progress=progress,
+                           folder=indexes)
+
+
+LOCK_SUFFIX = ".touche.lock"  # .<index>.touche.lock: one build of an index at a time, the others wait
+
+
+def index_root_folder(root: str | Path) -> OutputFolder:
+    """The index root as the guard owns it: only what the toolkit recorded there is its own."""
+    return named_location(root, "index root")
+
+
+def free_place(folder: OutputFolder, name: str, what: str) -> None:
+    """Refuse, before any work, a ``name`` in ``folder`` that holds anything but a finished index
+    (which ``open_index`` reads): an index is placed only where nothing is, and nothing is
+    deleted to make room (a folder there was once deleted with a user's files in it)."""
+    path = folder.path / name
+    if not (path.exists() or path.is_symlink()):
+        return
+    why = folder.foreign(name) or "an unfinished index touche made (someone removed its touche-index.json)"
+    raise ToucheError(f"the {what}'s place in the {folder.what} holds {why}; it is no finished index ({META_FILE} "
+                      "missing) and touche deletes nothing to make room: remove or rename it, or give another "
+                      "--index-root", path=path)
 
 
 def _agreed_skips(found: IndexInfo, variant: Variant) -> IndexInfo:
@@ -163,6 +203,46 @@ def _check_shard_numbers(shards: int | None, shard: int) -> None:
 def shards_home(target: Path) -> Path:
     """Where finished shards wait until all N are there (one machine each, or parallel processes)."""
     return target.parent / f"{target.name}.shards"
+
+
+def shards_folder(target: Path, indexes: OutputFolder | None = None) -> OutputFolder:
+    """``shards_home`` as the guard owns it: a folder of the index root made and recorded by the
+    toolkit, or one holding nothing but shards it built (gathered from other machines); a link, a
+    file or a folder of someone's in its place is refused before any work."""
+    indexes = indexes or index_root_folder(target.parent)
+    return indexes.folder(shards_home(target).name, f"shards folder of {target.name}", adopt=_gathered_shards)
+
+
+# What Lucene writes into an index folder: commit points, segment files, its lock.
+_LUCENE_FILE = re.compile(r"segments_\w+|write\.lock|_\w+\.\w+")
+
+
+def _built_shard(path: Path) -> bool:
+    """A finished shard as the toolkit builds it, on this machine or another (gathered there by
+    rsync, say): Lucene's files and the description that names it as this shard, nothing else."""
+    match = _SHARD_NAME.fullmatch(path.name)
+    try:
+        with os.scandir(path) as scan:
+            entries = [(entry.name, entry.is_file(follow_symlinks=False)) for entry in scan]
+        if match is None or (META_FILE, True) not in entries:
+            return False
+        meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(meta, dict) and meta.get("shard") == [int(match[1]), int(match[2])]
+            and all(regular and (name == META_FILE or _LUCENE_FILE.fullmatch(name)) for name, regular in entries))
+
+
+def _gathered_shards(path: Path) -> bool:
+    """A shards folder holding finished shards and nothing else but the toolkit's bookkeeping (its
+    record, a shard's lock)."""
+    try:
+        with os.scandir(path) as scan:
+            entries = [Path(entry.path) for entry in scan]
+    except OSError:
+        return False
+    shards = [entry for entry in entries if entry.name != RECORD and not entry.name.endswith(LOCK_SUFFIX)]
+    return bool(shards) and all(_built_shard(entry) for entry in shards)
 
 
 def shard_dir(target: Path, k: int, n: int) -> Path:
@@ -198,7 +278,7 @@ def partition(source: CorpusSource, k: int, n: int) -> CorpusSource:
     """
     files = getattr(source, "files", None)
     if files is not None and len(files) >= n:
-        source.files = files[k::n]
+        source.files = files[k::n]  # type: ignore[attr-defined]  # a source of files
         return source
     return _RecordShard(source, k, n)
 
@@ -225,16 +305,33 @@ class _RecordShard:
         return islice(self.source.documents(fields), self.k, None, self.n)
 
 
+def check_shards(target: Path, n: int, missing: list[int]) -> OutputFolder:
+    """Before the missing shards are built: the shards folder is the toolkit's (made and recorded
+    now if need be), a missing shard's place holds nothing, and every finished shard is one the
+    toolkit built (assembling moves them into the index)."""
+    home = shards_folder(target)
+    for k in range(n):
+        name = shard_dir(target, k, n).name
+        if k in missing:
+            free_place(home, name, f"shard {k} of {n}")
+        elif not (home.intact(name) or name not in home.made and home.adopt(name, _built_shard)):
+            why = home.foreign(name) or "not the folder touche built"
+            raise ToucheError(f"shard {k} of {n} is {why}: touche moves into an index only the shards it built; "
+                              "remove it and build it again", path=home.path / name)
+    return home
+
+
 def ensure_shard(variant: Variant, corpus_path: str | Path, target: Path, k: int, n: int, *,
                   base_dir: Path | None, progress: bool) -> IndexInfo:
     path = shard_dir(target, k, n)
     found = open_index(path)
     if found is not None:
         return found
-    path.parent.mkdir(parents=True, exist_ok=True)
+    home = shards_folder(target)
+    free_place(home, path.name, f"shard {k} of {n}")
     source = open_corpus(variant.corpus.format, corpus_path, skip_bad_records=variant.corpus.skip_bad_records)
     return build_index(partition(source, k, n), variant.analyzer, variant.index, path, base_dir=base_dir,
-                       progress=progress, extra_meta={"shard": [k, n]})
+                       progress=progress, extra_meta={"shard": [k, n]}, folder=home)
 
 
 def _build_shard_process(args: tuple) -> dict:
@@ -262,6 +359,7 @@ def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: in
                           "(--ray, or --shard K on each machine)")
     workers = max(1, min(len(missing), processes or cores))
     if missing:
+        check_shards(target, n, missing)
         heap = shard_heap(workers)
         # Each shard process runs one indexing thread when processes share the cores.
         shard_variant = variant.model_copy(update={"index": variant.index.model_copy(
@@ -299,40 +397,40 @@ def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | 
                     seconds: float | None = None) -> IndexInfo:
     """Move N finished shards into ``target`` and write its statistics (those of the union)."""
     metas = []
-    for k in range(n):
-        info = open_index(shard_dir(target, k, n))
+    indexes = index_root_folder(target.parent)
+    names = [shard_dir(target, k, n).name for k in range(n)]
+    for k, name in enumerate(names):
+        info = open_index(shards_home(target) / name)
         if info is None:
             raise ToucheError(f"shard {k} of {n} is missing or unfinished (expected {shard_dir(target, k, n)}); "
                               f"build it with: touche index ... --shards {n} --shard {k}", path=shards_home(target))
         metas.append(info.meta)
-    remove_stale_temporaries(target)
-    tmp = temporary_name(target)
-    tmp.mkdir(parents=True)
-    names = [shard_dir(target, k, n).name for k in range(n)]
-    for name in names:
-        os.replace(shards_home(target) / name, tmp / name)
+    home = check_shards(target, n, [])
+    free_place(indexes, target.name, "index")
     analyzer = analyzers.build(variant.analyzer, base_dir)
     fields = list(variant.index.fields)
     build_seconds = seconds if seconds is not None else max(m["build"]["seconds"] for m in metas)
     documents = sum(m["stats"]["documents"] for m in metas)
-    meta = {
-        "format": 1,
-        "corpus": {k: v for k, v in metas[0]["corpus"].items() if k != "part"},
-        "analyzer": variant.analyzer.model_dump(mode="json"),
-        "index": variant.index.model_dump(mode="json"),
-        "shards": names,
-        "stats": _statistics([tmp / name for name in names], analyzer, fields),
-        "build": {"seconds": round(build_seconds, 3),
-                  "docs_per_second": round(documents / build_seconds, 1) if build_seconds else None,
-                  "skipped_records": sum(m["build"]["skipped_records"] for m in metas),
-                  "skipped": [s for m in metas for s in m["build"]["skipped"]][:20],
-                  "shard_seconds": [m["build"]["seconds"] for m in metas],
-                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
-    }
-    (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
-    os.replace(tmp, target)
-    shutil.rmtree(shards_home(target), ignore_errors=True)  # only lock files are left there
-    return IndexInfo(target, meta)
+    with indexes.building(target.name) as tmp:
+        for name in names:
+            home.take(name, tmp / name)
+        meta = {
+            "format": 1,
+            "corpus": {k: v for k, v in metas[0]["corpus"].items() if k != "part"},
+            "analyzer": variant.analyzer.model_dump(mode="json"),
+            "index": variant.index.model_dump(mode="json"),
+            "shards": names,
+            "stats": _statistics([tmp / name for name in names], analyzer, fields),
+            "build": {"seconds": round(build_seconds, 3),
+                      "docs_per_second": round(documents / build_seconds, 1) if build_seconds else None,
+                      "skipped_records": sum(m["build"]["skipped_records"] for m in metas),
+                      "skipped": [s for m in metas for s in m["build"]["skipped"]][:20],
+                      "shard_seconds": [m["build"]["seconds"] for m in metas],
+                      "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+        }
+        write_text(tmp / META_FILE, json.dumps(meta, indent=2))
+    indexes.remove(home.path.name)  # gone when nothing but its record is left (a lock, a file of someone's: kept)
+    return IndexInfo(indexes.path / target.name, meta)
 
 
 def _check_layout(found: IndexInfo, shards: int | None) -> None:
@@ -362,11 +460,22 @@ def _write_failure(exc: BaseException) -> str | None:
 
 
 def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSpec, target: Path, *,
-                base_dir: Path | None = None, progress: bool = True, extra_meta: dict | None = None) -> IndexInfo:
-    remove_stale_temporaries(target)  # of interrupted builds, whose process is gone
-    tmp = temporary_name(target)
-    tmp.mkdir(parents=True)
+                base_dir: Path | None = None, progress: bool = True, extra_meta: dict | None = None,
+                folder: OutputFolder | None = None) -> IndexInfo:
+    """Build the index ``target`` in a temporary of the guard's (of ``folder``, the guard's owner of
+    ``target.parent``) and place it there when finished."""
+    folder = folder or named_location(target.parent, "index root")
     analyzer = analyzers.build(analyzer_spec, base_dir)
+    with folder.building(target.name) as tmp:
+        meta = _fill(tmp, source, analyzer, analyzer_spec, spec, target, progress)
+        meta.update(extra_meta or {})
+        write_text(tmp / META_FILE, json.dumps(meta, indent=2))
+    return IndexInfo(folder.path / target.name, meta)
+
+
+def _fill(tmp: Path, source: CorpusSource, analyzer, analyzer_spec: AnalyzerSpec, spec: IndexSpec, target: Path,
+          progress: bool) -> dict:
+    """Index the documents of ``source`` into the folder ``tmp``; the index's description."""
     fields = list(spec.fields)
     indexer = jvm.autoclass("touche.lucene.BatchIndexer")(
         str(tmp), analyzer, fields, spec.positions, spec.docvectors, spec.threads, float(spec.ram_buffer_mb))
@@ -379,8 +488,9 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
     try:
         with progress_bar(desc=f"indexing {source.name}", total=total, unit="B" if size else " docs",
                           unit_scale=bool(size), disable=not progress, mininterval=1.0) as bar:
-            documents = (source.documents(fields, on_position=lambda done: bar.update(done - bar.n)) if size
-                         else source.documents(fields))
+            # a source that knows its size reports positions
+            documents = (source.documents(fields, on_position=lambda done: bar.update(done - bar.n))  # type: ignore[call-arg]
+                         if size else source.documents(fields))
             for ids, values, raws in _batches(documents, fields, spec.store_raw):
                 _hand_over(indexer, ids, values, raws, len(fields))
                 count += len(ids)
@@ -394,15 +504,15 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
             indexer.close()
         except Exception:  # noqa: BLE001 — the error that stopped the build is the one to report
             pass
-        shutil.rmtree(tmp, ignore_errors=True)
         failure = _write_failure(exc)
         if failure:
-            raise ToucheError(f"{failure} while writing the index; the partial index was removed", path=target) from None
+            raise ToucheError(f"{failure} while writing the index; the partial index was removed",
+                              path=target) from None
         raise
     seconds = time.perf_counter() - started
     if source.report.skipped:
         log.warning("warning: %s", source.report.summary())
-    meta = {
+    return {
         "format": 1,
         "corpus": source.describe(),
         "analyzer": analyzer_spec.model_dump(mode="json"),
@@ -410,14 +520,9 @@ def build_index(source: CorpusSource, analyzer_spec: AnalyzerSpec, spec: IndexSp
         "stats": _statistics([tmp], analyzer, fields),
         "build": {"seconds": round(seconds, 3), "docs_per_second": round(count / seconds, 1) if seconds else None,
                   "skipped_records": source.report.skipped,
-                  "skipped": [str(r) for r in source.report.first_skipped], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
-        **(extra_meta or {}),
+                  "skipped": [str(r) for r in source.report.first_skipped],
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
     }
-    (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
-    if target.exists():  # an unfinished index from an older layout: replace it
-        shutil.rmtree(target)
-    os.replace(tmp, target)
-    return IndexInfo(target, meta)
 
 
 def _documents_of_sibling(source: CorpusSource, fields: list[str], root: Path) -> int | None:
@@ -480,7 +585,7 @@ def _batches(docs: Iterable[tuple[str, list[str], str]], fields: list[str], stor
 def _statistics(paths: list[Path], analyzer, fields: list[str]) -> dict:
     searcher = jvm.autoclass("touche.lucene.BatchSearcher")([str(p) for p in paths], analyzer)
     try:
-        stats = {"documents": int(searcher.numDocs()), "fields": {}}
+        stats: dict[str, Any] = {"documents": int(searcher.numDocs()), "fields": {}}
         for field in fields:
             docs, with_field, unique, total = (int(x) for x in searcher.fieldStats(field))
             stats["fields"][field] = {"documents": with_field, "unique_terms": unique, "total_terms": total}

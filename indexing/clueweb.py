@@ -31,7 +31,9 @@ from typing import Iterator
 from fastwarc.stream_io import GzipWriter
 from fastwarc.warc import WarcRecord, WarcRecordType
 
+from touche import numbers
 from touche.atomic import atomic_open
+from touche.budgets import READ_CHUNK, max_record_bytes, record_too_large
 from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
@@ -82,7 +84,7 @@ def html_to_text(html_bytes: bytes, *, main_content: bool = True) -> tuple[str, 
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
     from resiliparse.parse.html import HTMLTree
 
-    html = bytes_to_str(html_bytes, detect_encoding(html_bytes))
+    html = bytes_to_str(html_bytes, detect_encoding(html_bytes))  # type: ignore[arg-type]  # an encoding, always
     tree = HTMLTree.parse(html)
     title = " ".join((tree.title or "").split())
     full = extract_plain_text(tree, preserve_formatting=True)
@@ -109,6 +111,7 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     result = FileResult()
+    budget = max_record_bytes()
     try:
         with open(path, "rb") as stream:
             number = 0
@@ -124,9 +127,12 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
                               else "empty WARC-TREC-ID header")
                     result.bad.append((number, None, reason + " (expected the ClueWeb12 document id)"))
                     continue
-                block = record.reader.read()
                 declared = (record.headers.get("Content-Length") or "").strip()
-                if not declared.isdigit() or len(block) < int(declared):
+                if numbers.is_whole(declared) and int(declared) > budget:  # never read: its reader skips it
+                    result.bad.append((number, trec_id, record_too_large(int(declared), "response record")))
+                    continue
+                block = _read_within(record.reader, budget)
+                if not numbers.is_whole(declared) or len(block) < int(declared):
                     result.error = (f"truncated: response record #{number} ({trec_id}) has {len(block)} of "
                                     f"{declared or 'an unknown number of'} bytes; the file is cut off or corrupt")
                     break
@@ -145,6 +151,15 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
         result.error = (f"cannot read the file: {exc.strerror}" if exc.errno is not None
                         else f"not a WARC file or a corrupt one ({exc})")
     return result
+
+
+def _read_within(reader, budget: int) -> bytes:
+    """A record's block, read in chunks and never past ``budget`` bytes (one more tells it is over)."""
+    chunks, size = [], 0
+    while size <= budget and (chunk := reader.read(min(READ_CHUNK, budget + 1 - size))):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def http_payload(block: bytes) -> bytes:

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from touche import registry
 from touche.errors import ConfigError, InputError
+from touche.guard import LinkFolder
 from touche.indexing.argsme import ReadReport, argsme_files, read_arguments
 from touche.indexing.beir import corpus_file as beir_corpus_file
 from touche.indexing.beir import read_corpus as read_beir_corpus
@@ -23,8 +24,10 @@ from touche.progress import progress_bar
 
 class CorpusSource(Protocol):
     name: str
-    report: ReadReport
     fields: tuple[str, ...]  # the text fields this family offers to the index
+
+    @property
+    def report(self) -> ReadReport: ...
 
     def fingerprint(self) -> str: ...
     def describe(self) -> dict: ...
@@ -86,7 +89,8 @@ class ArgsMeSource:
 
     def records(self, part: tuple[int, int] | None = None, on_position=None) -> Iterator[Argument]:
         if self.beir:
-            return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records, report=self.report, part=part)
+            return read_beir_corpus(self.files[0], skip_bad_records=self.skip_bad_records,
+                                    report=self.report, part=part)
         return read_arguments(self.files, skip_bad_records=self.skip_bad_records, report=self.report, part=part,
                               on_position=on_position)
 
@@ -152,8 +156,12 @@ def document_texts(source: CorpusSource, docids: set[str], *, progress: bool = F
     field_name = getattr(source, "display_field", "contents" if "contents" in source.fields else source.fields[0])
     display = getattr(source, "display_text", lambda values, raw: values[0])
     found: dict[str, str] = {}
-    with progress_bar(desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents", unit=" docs",
-              disable=not progress, mininterval=1.0) as bar:
+    with progress_bar(
+        desc=f"reading {Path(getattr(source, 'path', '')).name} for {len(docids)} documents",
+        unit=" docs",
+        disable=not progress,
+        mininterval=1.0,
+    ) as bar:
         for docid, values, raw in source.documents([field_name]):
             bar.update(1)
             if docid in docids:
@@ -181,8 +189,7 @@ def check_corpus_files(files: Mapping[str, Path], fmt: str) -> None:
     for file in files.values():
         first_document(open_corpus(fmt, file))
     with tempfile.TemporaryDirectory(prefix="touche-corpus-list-") as scratch:
-        for name, file in files.items():
-            (Path(scratch) / name).symlink_to(Path(file).resolve())
+        LinkFolder(scratch, "scratch corpus folder").sync({name: Path(file) for name, file in files.items()})
         try:
             listed = getattr(open_corpus(fmt, scratch), "files", None)
         except InputError:

@@ -25,15 +25,16 @@ from typing import Any, Callable
 from touche import jvm
 from touche.config import Variant
 from touche.errors import EnvironmentProblem, ToucheError
+from touche.guard import named_location
 from touche.indexing import builder
 from touche.indexing.builder import (
     IndexInfo,
     assemble_shards,
+    check_shards,
     ensure_shard,
     open_index,
     shard_dir,
     shard_heap,
-    shards_home,
 )
 from touche.progress import progress_bar
 
@@ -79,13 +80,9 @@ def disconnect() -> None:
 
 
 def _kill_midway_once(folder: str, k: int) -> None:
-    marker = Path(folder) / "killed"
-    try:
-        with open(marker, "x") as handle:  # exclusive: only one task of the whole cluster
-            handle.write(f"shard {k} pid {os.getpid()}\n")
-    except FileExistsError:
-        return
-    os.kill(os.getpid(), signal.SIGKILL)
+    marker = named_location(folder, "fault injection's folder")
+    if marker.create("killed", f"shard {k} pid {os.getpid()}\n".encode()):  # exclusive: one task of the cluster
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, n: int, base_dir: str | None,
@@ -106,10 +103,10 @@ def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, 
                     if number == 2:  # mid-way: the shard's temporary index exists and holds documents
                         _kill_midway_once(kill_folder, k_)
                     yield document
-            shard.documents = dying
+            shard.documents = dying  # type: ignore[method-assign]
             return shard
         builder.partition = partition_then_die
-    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
+    info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=Path(base_dir) if base_dir else None,
                          progress=False)
     return info.meta
 
@@ -142,7 +139,7 @@ def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n:
     shard_variant = variant.model_copy(update={"index": variant.index.model_copy(update={"threads": threads})})
     heap = worker_heap(address, cpus, threads)
     task = remote_task(_build_shard_task, threads, retries=RETRIES, max_calls=1)
-    shards_home(target).mkdir(parents=True, exist_ok=True)
+    check_shards(target, n, missing)  # the shards folder made and recorded here, before the tasks fill it
     pending = {task.remote(shard_variant.model_dump_json(), str(Path(corpus_path).resolve()), str(target.resolve()),
                            k, n, str(base_dir) if base_dir else None, heap): k for k in missing}
     documents = 0

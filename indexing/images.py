@@ -33,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree, html
 
+from touche.budgets import max_record_bytes, record_too_large
 from touche.errors import InputError
 from touche.indexing import ocr
 from touche.indexing.argsme import ReadReport
@@ -138,11 +139,29 @@ def image_dir(root: Path, image_id: str) -> Path:
 
 
 def _read_text(path: Path, limit: int | None = None) -> str:
+    """A page's or image's text file; ``limit``: its first characters only (a page's text), else
+    the whole file within the record budget (an InputError naming it beyond)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(limit) if limit else handle.read()
+            if limit:
+                return handle.read(limit)
+            budget = max_record_bytes()
+            text = handle.read(budget + 1)
     except FileNotFoundError:
         return ""
+    if len(text) > budget:
+        raise InputError(record_too_large(f"more than {budget:,} characters", "file"), path=path)
+    return text
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A file (a page's DOM) within the record budget; an InputError naming it beyond."""
+    budget = max_record_bytes()
+    with open(path, "rb") as handle:
+        data = handle.read(budget + 1)
+    if len(data) > budget:
+        raise InputError(record_too_large(f"more than {budget:,} bytes", "file"), path=path)
+    return data
 
 
 def _read_rankings(path: Path) -> tuple[CrawlRanking, ...]:
@@ -199,7 +218,7 @@ def read_page(page_dir: Path, image_url: str = "") -> ImagePage:
 
 # ---------------------------------------------------------------------------- the DOM
 def parse_dom(path: Path) -> etree._ElementTree | None:
-    data = path.read_bytes()
+    data = _read_bytes(path)
     if not data.strip():
         return None
     try:
@@ -396,7 +415,8 @@ def image_fields(record: ImageRecord, ocr_text: str = "") -> dict[str, str]:
         "alt_text": "\n".join(dict.fromkeys(p.alt_text for p in pages if p.alt_text)),
         "ocr_text": ocr_text,
         "queries": "\n".join(record.queries),
-        "url_text": " ".join(dict.fromkeys(w for w in [url_words(record.url), *(url_words(p.url) for p in pages)] if w)),
+        "url_text": " ".join(dict.fromkeys(w for w in [url_words(record.url),
+                                                       *(url_words(p.url) for p in pages)] if w)),
         "page_text": "\n\n".join(p.text for p in pages if p.text),
     }
     values["contents"] = "\n".join(values[f] for f in FIELDS[1:] if values[f])

@@ -13,7 +13,10 @@ The cache is content-addressed: ``<cache>/<sha256[:2]>/<sha256>-<engine>.json`` 
 is the image file's content hash and ``engine`` hashes the Tesseract version and options.
 Copies of a collection (a TIRA input directory) therefore share one cache, and a different
 Tesseract or language re-runs OCR. Files are written atomically (temp file + rename), so an
-interrupted run never leaves a truncated entry.
+interrupted run never leaves a truncated entry. The cache is a location a user names, owned by the
+guard (``guard.named_location``): an entry is written only where nothing is or where the toolkit
+wrote it before; a file of someone else's at an entry's name (or a link, or a folder in a
+subfolder's place) is left alone, and the image's text is recognised again without being kept.
 
 Where the cache lives: ``$TOUCHE_OCR_CACHE``, else ``ocr-cache/`` in the index root
 (``$TOUCHE_INDEX_ROOT``, else ``<project>/indexes``, else the temp directory).
@@ -27,14 +30,16 @@ import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, TypeVar
 
-from touche.atomic import write_text
+from touche.errors import ToucheError
+from touche.guard import OutputFolder, named_location
 from touche.paths import default_index_root
 from touche.settings import setting
 
@@ -72,7 +77,8 @@ class OcrEngine:
         """The image's text lines, each a list of (word, confidence)."""
         # One thread per Tesseract process: we parallelise over images instead (2 cores).
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm", str(self.psm), "tsv"],
+        done = subprocess.run([self.executable, str(image), "stdout", "-l", self.language, "--psm",
+                               str(self.psm), "tsv"],
                               capture_output=True, timeout=TIMEOUT_SECONDS, env=env, check=False)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -83,10 +89,12 @@ class OcrEngine:
 Lines = list[list[tuple[str, float]]]
 
 
+K = TypeVar("K")  # what the caller keys each image by
+
 def parse_tsv(tsv: str) -> Lines:
     """Tesseract TSV (level, page, block, paragraph, line, word, box, conf, text) → lines of
     (word, confidence), in reading order."""
-    lines: dict[tuple[str, str, str, str], list[tuple[str, float]]] = {}
+    lines: dict[tuple[str, ...], list[tuple[str, float]]] = {}  # keyed by block, paragraph, line
     for row in tsv.splitlines()[1:]:
         cells = row.split("\t")
         if len(cells) < 12 or cells[0] != "5" or not cells[11].strip():
@@ -150,13 +158,18 @@ def _entry(cache_dir: Path, digest: str, ocr: OcrEngine) -> Path:
 
 
 def _read_entry(entry: Path) -> Lines | None:
+    """The entry's lines; None when there is none to read: missing, damaged (recognised again and
+    rewritten, if it is the toolkit's), or no file in a real folder (a pipe would block the read, a
+    link would pass someone's file off as a result)."""
     try:
+        if not (stat.S_ISDIR(os.lstat(entry.parent).st_mode) and stat.S_ISREG(os.lstat(entry).st_mode)):
+            return None
         data = json.loads(entry.read_text(encoding="utf-8"))
         return [[(str(word), float(conf)) for word, conf in line] for line in data["lines"]]
-    except FileNotFoundError:
+    except OSError:
         return None
     except (ValueError, KeyError, TypeError):
-        return None  # a damaged entry is recognised again and overwritten
+        return None
 
 
 def cached_text(image: Path, *, cache_dir: Path | None = None, ocr: OcrEngine | None = None,
@@ -169,10 +182,10 @@ def cached_text(image: Path, *, cache_dir: Path | None = None, ocr: OcrEngine | 
     return None if lines is None else lines_text(lines, min_confidence)
 
 
-def _recognise(image: Path, cache_dir: Path, ocr: OcrEngine) -> tuple[Lines, bool]:
+def _recognise(image: Path, cache: OutputFolder, ocr: OcrEngine) -> tuple[Lines, bool]:
     """(lines, was it cached). A failing image is warned about and yields no text (cached too:
     a broken file stays broken, and a rerun should not pay for it again)."""
-    entry = _entry(cache_dir, file_digest(image), ocr)
+    entry = _entry(cache.path, file_digest(image), ocr)
     cached = _read_entry(entry)
     if cached is not None:
         return cached, True
@@ -184,8 +197,27 @@ def _recognise(image: Path, cache_dir: Path, ocr: OcrEngine) -> tuple[Lines, boo
     except OSError as exc:
         log.warning("warning: %s; its ocr_text is empty", exc)
         lines = []
-    write_text(entry, json.dumps({"engine": ocr.version, "image": image.name, "lines": lines}, ensure_ascii=False))
+    _keep(cache, entry, json.dumps({"engine": ocr.version, "image": image.name, "lines": lines}, ensure_ascii=False))
     return lines, False
+
+
+_subfolders_lock = threading.Lock()
+
+
+def _keep(cache: OutputFolder, entry: Path, text: str) -> None:
+    """Write the entry through the guard; where something the toolkit did not make is in the way,
+    warn once and keep nothing (the text is recognised again next time)."""
+    try:
+        with _subfolders_lock:  # the threads of one process record a new subfolder once
+            subfolder = cache.folder(entry.parent.name, "OCR cache's subfolder", adopt=True)
+        subfolder.write_text(entry.name, text)
+    except ToucheError as exc:
+        if not _kept_nothing.is_set():
+            _kept_nothing.set()
+            log.warning("warning: an OCR result is not cached: %s", exc)
+
+
+_kept_nothing = threading.Event()
 
 
 @dataclass
@@ -194,8 +226,8 @@ class OcrStats:
     cached: int = 0
 
 
-def ocr_texts(images: Iterable[tuple[str, Path]], *, cache_dir: Path | None = None, workers: int | None = None,
-              stats: OcrStats | None = None) -> Iterable[tuple[str, str]]:
+def ocr_texts(images: Iterable[tuple[K, Path]], *, cache_dir: Path | None = None, workers: int | None = None,
+              stats: OcrStats | None = None) -> Iterable[tuple[K, str]]:
     """(key, OCR text) for each (key, image path), in input order; "" for every image (with one
     warning) when OCR is unavailable. Images are recognised ``workers`` at a time (default: the
     number of cores), streaming: memory stays flat however many images come in."""
@@ -205,13 +237,13 @@ def ocr_texts(images: Iterable[tuple[str, Path]], *, cache_dir: Path | None = No
         for key, _ in images:
             yield key, ""
         return
-    cache_dir = cache_dir or default_cache_dir()
+    cache = named_location(cache_dir or default_cache_dir(), "OCR cache")
     stats = stats if stats is not None else OcrStats()
     workers = workers or os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: list = []
         for key, path in images:
-            pending.append((key, pool.submit(_recognise, Path(path), cache_dir, ocr)))
+            pending.append((key, pool.submit(_recognise, Path(path), cache, ocr)))
             if len(pending) >= 4 * workers:  # a bounded window keeps the output in order and memory flat
                 yield from _drain(pending[: 2 * workers], stats)
                 del pending[: 2 * workers]

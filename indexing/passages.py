@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from touche.budgets import bounded_lines, max_record_bytes, record_too_large
 from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
@@ -76,15 +77,18 @@ def read_passages(files: list[Path], *, skip_bad_records: bool = False,
                   report: ReadReport | None = None) -> Iterator[Passage]:
     report = report if report is not None else ReadReport()
     seen: dict[str, tuple[str, int]] = {}
+    limit = max_record_bytes()
     for path in files:
         report.files += 1
         opener = gzip.open if path.name.endswith(".gz") else open
         try:
             with opener(path, "rt", encoding="utf-8") as f:
-                for number, line in enumerate(f, 1):
-                    if not line.strip():
+                for number, (line, whole) in enumerate(bounded_lines(f, limit), 1):
+                    if whole and not line.strip():
                         continue
                     try:
+                        if not whole:  # read no further than the budget: a 1 GB line is not held
+                            raise ValueError(record_too_large(f"more than {limit:,} characters", "line"))
                         passage = _to_passage(line)
                         if passage.id in seen:
                             first = seen[passage.id]

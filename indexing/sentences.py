@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from touche.atomic import atomic_open
+from touche.budgets import MAX_LITERAL_VALUES, OverBudget, bounded_lines, max_record_bytes, record_too_large
 from touche.errors import ConfigError, InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord, argsme_files, read_arguments
 from touche.indexing.corpora import argument_fields, files_fingerprint
@@ -65,7 +66,9 @@ def parse_sentence_id(sentence_id: str) -> tuple[str, str, int]:
     """``<argid>__PREMISE__3`` → (argid, "premise", 3); ValueError if it is no sentence id."""
     match = _SENTENCE_ID.fullmatch(sentence_id)
     if match is None:
-        raise ValueError(f"{sentence_id!r} is not a sentence id '<argument id>__PREMISE__n' or '<argument id>__CONC__n'")
+        raise ValueError(
+            f"{sentence_id!r} is not a sentence id '<argument id>__PREMISE__n' or '<argument id>__CONC__n'"
+        )
     role = CONCLUSION if match["kind"] == "CONC" else PREMISE
     return match["argument"], role, int(match["position"])
 
@@ -161,21 +164,38 @@ class _BadRecord(Exception):
         self.record_id = record_id
 
 
-def _raise_csv_field_limit() -> None:
-    """Premises of debate posts exceed csv's 128 KiB default field limit."""
-    limit = sys.maxsize
-    while True:
-        try:
-            csv.field_size_limit(limit)
-            return
-        except OverflowError:  # C long is 32 bits on some platforms
-            limit //= 2
+class _RowBudget:
+    """The lines of a CSV file as the csv module takes them, counted since the last row ended: a
+    row (a line, or a quoted cell spanning many) beyond the record budget raises OverBudget, and
+    no line is read past the budget either (``bounded_lines``)."""
+
+    def __init__(self, handle, limit: int):
+        self.lines = bounded_lines(handle, limit)
+        self.limit = limit
+        self.size = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        line, whole = next(self.lines)
+        self.size += len(line)
+        if not whole or self.size > self.limit:
+            raise OverBudget(self.size)
+        return line
+
+    def row_done(self) -> None:
+        self.size = 0
 
 
 def _literal(text: str, column: str, expected: type, record_id: str) -> Any:
     """A Python-literal column (``ast.literal_eval``: literals only, never code)."""
     if not text.strip():
         return expected()
+    values = text.count(",") + text.count(":")  # ast holds each value as an object of ~100 bytes
+    if values > MAX_LITERAL_VALUES:
+        raise _BadRecord(f"'{column}' holds more than {MAX_LITERAL_VALUES:,} values (counted by its separators); "
+                         "no argument has so many", record_id)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
@@ -228,7 +248,9 @@ def _row_sentences(text: str, rid: str) -> list[Sentence]:
         except ValueError as exc:
             raise _BadRecord(f"sentence #{j}: {exc}", rid) from None
         if sentence.argument_id != rid:
-            raise _BadRecord(f"sentence #{j}: id {sid!r} belongs to argument {sentence.argument_id!r}, not to this one", rid)
+            raise _BadRecord(
+                f"sentence #{j}: id {sid!r} belongs to argument {sentence.argument_id!r}, not to this one", rid
+            )
         if sid in ids:
             raise _BadRecord(f"sentence #{j}: duplicate sentence id {sid!r}", rid)
         ids.add(sid)
@@ -240,7 +262,8 @@ def _row_sentences(text: str, rid: str) -> list[Sentence]:
 def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
                       report: ReadReport | None = None) -> Iterator[SentencedArgument]:
     """Stream the arguments of 2022 sentence CSV files (csv module, Python literals via ast)."""
-    _raise_csv_field_limit()
+    limit = max_record_bytes()
+    csv.field_size_limit(limit)  # premises of debate posts exceed csv's 128 KiB default; a record's budget holds them
     report = report if report is not None else ReadReport()
     seen: set[str] = set()
     for path in files:
@@ -250,18 +273,25 @@ def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
         except OSError as exc:
             raise InputError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
         with handle:
-            reader = csv.DictReader(handle)
+            lines = _RowBudget(handle, limit)
+            reader = csv.DictReader(lines)
             try:
                 header = reader.fieldnames
-            except (csv.Error, UnicodeDecodeError) as exc:
-                raise InputError(f"not a readable CSV header: {exc}", path=path, where="line 1") from None
+            except (csv.Error, UnicodeDecodeError, OverBudget) as exc:
+                why = record_too_large(f"more than {exc.size:,} characters", "header") if isinstance(exc, OverBudget) \
+                    else exc
+                raise InputError(f"not a readable CSV header: {why}", path=path, where="line 1") from None
             missing = [c for c in _REQUIRED_COLUMNS if c not in (header or [])]
             if missing:
-                raise InputError(f"missing column(s) {', '.join(missing)}; expected the args.me 2022 sentence CSV "
-                                 f"with columns {', '.join(CSV_COLUMNS)} (found {', '.join(header or []) or 'nothing'})",
-                                 path=path, where="line 1")
+                raise InputError(
+                    f"missing column(s) {', '.join(missing)}; expected the args.me 2022 sentence CSV "
+                    f"with columns {', '.join(CSV_COLUMNS)} (found {', '.join(header or []) or 'nothing'})",
+                    path=path,
+                    where="line 1",
+                )
             index = 0
             while True:
+                lines.row_done()
                 try:
                     row = next(reader)
                 except StopIteration:
@@ -269,10 +299,14 @@ def read_sentence_csv(files: Iterable[Path], *, skip_bad_records: bool = False,
                 except (csv.Error, UnicodeDecodeError) as exc:
                     raise InputError(f"malformed CSV: {exc}; the file is truncated or corrupt (cannot be skipped)",
                                      path=path, where=f"line {reader.line_num}") from None
+                except OverBudget as exc:
+                    raise InputError(f"{record_too_large(f'more than {exc.size:,} characters', 'row')}; the CSV "
+                                     "reader cannot go past it (cannot be skipped)", path=path,
+                                     where=f"line {reader.line_num + 1}, argument #{index + 1} (1-based)") from None
                 index += 1
                 try:
                     if None in row:  # more cells than header columns
-                        raise _BadRecord(f"{len(header) + len(row[None])} cells for {len(header)} columns",
+                        raise _BadRecord(f"{len(header or ()) + len(row[None])} cells for {len(header or ())} columns",
                                          (row.get("id") or None))
                     record = _row_to_record(row, seen)
                 except _BadRecord as bad:
@@ -337,7 +371,9 @@ def sentence_corpus_files(path: str | os.PathLike[str]) -> tuple[str, list[Path]
             return "json", argsme_files(p)
         raise InputError("no sentence corpus here: expected the args.me 2022 sentence CSV (*.csv) "
                          "or args.me 2020 JSON files (*.json)", path=p)
-    raise InputError("no such file or directory (expected the args.me 2022 sentence CSV or a directory with it)", path=p)
+    raise InputError(
+        "no such file or directory (expected the args.me 2022 sentence CSV or a directory with it)", path=p
+    )
 
 
 @dataclass

@@ -13,6 +13,7 @@ from touche import jvm
 from touche.config import BM25, AnalyzerSpec, LMDirichlet
 from touche.errors import InputError, ToucheError
 from touche.indexing.builder import index_paths as lucene_dirs
+from touche.notes import topic_note
 from touche.stemming import analyzers
 
 Ranking = dict[str, list[tuple[str, float]]]
@@ -51,7 +52,8 @@ class Searcher:
                threads: int = 2, within: Mapping[str, Sequence[str]] | None = None) -> Ranking:
         """Each query's best ``k`` documents; with ``within`` ({qid: document ids}), each query's
         candidates scored (a re-ranker's first stage): those the query matches by their score, the
-        others after them with 0, none dropped (as PyTerrier's re-rankers keep every candidate)."""
+        others after them with 0 (as PyTerrier's re-rankers keep every candidate); a candidate the
+        index does not hold is left out, and said (``touche.notes``)."""
         qids = list(queries)
         fields, weights = list(field_weights), [float(w) for w in field_weights.values()]
         texts = [_bounded(qid, queries[qid], len(fields)) for qid in qids]
@@ -68,12 +70,25 @@ class Searcher:
                                           int(threads))
         ranking = {}
         nothing = set(self._say_empty_queries(queries, fields, [q for q, text in zip(qids, results) if not text]))
+        absent = self.missing(d for docs in candidates for d in docs)
         for qid, text, docs in zip(qids, results, candidates):
             hits = _parse_hits(text)
             scored = {d for d, _ in hits}
+            lacking = [d for d in docs if d in absent]
+            if lacking and qid not in nothing:  # no score of this index is theirs to give: said, not made up
+                shown = ", ".join(repr(d) for d in lacking[:3]) + (f" and {len(lacking) - 3} more" if len(lacking) > 3
+                                                                   else "")
+                topic_note(log, qid, f"{len(lacking)} candidate document(s) are not in this index ({shown}): left "
+                                     "out of its results")
             # a query that analyses to nothing scores no candidate: it has no results, as without candidates
-            ranking[qid] = [] if qid in nothing else hits + [(d, 0.0) for d in docs if d not in scored]
+            ranking[qid] = [] if qid in nothing else \
+                hits + [(d, 0.0) for d in docs if d not in scored and d not in absent]
         return ranking
+
+    def missing(self, docids) -> set[str]:
+        """The document ids this index does not hold."""
+        joined = "\n".join(dict.fromkeys(docids))
+        return set(self._java.missing(joined).split("\n")) - {""} if joined else set()
 
     def _say_empty_queries(self, queries: Mapping[str, str], fields: Sequence[str], empty: Sequence[str]) -> list[str]:
         """The queries among ``empty`` (no hits) that analyse to nothing (stopwords and punctuation
@@ -81,8 +96,8 @@ class Searcher:
         tokens = jvm.autoclass("touche.lucene.Analyzers").tokens
         nothing = [qid for qid in empty if not any(len(tokens(self._analyzer, f, queries[qid])) for f in fields)]
         for qid in nothing:
-            log.warning("warning: topic %s: the query %r analyses to nothing (stopwords and punctuation only): no "
-                        "results for it", qid, queries[qid][:80])
+            topic_note(log, qid, f"the query {queries[qid][:80]!r} analyses to nothing (stopwords and punctuation "
+                                 "only): no results for it")
         return nothing
 
     def explain(self, query: str, field_weights: Mapping[str, float], docid: str) -> str | None:
@@ -115,7 +130,8 @@ def _bounded(qid: str, text: str, n_fields: int) -> str:
     distinct = dict.fromkeys(w.lower() for w in words)
     if len(distinct) <= limit:
         return text
-    kept, seen = [], set()
+    kept: list[str] = []
+    seen: set[str] = set()
     for word in words:
         key = word.lower()
         if key not in seen:
@@ -123,8 +139,7 @@ def _bounded(qid: str, text: str, n_fields: int) -> str:
                 continue
             seen.add(key)
         kept.append(word)
-    log.warning("warning: topic %s: the query has %d distinct words; searched with its first %d", qid,
-                len(distinct), limit)
+    topic_note(log, qid, f"the query has {len(distinct)} distinct words; searched with its first {limit}")
     return " ".join(kept)
 
 

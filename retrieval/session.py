@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from touche import jvm
 from touche.config import LoadedVariant, Variant, load_variant
@@ -21,6 +22,7 @@ from touche.errors import InputError
 from touche.guard import OutputFolder
 from touche.indexing.builder import IndexInfo, ensure_index
 from touche.inputs import resolve_corpus, resolve_topics
+from touche.notes import topic_note
 from touche.paths import default_index_root
 from touche.retrieval.formats.gate import load_topics
 from touche.retrieval.formats.runwriter import WrittenRun, write_run
@@ -30,7 +32,7 @@ from touche.retrieval.preflight import preflight
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking, Searcher
 from touche.retrieval.stages import StageContext
-from touche.retrieval.tasks import Rows, TaskContext, handler
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler, handler
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +50,8 @@ class VariantResult:
 
 @dataclass
 class Session:
-    corpus_path: Path | str          # a path, or irds:<id>
-    topics_path: Path | str | None   # a path, or irds:<id>; None: each pipeline gets its topics
+    corpus_path: str | os.PathLike[str]  # a path, or irds:<id>
+    topics_path: Any  # a path, irds:<id>, a queries frame or Topic records; None: each pipeline gets its topics
     index_root: Path = field(default_factory=default_index_root)
     progress: bool = True
     selection: TopicSelection | None = None  # the topics kept of the topics file (--topics-only/-except)
@@ -110,7 +112,8 @@ class Session:
             return self.searcher(info, loaded, analyzer_of=other)
 
         ctx = TaskContext(variant=variant, variant_path=loaded.path, corpus=corpus, topics=topics,
-                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher, open_index=open_index,
+                          topics_path=Path(self.topics_path or "queries frame"), searcher=searcher,
+                          open_index=open_index,
                           progress=self.progress)
         return ctx, index
 
@@ -122,6 +125,11 @@ class Session:
         pipeline = self.pipeline(loaded)
         queries = pipeline.queries()
         ranking = pipeline.rerank(pipeline.search(queries), queries)
+        missing = [t.number for t in pipeline.ctx.topics if not ranking.get(t.number)]
+        if missing:  # the run file holds no line for them: said here, not left for a score to hide
+            log.warning("warning: %s: no hits for topic%s %s (no indexed word of the query matched, or the query "
+                        "was cut to its first words: see above); the run holds no line for %s", loaded.name,
+                        "s" if len(missing) > 1 else "", ", ".join(missing), "them" if len(missing) > 1 else "it")
         rows = pipeline.rows(ranking)
         result = VariantResult(loaded, ranking, rows, pipeline.index, time.perf_counter() - started)
         self._results[key] = result
@@ -164,7 +172,7 @@ class Pipeline:
     task's, then each ``rerank:`` stage) and the rows the run file holds. ``Session.run`` takes
     them in order; ``touche.pyterrier`` makes each a PyTerrier transformer."""
     loaded: LoadedVariant
-    task: object  # the task's handler
+    task: TaskHandler
     ctx: TaskContext
     index: IndexInfo
     session: Session
@@ -182,10 +190,10 @@ class Pipeline:
             except InputError as exc:
                 if not lenient:
                     raise
-                log.warning("warning: topic %s: %s: no results for it", t.number, exc.message)
+                topic_note(log, t.number, f"{exc.message}: no results for it")
         return out
 
-    def search(self, queries: dict[str, str], within: dict[str, list[str]] | None = None) -> Ranking:
+    def search(self, queries: Mapping[str, str], within: dict[str, list[str]] | None = None) -> Ranking:
         """The first stage: the queries (or a feedback stage's new ones) searched; ``within``:
         each query's candidates only (a re-ranker's: PyTerrier's ``bm25 % 100 >> variant``)."""
         variant = self.loaded.variant
@@ -194,11 +202,14 @@ class Pipeline:
 
     def rerankers(self) -> list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]]:
         """(name, re-ranking) of the task's re-ranking, then each ``rerank:`` stage, in order."""
-        out = []
-        if self.task.rerank is not None:
-            out.append((f"{self.loaded.variant.task} re-ranking", lambda ranking, queries: self.task.rerank(self.ctx, ranking)))
+        out: list[tuple[str, Callable[[Ranking, dict[str, str]], Ranking]]] = []
+        if (task_rerank := self.task.rerank) is not None:
+            out.append((f"{self.loaded.variant.task} re-ranking",
+                        lambda ranking, queries: task_rerank(self.ctx, ranking)))
         for stage in self.loaded.variant.rerank:
-            out.append((stage.name, lambda ranking, queries, stage=stage: stage.apply(ranking, self.stage_context(queries))))
+            def apply(ranking: Ranking, queries: dict[str, str], stage=stage) -> Ranking:
+                return stage.apply(ranking, self.stage_context(queries))
+            out.append((stage.name, apply))
         return out
 
     def rerank(self, ranking: Ranking, queries: dict[str, str]) -> Ranking:

@@ -16,6 +16,7 @@ from touche.errors import ConfigError, ToucheError
 from touche.folderlock import folder_lock
 from touche.inputs import resolve_input, resolve_named_qrels, resolve_topics
 from touche.paths import CONFIGS, default_index_root
+from touche.render import escape
 from touche.retrieval.evaluation.collection import Collection
 from touche.retrieval.evaluation.scoring import evaluate_tables
 from touche.retrieval.experiments.explorer import EXPLORER_FILE, write_explorer
@@ -43,6 +44,7 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     of an earlier call this one did not write are named (``SuiteOutcome``)."""
     suite_file, suite = load_suite(suite_path)
     base = suite_file.parent
+    corpus: str | Path  # a path, or irds:<id>
     if input_dir is not None:
         # a TIRA input directory, or irds:<id> (corpus, topics and the qrels that can be had)
         inputs = resolve_input(input_dir, topics_file)
@@ -52,8 +54,8 @@ def run_suite(suite_path: Path, input_dir: Path | None, output_dir: Path, *, onl
     else:
         if not (suite.corpus and suite.topics):
             raise ToucheError("this suite has no default corpus/topics: pass -i INPUT_DIR", path=suite_file)
-        corpus, topics = suite.corpus, resolve_topics(topics_file or suite.topics, base_dir=base)  # paths or irds:<id>
-        corpus = corpus if corpus.startswith("irds:") else base / corpus
+        topics = resolve_topics(topics_file or suite.topics, base_dir=base)  # paths or irds:<id>
+        corpus = suite.corpus if suite.corpus.startswith("irds:") else base / suite.corpus
         if qrels is None:
             qrels = resolve_named_qrels(suite.qrels, base_dir=base)
     variant_paths = [only_config] if only_config else [base / v for v in suite.variants]
@@ -175,6 +177,7 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, out: guard
         corpus_read = session.corpus(results[0].loaded)  # resolved (an irds: id is a path now)
         primary_result = next(r for r in results if r.loaded.path == Path(primary).resolve())
         # run.txt from the text written, not read back: a run file is never a stream here, and never re-read
+        assert primary_result.written is not None  # session.write above
         out.write_bytes("run.txt", primary_result.written.text)
         log.info("wrote %s (primary: %s)", output_dir / "run.txt", primary_result.loaded.name)
         text, scores, cautions = None, {}, []
@@ -185,16 +188,18 @@ def _run_variants(suite_file, variant_paths, primary, corpus, topics, out: guard
             text = evaluation.table()
             if session.selection is not None:
                 text += f"\n\nScored on {session.selection.describe()}."
-            text += "".join(f"\n\n{caution}" for caution in cautions)
+            text += "".join(f"\n\n{escape(caution, 'markdown')}" for caution in cautions)
             out.write_text(EVALUATION_FILE, text + "\n")
         else:
-            remove_stale_report(out, EVALUATION_FILE, "it scored the runs this call replaced, and no qrels were given now")
+            remove_stale_report(out, EVALUATION_FILE,
+                                "it scored the runs this call replaced, and no qrels were given now")
         # written with or without qrels (without: the runs compared by how their rankings agree,
         # what a participant looks at before judgements exist; one run alone has nothing to
         # compare); while the session is open, so the page's documents come from the primary's
         # index, not from a pass over the corpus
         if qrels or len(results) > 1:
-            explorer = write_explorer([r.written for r in results], qrels or None, output_dir / EXPLORER_FILE,
+            written = [r.written for r in results if r.written]  # every one: written above
+            explorer = write_explorer(written, qrels or None, output_dir / EXPLORER_FILE,
                                       names=[r.loaded.name for r in results], corpus=corpus_read,
                                       corpus_format=results[0].loaded.variant.corpus.format,
                                       stored=session.searcher(primary_result.index, primary_result.loaded).raw,

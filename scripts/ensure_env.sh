@@ -113,6 +113,9 @@ if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrie
   if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then  # one process with pyterrier-anserini is tested
     quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
       "$(grep '^pyterrier-anserini==' "$ROOT/requirements.lock")" "$(grep '^pyterrier-alpha==' "$ROOT/requirements.lock")"
+    # pyterrier-caching's ScorerCache around a variant is tested too (with its small dependencies: h5py, npids)
+    quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \
+      "$(grep '^pyterrier-caching==' "$ROOT/requirements.lock")"
   fi
   echo "$STAMP" > "$VENV/.touche-stamp"
 fi

@@ -46,6 +46,7 @@ def stoplist_filter(stoplist: str, base_dir: Path | None = None) -> str | None:
         resource, fmt = NAMED_STOPLISTS[stoplist]
         return f"stop|ignoreCase=true|words={resource}|format={fmt}"
     path = stoplist_path(stoplist, base_dir)
+    assert path is not None  # a file: the named lists were handled above
     if not path.is_file():
         raise ConfigError(f"analyzer.stoplist: '{stoplist}' is neither a known list "
                           f"(none, lucene, snowball, smart, terrier) nor a file")

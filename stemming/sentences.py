@@ -123,7 +123,6 @@ def _lines(text: str) -> set[str]:
 def save_parameters(params: PunktParameters, directory: str | os.PathLike[str]) -> Path:
     """Write parameters in the punkt_tab layout (sorted lines: the files diff well)."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     contents = {
         "abbrev_types.txt": sorted(params.abbrev_types),
         "sent_starters.txt": sorted(params.sent_starters),

@@ -95,11 +95,18 @@ def demo_out(jvm_started, tmp_path_factory, index_root):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium driven by Playwright (which never downloads a browser here)."""
+    import importlib
     import shutil
+
+    from shared import missing_tool
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (a test dependency) is not installed")
+        missing_tool("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it "
+                     "as root")
+    try:
+        sync_api = importlib.import_module("playwright.sync_api")
+    except ImportError:
+        missing_tool("playwright (a test dependency) is not installed")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -30,6 +30,8 @@ AXE = Path(__file__).resolve().parent / "browser" / "node_modules" / "axe-core" 
 WCAG22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 FORMULA_NAME = '=HYPERLINK("example.org","x")'
 TWO_LINE_NAME = "two\nlines"
+HTML_NAME = "x|y<img src=x onerror=alert(1)>"  # a Markdown cell's end and HTML
+LATEX_NAME = '"><svg onload=alert(1)>_50%&$#{}~^\\'  # HTML and every LaTeX special
 HUNDRED_FAMILIES = 10
 
 
@@ -110,7 +112,8 @@ def official(tmp_path_factory) -> Path:
 def hundred(tmp_path_factory) -> Path:
     """100 runs over the demo's six topics, 20 rows each: ten families of ten near-duplicates
     (a family's runs swap two neighbours of one ranking), run 100 shares no document with run 1's
-    top 20, run 2 is named as a spreadsheet formula and run 3 holds a line break."""
+    top 20, run 2 is named as a spreadsheet formula, run 3 holds a line break, runs 4 and 5 HTML,
+    a Markdown cell's end and every LaTeX special."""
     folder = tmp_path_factory.mktemp("hundred")
     ids, judged = demo_argument_ids(), demo_judgments()
     rng = np.random.default_rng(100)
@@ -133,7 +136,8 @@ def hundred(tmp_path_factory) -> Path:
             first = rankings
         elif number == 100:
             rankings = {qid: [d for d in ids if d not in set(first[qid])][:20] for qid in judged}
-        name = {2: FORMULA_NAME, 3: TWO_LINE_NAME}.get(number, f"{number:03d}-family{(number - 1) // 10}")
+        name = {2: FORMULA_NAME, 3: TWO_LINE_NAME, 4: HTML_NAME, 5: LATEX_NAME}.get(
+            number, f"{number:03d}-family{(number - 1) // 10}")
         path = folder / f"{name}.txt"
         path.write_text("".join(f"{qid} Q0 {d} {rank} {21 - rank} r{number}\n"
                                 for qid, ranking in rankings.items() for rank, d in enumerate(ranking, 1)))
@@ -151,9 +155,12 @@ def image_page(tmp_path_factory) -> Path:
         lines = []
         for qid in sorted({r[0] for r in rows}, key=int):
             judged_pro = {r[2] for r in rows if r[0] == qid and r[1] == "PRO" and r[3] == "1"}
-            images = sorted({r[2] for r in rows if r[0] == qid}, key=lambda i: (i not in judged_pro, i), reverse=reverse)
+            images = sorted({r[2] for r in rows if r[0] == qid},
+                            key=lambda i: (i not in judged_pro, i), reverse=reverse)
             for stance, chosen in (("PRO", images[:10]), ("CON", images[10:20])):  # one stance per image, ten each
-                lines += [f"{qid} {stance} {image} {rank} {11 - rank} i{number}\n" for rank, image in enumerate(chosen, 1)]
+                lines += [
+                    f"{qid} {stance} {image} {rank} {11 - rank} i{number}\n" for rank, image in enumerate(chosen, 1)
+                ]
         path = folder / f"images-{number}.txt"
         path.write_text("".join(lines))
         runs.append(path)

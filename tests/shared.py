@@ -5,6 +5,7 @@ need it skip, saying why, when it is absent.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -25,6 +26,18 @@ def require_shared() -> Path:
     if not has_shared():
         pytest.skip(f"real Touché data not found at {shared_dir()} (set TOUCHE_SHARED to its path)")
     return shared_dir()
+
+
+def missing_tool(reason: str, environ=None) -> None:
+    """A test tool (Chromium, Playwright) is missing: the test skips on a developer's machine, and
+    fails in CI (``CI`` set, as the CI runner sets it), where run_tests.sh installs the tools.
+    The explorer's exports are written in Python and in the page's script and held equal only by
+    the browser tests: a skip in CI would let the two drift apart unseen."""
+    environ = os.environ if environ is None else environ
+    if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{reason}; in CI (CI={environ['CI']}) a missing test tool fails, never skips: "
+                    "run_tests.sh installs it (scripts/ensure_env.sh)", pytrace=False)
+    pytest.skip(reason)
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

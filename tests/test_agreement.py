@@ -101,3 +101,20 @@ def test_every_pair_of_a_topic_at_once_equals_the_pair_functions():
                         assert value is None, (t, first, second, name)
                     else:
                         assert value == pytest.approx(expected, abs=1e-6), (t, first, second, name)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, -0.5, 1.5, math.nan])
+def test_rbo_persistence_is_checked_one_way_at_every_door(p, tmp_path):
+    """rbo and agreement raised a bare ValueError, the explorer a ToucheError of its own wording:
+    one check (check_persistence) now, a user's error (exit 2) and a ValueError alike."""
+    from touche.errors import ToucheError
+    from touche.retrieval.evaluation.agreement import agreement, check_persistence
+    from touche.retrieval.experiments.explorer.build import write_explorer
+    run = tmp_path / "a.txt"
+    run.write_text("1 Q0 d1 1 1 t\n")
+    for door in (lambda: rbo(S, T, p), lambda: agreement({"a": {"1": S}, "b": {"1": T}}, p=p),
+                 lambda: check_persistence(p), lambda: write_explorer([run], None, tmp_path / "p.html", rbo_p=p)):
+        with pytest.raises(ToucheError, match=r"RBO's persistence p must lie strictly between 0 and 1") as raised:
+            door()
+        assert isinstance(raised.value, ValueError)
+    assert not (tmp_path / "p.html").exists()

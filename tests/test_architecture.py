@@ -304,3 +304,18 @@ def test_the_command_check_sees_a_decision_the_api_lacks(tmp_path, monkeypatch):
     assert any("does work before it calls" in p for p in found["before"])
     assert found["after"] == ["after: line 5 calls decide after the API call: it may only print"]
     assert "wrong: option topics_only goes to parameter depth, not topics_only" in found["wrong"]
+def test_the_static_checks_cover_every_layer_under_its_installed_name():
+    """mypy checks the core and each layer folder as the package it installs as: pyproject's
+    [tool.mypy] packages and the links scripts/static_checks.sh keeps name the layers setup.py
+    maps, so a new layer is checked from its first line."""
+    import re
+    import tomllib
+
+    setup_tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
+    [mapped] = [ast.literal_eval(node.value) for node in setup_tree.body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "LAYERS" for t in node.targets)]
+    assert set(mapped) == set(LAYER_FOLDERS)
+    mypy = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert sorted(mypy["packages"]) == sorted(["touche", *(FOLDERS[folder] for folder in mapped)])
+    script = (REPO / "scripts" / "static_checks.sh").read_text(encoding="utf-8")
+    assert sorted(re.search(r"^for layer in ([^;]*); do$", script, re.M).group(1).split()) == sorted(mapped)

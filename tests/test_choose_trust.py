@@ -88,7 +88,9 @@ def test_choice_md_shows_each_picks_loss_and_what_was_passed_over(tmp_path):
     assert f"| against pick 1 ({MEASURE}) |" in text
     rows = [line for line in text.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
     assert "| – |" in rows[0] and "Δ -0.010, p = " in rows[1]
-    assert "Passed over for diversity, significantly worse than pick 1" in text and "point 2 (Δ -0.400, p = 0.002)" in text
+    assert (
+        "Passed over for diversity, significantly worse than pick 1" in text and "point 2 (Δ -0.400, p = 0.002)" in text
+    )
 
 
 def test_the_loss_is_computed_from_the_run_when_the_sweep_stored_no_per_topic_values(tmp_path):

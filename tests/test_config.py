@@ -42,7 +42,9 @@ def test_unknown_top_level_key(tmp_path):
 
 def test_bad_choice_lists_the_valid_ones(tmp_path):
     path = write(tmp_path / "v.yaml", "tag: x\nanalyzer: {stemmer: krovets}\n")
-    with pytest.raises(ConfigError, match=r"analyzer.stemmer: 'krovets' is not allowed; expected 'none', 'krovetz' or 'porter'"):
+    with pytest.raises(
+        ConfigError, match=r"analyzer.stemmer: 'krovets' is not allowed; expected 'none', 'krovetz' or 'porter'"
+    ):
         load_variant(path)
 
 
@@ -169,3 +171,31 @@ def test_a_variant_typo_names_the_nearest_shipped_variant(tmp_path):
         load_variant("task1/1-krovetz-smart-lmd200-quality")
     with pytest.raises(ConfigError, match=r"did you mean task1/examples/1-bm25 or"):
         load_variant("configs/task1/1-bm25.yaml")  # the file name of a shipped one, in another folder
+@pytest.mark.parametrize("reference", ["task2-stance/1-bm25", "task2-stance/1-bm25.yaml",
+                                       "task1/examples/2-krovetz-bm25"])
+def test_extends_names_a_shipped_variant_from_any_folder(tmp_path, monkeypatch, reference):
+    """extends: task2-stance/1-bm25 once read '…/task2-stance/1-bm25 is not a file' outside the
+    checkout, though touche run -c and tpt.Variant take the name: one rule (variant_file) for all."""
+    from touche.config import load_variant, variant_file
+    from touche.paths import shipped_variant
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp_path)  # neither the checkout nor the variant's own folder
+    mine = write(elsewhere / "mine.yaml", f"extends: {reference}\ntag: mine\nretrieval: {{top_k: 7}}\n")
+    loaded = load_variant(mine)
+    shipped = load_variant(reference).variant
+    assert (loaded.variant.tag, loaded.variant.retrieval.top_k) == ("mine", 7)
+    assert loaded.variant.analyzer == shipped.analyzer and loaded.variant.task == shipped.task
+    assert variant_file(reference, elsewhere) == shipped_variant(reference)
+    (elsewhere / reference).parent.mkdir(parents=True)
+    beside = write(elsewhere / reference, "tag: beside\n")  # a file of that path beside the YAML wins
+    assert variant_file(reference, elsewhere) == beside
+    assert load_variant(write(elsewhere / "two.yaml", f"extends: {reference}\n")).variant.tag == "beside"
+
+
+def test_extends_of_neither_a_file_nor_a_shipped_name_says_both(tmp_path):
+    mine = write(tmp_path / "mine.yaml", "extends: task2-stance/9-nothing\ntag: mine\n")
+    with pytest.raises(ConfigError, match=r"is not a file, and 'task2-stance/9-nothing' is no shipped variant's name "
+                                          r"\(shipped: .*task2-stance/1-bm25") as raised:
+        load_variant(mine)
+    assert raised.value.path == str(mine.resolve()) or str(mine.resolve()) in str(raised.value)

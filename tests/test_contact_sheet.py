@@ -118,7 +118,9 @@ def _count(pixels: np.ndarray, colour, tolerance=30) -> int:
 def test_sheet_renders_in_a_headless_browser(sheet, tmp_path):
     browser = _chromium()
     if browser is None:
-        pytest.skip("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root")
+        pytest.skip(
+            "chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it as root"
+        )
     _, out = sheet
     shot = tmp_path / "sheet.png"
     profile = tempfile.mkdtemp(prefix="touche-chromium-")
@@ -156,6 +158,8 @@ def test_a_snippet_without_a_topic_term_is_the_flattened_beginning_whatever_the_
     rng = random.Random(1)
     for chars in (50, 220, 320):
         for _ in range(500):
-            text = "".join(rng.choice(string.ascii_lowercase[:6] + "  \n\t\u2003\r") for _ in range(rng.randint(0, 4000)))
+            text = "".join(
+                rng.choice(string.ascii_lowercase[:6] + "  \n\t\u2003\r") for _ in range(rng.randint(0, 4000))
+            )
             flat = " ".join(text.split())
             assert snippet(text, frozenset({"zzzzz"}), chars) == (flat if len(flat) <= chars else flat[:chars] + " …")

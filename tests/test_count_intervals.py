@@ -63,7 +63,8 @@ def test_the_explorer_shows_a_count_with_the_interval_of_its_total(tmp_path):
     # the total of 4 topics drawn with replacement lies between 4 × the smallest and 4 × the largest count
     assert len(counts) * min(counts.values()) <= low < cell["mean"] < high <= len(counts) * max(counts.values())
     mean_low, mean_high = bootstrap_interval(list(counts.values()))
-    assert (low, high) == (pytest.approx(len(counts) * mean_low, abs=1e-6), pytest.approx(len(counts) * mean_high, abs=1e-6))
+    assert (low, high) == (pytest.approx(len(counts) * mean_low, abs=1e-6),
+                           pytest.approx(len(counts) * mean_high, abs=1e-6))
 
 
 def test_the_experiment_table_gives_a_count_the_interval_of_its_total_and_a_mean_the_means(tmp_path):

@@ -242,19 +242,20 @@ def test_ir_datasets_itself_offline_gives_the_placement_hint(tmp_path):
 
 # ---------------------------------------------------------------- corpus adapters
 def test_argsme_is_a_folder_of_exactly_its_five_files(irds):
+    from touche.guard import TOOLKIT, OutputFolder
     from touche.indexing.corpora import ArgsMeSource
     placed = place_argsme(DEMO / "args.me" / "args-demo.json")
     # ir_datasets keeps the 2022 CSV in the same folder under a .json name: it must not be read
     (irds / "argsme/2020-04-01/processed.json").write_text("id,conclusion\n")
     corpus = ds.corpus_path(T1_2021, fetcher=never_fetch)
     assert corpus == irds / "touche-toolkit/argsme-2020-04-01/corpus"
-    assert sorted(p.name for p in corpus.iterdir()) == sorted(p.name for p in placed)
+    assert sorted(p.name for p in corpus.iterdir()) == sorted([".touche-made", *(p.name for p in placed)])
     assert all((corpus / p.name).resolve() == p.resolve() for p in placed)
     assert sum(1 for _ in ArgsMeSource(corpus).records()) == 320
-    # the same folder for every args.me id; a stale link is removed, a moved cache re-linked
-    (corpus / "stale.json").symlink_to(placed[0])
+    # the same folder for every args.me id; a link the toolkit made and no longer wants is removed
+    OutputFolder(corpus, command=TOOLKIT).link("stale.json", placed[0])
     assert ds.corpus_path(T1_2020, fetcher=never_fetch) == corpus
-    assert not (corpus / "stale.json").exists()
+    assert not (corpus / "stale.json").is_symlink()
 
 
 def test_argsme_links_follow_a_moved_cache(irds, tmp_path, monkeypatch):
@@ -265,7 +266,8 @@ def test_argsme_links_follow_a_moved_cache(irds, tmp_path, monkeypatch):
     shutil.move(str(irds), moved)
     monkeypatch.setenv("IR_DATASETS_HOME", str(moved))
     assert ds.corpus_path(T1_2021, fetcher=never_fetch) == corpus
-    assert all(p.resolve().is_relative_to(moved.resolve()) for p in corpus.iterdir())
+    assert all(p.resolve().is_relative_to(moved.resolve()) for p in corpus.iterdir() if p.is_symlink())
+    assert len([p for p in corpus.iterdir() if p.is_symlink()]) == 5
 
 
 def test_processed_csv_is_linked_under_a_csv_name(irds):
@@ -289,15 +291,18 @@ def test_image_zip_is_extracted_once_and_resumes(irds):
     source = DEMO / "images" / "images"
     archive = _zip_folder(source, ds.cached_path(ds.IMAGES_2022.files[0]))
     count = sum(1 for p in source.rglob("*") if p.is_file())
-    # an interrupted extraction: one member already out, one truncated
-    partial = irds / "touche-toolkit/touche-image-2022-06-13/corpus.partial"
+    # an extraction killed midway (its process gone): one member already out, one truncated
+    home = irds / "touche-toolkit/touche-image-2022-06-13"
+    partial = home / ".corpus.~touche.999999.0123456789ab.tmp"
     with zipfile.ZipFile(archive) as zf:
         members = [m for m in zf.infolist() if not m.is_dir()]
         zf.extract(members[0], partial)
         (partial / members[1].filename).parent.mkdir(parents=True, exist_ok=True)
         (partial / members[1].filename).write_bytes(b"trunc")
+    kept = (partial / members[0].filename).stat().st_ino
     corpus = ds.corpus_path(IMAGE_2022, fetcher=never_fetch, progress=False)
-    assert corpus == irds / "touche-toolkit/touche-image-2022-06-13/corpus" and not partial.exists()
+    assert corpus == home / "corpus" and not partial.exists()
+    assert (corpus / members[0].filename).stat().st_ino == kept  # taken over, not extracted again
     assert sum(1 for p in corpus.rglob("*") if p.is_file()) == count
     assert (corpus / members[1].filename).read_bytes() == zipfile.ZipFile(archive).read(members[1])
     assert len(image_dirs(collection_root(corpus))) == len(list(source.glob("I*/*")))
@@ -305,6 +310,7 @@ def test_image_zip_is_extracted_once_and_resumes(irds):
     before = marker.stat().st_mtime_ns
     assert ds.corpus_path(IMAGE_2022, fetcher=never_fetch, progress=False) == corpus
     assert marker.stat().st_mtime_ns == before  # not extracted again
+    assert sorted(p.name for p in home.iterdir()) == [".touche-made", "corpus", "extracted-from.txt"]
 
 
 def test_a_broken_image_zip_is_reported(irds):
@@ -331,7 +337,9 @@ def test_a_corpus_of_another_family_is_a_clear_error(irds):
     corpus = ds.corpus_path(T1_2021, fetcher=never_fetch)
     ds.check_corpus_format(corpus, "argsme")
     ds.check_corpus_format(corpus, "argsme-sentences")  # the sentence reader splits args.me JSON itself
-    with pytest.raises(InputError, match=r"corpus.format 'clueweb12'.*touche-2021-task-1.* read as argsme or argsme-sentences"):
+    with pytest.raises(
+        InputError, match=r"corpus.format 'clueweb12'.*touche-2021-task-1.* read as argsme or argsme-sentences"
+    ):
         ds.check_corpus_format(corpus, "clueweb12")
     ds.check_corpus_format(DEMO / "args.me", "clueweb12")  # not a dataset: the reader decides
 

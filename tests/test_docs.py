@@ -70,7 +70,8 @@ def _dotted_keys(data, prefix: str = ""):
         if key == "sets" and not prefix and isinstance(value, dict):  # a sweep's sets: name → section
             for item in value.values():
                 yield from _dotted_keys(item, "sets.<name>")
-        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid", "text_weights", "cross_validated"):
+        elif isinstance(value, dict) and key not in ("field_weights", "qrels", "grid",
+                                                     "text_weights", "cross_validated"):
             yield from _dotted_keys(value, path)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value) and key == "rerank":
             for item in value:
@@ -114,8 +115,11 @@ def test_each_task_has_a_guide_with_the_asked_sections(task):
 def test_each_guide_lists_its_suites_variants():
     for task, page in GUIDES.items():
         suite = REPO / "configs" / task / "suite.yaml"
-        block = re.search(rf"<!-- generated: variants configs/{re.escape(task)}/suite.yaml -->\n(.*?)<!-- /generated -->",
-                          (DOCS / page).read_text(), re.S).group(1)
+        block = re.search(
+            rf"<!-- generated: variants configs/{re.escape(task)}/suite.yaml -->\n(.*?)<!-- /generated -->",
+            (DOCS / page).read_text(),
+            re.S,
+        ).group(1)
         if not suite.is_file():
             assert "is not written yet" in block
             continue
@@ -265,6 +269,15 @@ def _bound_names(path: Path) -> set[str]:
     return names
 
 
+def _served(module: list[str], name: str, path: Path) -> bool:
+    """Whether a module that serves names on first use (a module ``__getattr__``, as touche.api's
+    functions load with their submodule) serves ``name``."""
+    if "__getattr__" not in _bound_names(path):
+        return False
+    import importlib
+    return hasattr(importlib.import_module(".".join(module)), name)
+
+
 def module_problem(dotted: str) -> str | None:
     """Why a dotted name (``touche.retrieval.formats.gate``, ``touche.jvm.use_starter``) names no
     module, or an attribute its module does not bind; None when it names one."""
@@ -272,7 +285,7 @@ def module_problem(dotted: str) -> str | None:
     for cut in range(len(parts), 0, -1):
         path = _module_file(parts[:cut])
         if path is not None:
-            if cut == len(parts) or parts[cut] in _bound_names(path):
+            if cut == len(parts) or parts[cut] in _bound_names(path) or _served(parts[:cut], parts[cut], path):
                 return None
             return f"{'.'.join(parts[:cut])} has no {parts[cut]}"
     return "no such module"

@@ -1,6 +1,8 @@
 """Evaluation: the official leaderboards reproduced, hand-computed edge cases, qrels reading."""
 from __future__ import annotations
 
+import csv
+import io
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -8,16 +10,17 @@ from pathlib import Path
 
 import pytest
 from shared import has_shared, parse_leaderboard, require_shared, shared_dir
+from tables import table_rows
 
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation.measures import (
     evaluate,
-    format_table,
     image_precision,
     stance_f1,
     touche_ndcg,
     trec_measures,
 )
+from touche.retrieval.evaluation.report import format_table
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.qrels import (
     QrelsKind,
@@ -88,14 +91,16 @@ def _expectations() -> list[Expected]:
         row = _row_for(board, tag, path.name)
         if row:
             # The 2021 leaderboard ordered topics by score (see test_2021_ordered_by_score_2022_by_rank).
-            out.append(Expected(f"task1-2021/{path.name}", "task1-2021-relevance.qrels", "touche2021.nDCG@5", row["Mean nDCG@5"], board))
+            out.append(Expected(f"task1-2021/{path.name}", "task1-2021-relevance.qrels", "touche2021.nDCG@5",
+                                row["Mean nDCG@5"], board))
     for path in sorted((shared / "runs" / "task2-2022").glob("*.txt")):
         tag = _tag(path)
         for aspect in ("relevance", "quality"):
             board = LB_TASK2_2022.format(aspect)
             row = _row_for(board, tag, path.name)
             if row:
-                out.append(Expected(f"task2-2022/{path.name}", f"task2-2022-{aspect}.qrels", "touche.nDCG@5", row["Mean nDCG@5"], board))
+                out.append(Expected(f"task2-2022/{path.name}", f"task2-2022-{aspect}.qrels", "touche.nDCG@5",
+                                    row["Mean nDCG@5"], board))
         board = LB_TASK2_2022.format("stance")
         row = _row_for(board, tag, path.name)
         if row:
@@ -109,7 +114,8 @@ def _expectations() -> list[Expected]:
         (row,) = [r for r in image_rows if r["team"] == team and r["method"] == method]
         for column in ("on_topic_p@10", "argumentative_p@10", "on_stance_p@10"):
             measure = "image." + column.replace("_p@", "_P@")
-            out.append(Expected(f"image-2022/{path.name}", "image-2022.qrels", measure, row[column], "image-2022-results.tsv"))
+            out.append(Expected(f"image-2022/{path.name}", "image-2022.qrels", measure, row[column],
+                                "image-2022-results.tsv"))
     return out
 
 
@@ -398,7 +404,7 @@ def test_format_table_aligns_runs_and_measures() -> None:
         "| run   | touche.nDCG@5 | stance.N |",
         "|-------|--------------:|---------:|",
         "| a.txt |         0.500 |       12 |",
-        "| b.txt |             - |        - |",
+        "| b.txt |             – |        – |",
     ]
     assert format_table({"P@10": 0.25}).splitlines()[-1] == "| run | 0.250 |"
 
@@ -415,7 +421,8 @@ def test_every_official_qrels_file_reads_with_its_kind() -> None:
         assert qrels.judgments, path
     assert kinds["image-2022.qrels"] is QrelsKind.IMAGE
     assert kinds["task2-2022-stance.qrels"] is QrelsKind.STANCE
-    assert {k for n, k in kinds.items() if n not in ("image-2022.qrels", "task2-2022-stance.qrels")} == {QrelsKind.GRADED}
+    graded = {k for n, k in kinds.items() if n not in ("image-2022.qrels", "task2-2022-stance.qrels")}
+    assert graded == {QrelsKind.GRADED}
     uncorrected = read_graded_qrels(shared / "qrels" / "task1-2020-relevance-uncorrected.qrels")
     assert {label for docs in uncorrected.values() for label in docs.values()} == {-2, 1, 2, 3, 4, 5}
     image = read_image_qrels(shared / "qrels" / "image-2022.qrels")
@@ -438,8 +445,10 @@ def test_qrels_readers_by_hand(tmp_path: Path) -> None:
         (read_graded_qrels, "1 0 a 1\n1 0 b 1.5\n", "line 2: relevance label '1.5' is not an integer"),
         (read_graded_qrels, "1 0 a 1\n1 0 a 2\n", "line 2: topic 1, a: label 2 contradicts 1 on line 1"),
         (read_graded_qrels, "", "qrels file has no judgments"),
-        (read_stance_qrels, "1 0 a FIRST\n1 0 b PRO\n", "line 2: stance label 'PRO' is not one of FIRST|SECOND|NEUTRAL|NO"),
-        (read_image_qrels, "1 ONTOPIC I0 1\n1 STANCE I0 1\n", "line 2: second column 'STANCE' is not one of ONTOPIC|PRO|CON"),
+        (read_stance_qrels, "1 0 a FIRST\n1 0 b PRO\n",
+         "line 2: stance label 'PRO' is not one of FIRST|SECOND|NEUTRAL|NO"),
+        (read_image_qrels, "1 ONTOPIC I0 1\n1 STANCE I0 1\n",
+         "line 2: second column 'STANCE' is not one of ONTOPIC|PRO|CON"),
         (read_image_qrels, "1 PRO I0 1\n1 PRO I0 0\n", "line 2: topic 1, I0 PRO: label 0 contradicts 1 on line 1"),
         (read_image_qrels, "1 PRO I0 2\n", "line 1: image label '2' is not 0 or 1"),
         (detect_qrels_kind, "1 0 a maybe\n", "line 1: cannot tell the qrels format from label 'maybe'"),
@@ -468,3 +477,105 @@ def test_ir_measures_names_and_swapped_arguments(tmp_path):
     assert scores["touche.nDCG@5"] > scores["trec.nDCG@5"]  # Touché drops the unjudged x; trec_eval counts it 0
     with pytest.raises(InputError, match="looks like a qrels file .* give the run first"):
         evaluate(qrels, run)
+
+
+# --------------------------------------------------------------------------------- the report, per format
+def _cli(*args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from touche.cli import main
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def two_topics(tmp_path: Path) -> dict[str, Path]:
+    """A stance run over two topics: topic 1 labels p1 right and p2 wrong, topic 2 both right."""
+    return {
+        "run": write(tmp_path / "run.txt", "1 FIRST p1 1 3 t\n1 FIRST p2 2 2 t\n2 SECOND q1 1 2 t\n2 FIRST q2 2 1 t\n"),
+        "relevance": write(tmp_path / "t-relevance.qrels", "1 0 p1 2\n1 0 p2 0\n2 0 q1 0\n2 0 q2 1\n"),
+        "stance": write(tmp_path / "t-stance.qrels", "1 0 p1 FIRST\n1 0 p2 SECOND\n2 0 q1 SECOND\n2 0 q2 FIRST\n"),
+    }
+
+
+def test_evaluate_writes_every_value_per_topic_as_csv_latex_and_json(two_topics, tmp_path):
+    """--csv holds every per-topic value and each mean (query_id all) with its topic count,
+    --latex readable headers (one given by --header), --json the report read back as it was."""
+    from touche.retrieval.evaluation.report import read_report
+    out = {kind: tmp_path / f"scores.{kind}" for kind in ("csv", "tex", "json")}
+    code, printed, _ = _cli("evaluate", str(two_topics["run"]), f"relevance={two_topics['relevance']}",
+                            f"stance={two_topics['stance']}", "--measures", "touche.nDCG@5,stance.F1_macro,stance.N",
+                            "--csv", str(out["csv"]), "--latex", str(out["tex"]), "--json", str(out["json"]),
+                            "--header", "relevance:touche.nDCG@5=nDCG@5 (rel.)")
+    assert code == 0 and "| run " in printed
+    rows = list(csv.reader(io.StringIO(out["csv"].read_text())))
+    assert rows[0] == ["run", "query_id", "measure", "value", "topics"]
+    values = {(r[1], r[2]): (float(r[3]), r[4]) for r in rows[1:]}
+    assert values[("1", "relevance:touche.nDCG@5")] == (1.0, "") and values[("2", "relevance:touche.nDCG@5")][0] == \
+        pytest.approx(g(1, 1) / g(1, 0))
+    # stance F1 of each topic, macro over the labels it holds: topic 1 FIRST 2/3 (one right of two
+    # said), SECOND 0; topic 2 both right
+    assert values[("1", "stance:stance.F1_macro")][0] == pytest.approx((2 / 3 + 0) / 2)
+    assert values[("2", "stance:stance.F1_macro")][0] == pytest.approx(1.0)
+    assert values[("all", "stance:stance.N")] == (4.0, "2") and values[("2", "stance:stance.N")][0] == 2
+    latex = out["tex"].read_text()
+    assert "run & topics & nDCG@5 (rel.) & stance.F1\\_macro (stance) & stance.N (stance) \\\\" in latex
+    assert "\\caption{Means over topics" in latex and "\\toprule" in latex
+    report = read_report(out["json"])
+    assert [r.name for r in report.runs] == ["run.txt"] and report.runs[0].means["stance:stance.N"] == 4
+    assert report.runs[0].per_topic["stance:stance.F1_macro"]["2"] == pytest.approx(1.0)
+
+
+def test_per_topic_table_shows_stance_f1_of_each_topic(two_topics):
+    """--per-topic printed stance F1 as - on every topic: it is pooled, but each topic has its own."""
+    code, printed, _ = _cli("evaluate", str(two_topics["run"]), f"stance={two_topics['stance']}", "--per-topic")
+    rows = {r["topic"]: r for r in table_rows(printed)}
+    assert code == 0 and rows["1"]["stance:stance.F1_macro"] == "0.333" and rows["1"]["stance:stance.N"] == "2"
+
+
+def test_a_run_named_as_html_is_one_escaped_cell_of_evaluates_table(files, tmp_path):
+    """A run file named x|y<img …>.txt split evaluate's row at its | and put the HTML in the table."""
+    hostile = tmp_path / "x|y<img src=x onerror=alert(1)>.txt"
+    hostile.write_text(files["run"].read_text())
+    code, printed, _ = _cli("evaluate", str(hostile), str(files["relevance"]), "--measures", "touche.nDCG@5")
+    line = next(line for line in printed.splitlines() if line.startswith("| x"))
+    assert code == 0 and "<" not in printed and ">" not in printed
+    assert line.startswith("| x\\|y&lt;img src=x onerror=alert(1)&gt;.txt |") and line.count(" | ") == 2
+
+
+def test_evaluate_exports_to_standard_output_alone(files):
+    code, printed, _ = _cli("evaluate", str(files["run"]), str(files["relevance"]), "--measures", "touche.nDCG@5",
+                            "--csv", "-")
+    assert code == 0 and printed.splitlines()[0] == "run,query_id,measure,value,topics" and "| run" not in printed
+
+
+def test_a_report_file_that_is_not_one_is_refused_by_name(tmp_path):
+    from touche.retrieval.evaluation.report import read_report
+    bad = write(tmp_path / "r.json", '{"kind": "touche-report", "version": 1, "measures": [], "runs": [{"nme": 1}]}')
+    with pytest.raises(InputError, match=r"r\.json.*runs\.0\.name"):
+        read_report(bad)
+    with pytest.raises(InputError, match="not a touche report"):
+        read_report(write(tmp_path / "other.json", "[1, 2]"))
+
+
+def test_a_header_for_a_measure_not_scored_is_refused_naming_the_measures(files, tmp_path):
+    code, _, err = _cli("evaluate", str(files["run"]), str(files["relevance"]), "--measures", "touche.nDCG@5,trec.P@5",
+                        "--latex", str(tmp_path / "t.tex"), "--header", "touche.nDCG@10=nDCG@10")
+    assert code == 2 and "--header 'touche.nDCG@10=nDCG@10': expected MEASURE=TEXT" in err
+    assert "(t-relevance:touche.nDCG@5, t-relevance:trec.P@5)" in err and not (tmp_path / "t.tex").exists()
+@pytest.mark.parametrize("given,said", [(["missing.txt", "qrels.txt"], "run file not found"),
+                                        (["run.txt", "missing.txt"], "qrels file not found"),
+                                        (["run.txt", "missing.txt", "qrels.txt"], "run file not found"),
+                                        (["missing.txt"], "run or qrels file not found")])
+def test_a_missing_file_is_named_by_its_place_among_runs_and_qrels(tmp_path, capsys, given, said):
+    """Runs come first, then qrels: a missing file before qrels is a run ("qrels file not found", it
+    said), one after the runs the qrels."""
+    from touche.cli import main
+    (tmp_path / "run.txt").write_text("1 Q0 d1 1 1.0 t\n")
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n")
+    assert main(["evaluate", *(str(tmp_path / name) for name in given)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'missing.txt'}: {said}" in err and "Traceback" not in err

@@ -180,7 +180,9 @@ def test_bad_input_is_a_located_error_and_writes_nothing(tmp_path, case):
     with pytest.raises(ToucheError, match=expected) as error:
         write_explorer(runs, qrels, out)
     assert str(error.value).startswith(f"{located}: ")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({p.name for p in runs} | ({"x.html"} if out.is_dir() else set()))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {p.name for p in runs} | ({"x.html"} if out.is_dir() else set())
+    )
 
 
 def test_the_command_writes_the_page_and_names_bad_input(tmp_path, demo_out):
@@ -390,3 +392,61 @@ def test_the_page_names_files_not_the_paths_of_the_machine_that_wrote_it(demo_ou
     data, text = page_data(page), page.read_text()
     assert data["files"]["4-smart-lmd4000"] == "4-smart-lmd4000.txt" and data["corpus"] == "args.me"
     assert str(demo_out) not in text and str(DEMO) not in text
+
+
+# --------------------------------------------------------------------------- exports: names, headers, Δ, p, n
+def _judged_runs(folder: Path, names: list[str]) -> list[Path]:
+    """Runs over the demo's judged documents: the first by the relevance qrels' order, each next
+    one that ranking rotated by one more place per topic."""
+    by_topic: dict[str, list[str]] = {}
+    for line in (DEMO / "qrels-relevance.txt").read_text().splitlines():
+        qid, _, docid, _ = line.split()
+        by_topic.setdefault(qid, []).append(docid)
+    paths = []
+    for shift, name in enumerate(names):
+        path = folder / f"{name}.txt"
+        path.write_text("".join(f"{qid} Q0 {d} {rank} {100 - rank} t\n" for qid, docs in by_topic.items()
+                                for rank, d in enumerate((docs[shift:] + docs[:shift])[:20], 1)))
+        paths.append(path)
+    return paths
+
+
+def test_explore_markdown_escapes_html_in_a_run_name(tmp_path):
+    """explore --markdown escaped | but wrote "><svg onload=…> into the table as it was."""
+    runs = _judged_runs(tmp_path, ["base", '"><svg onload=alert(1)>'])
+    out = tmp_path / "overview.md"
+    write_explorer(runs, QRELS, tmp_path / "p.html", exports={"markdown": out})
+    text = out.read_text()
+    assert "<svg" not in text and "| &quot;" not in text
+    assert '| "&gt;&lt;svg onload=alert(1)&gt; | ' in text
+
+
+def test_the_latex_export_has_readable_headers_and_the_delta_p_and_n_its_caption_promises(tmp_path):
+    runs = _judged_runs(tmp_path, ["base", "other"])
+    out = tmp_path / "overview.tex"
+    write_explorer(runs, QRELS, tmp_path / "p.html", exports={"latex": out}, measures=["touche.nDCG@5"],
+                   headers=["relevance:touche.nDCG@5=nDCG@5 (rel.)"])
+    latex = out.read_text()
+    header = next(line for line in latex.splitlines() if line.strip().startswith("Run &"))
+    assert header.strip() == r"Run & topics & nDCG@5 (rel.) & nDCG@5 (quality) \\"
+    other = next(line for line in latex.splitlines() if line.strip().startswith("other &"))
+    cells = other.strip().removesuffix(r" \\").split(" & ")
+    assert cells[1] == "6", cells
+    # the mean, then Δ, p and n against the baseline in brackets (and a dagger where significant)
+    mean, delta, dagger = r"(\\textbf\{)?\d\.\d{3}\}?", r"([+-]\d\.\d{3}|\$\\pm\$0\.000)", r"(\$\^\{\\dagger\}\$)?"
+    assert re.fullmatch(rf"{mean} \({delta}, p [^,]+, n 6\){dagger}", cells[2]), cells[2]
+    assert "in brackets $\\Delta$, p and n" in latex and "paired randomization test" in latex
+
+
+def test_a_significance_tests_name_in_the_caption_comes_from_its_registry(tmp_path, monkeypatch):
+    """The name a caption gives a test is its registry entry's (it was also listed in export.py's
+    TEST_NAMES and in the page's script, so a renamed or added test said the old name or none)."""
+    from touche.retrieval.evaluation import significance
+    original = significance.SIGNIFICANCE_TESTS["t"]
+    monkeypatch.setitem(significance.SIGNIFICANCE_TESTS, "t", significance.SignificanceTest("Student's t", original.p))
+    runs = _judged_runs(tmp_path, ["base", "other"])
+    path = write_explorer(runs, QRELS, tmp_path / "p.html", test="t", exports={"markdown": tmp_path / "t.md"})
+    assert "(α = 0.05, Student's t, Holm correction" in (tmp_path / "t.md").read_text()
+    page = path.read_text()
+    assert '"test_name":"Student\'s t"' in page and '"correction_names":{"holm":"Holm"' in page
+    assert '<span id="note-test">Student&#39;s t</span>' in page and "paired t-test" not in page  # its script: none

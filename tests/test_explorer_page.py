@@ -80,7 +80,8 @@ def test_runs_are_hidden_sorted_and_the_best_is_highlighted(browser, twenty):
         column = data["measures"].index(data["main"]) + 2
         best = page.locator(f"#overview-table td.best:nth-child({column})")
         assert best.count() >= 1 and best.first.locator("b").inner_text() == f"{max(means):.3f}"
-        assert page.get_attribute(f'#overview-table th:has(button[data-key="{data["main"]}"])', "aria-sort") == "descending"
+        assert page.get_attribute(f'#overview-table th:has(button[data-key="{data["main"]}"])',
+                                  "aria-sort") == "descending"
 
 
 def test_topics_are_filtered_and_ordered_by_a_chosen_measure(browser, twenty):
@@ -132,7 +133,9 @@ def test_stance_per_topic_confusion_matrices_and_a_run_without_stance(browser, s
         assert "predicts no stance" in page.locator('#overview-table tr[data-run="stance-5"]').inner_text()
         assert page.locator("table.confusion").count() == 4
         counts = data["stance"]["stance-1"]["confusion"]
-        assert sum(map(sum, counts)) == sum(1 for line in STANCE_QRELS["stance"].read_text().splitlines() if line.strip())
+        assert sum(map(sum, counts)) == sum(
+            1 for line in STANCE_QRELS["stance"].read_text().splitlines() if line.strip()
+        )
         headers = page.eval_on_selector_all("table.topic-values thead th", "hs => hs.map(h => h.innerText)")
         assert "stance F1 (topic)" in headers and "stance accuracy (topic)" in headers
         topic = page.locator("#topic-view").get_attribute("data-topic")
@@ -165,7 +168,8 @@ def test_exports_from_the_command_line_with_the_test_and_correction_chosen(demo_
     runs = [str(p) for p in runs_of(demo_out)]
     qrels = [f"--qrels=relevance={QRELS['relevance']}"]
     outputs = {k: tmp_path / f"o.{k}" for k in ("md", "tex", "csv")}
-    code, text = cli("explore", *runs, *qrels, "--test", "t", "--correction", "bonferroni", "-o", str(tmp_path / "p.html"),
+    code, text = cli("explore", *runs, *qrels, "--test", "t", "--correction", "bonferroni", "-o",
+                     str(tmp_path / "p.html"),
                      "--markdown", str(outputs["md"]), "--latex", str(outputs["tex"]), "--csv", str(outputs["csv"]))
     assert code == 0, text
     data = page_data(tmp_path / "p.html")
@@ -196,7 +200,8 @@ def test_axe_finds_no_serious_or_critical_wcag_22_aa_violation(browser, which, r
     """Every page kind against axe-core's WCAG 2.0/2.1/2.2 A and AA rules (target size among them)."""
     path = {"demo": lambda: request.getfixturevalue("demo_out") / "explore.html",
             "no qrels": lambda: request.getfixturevalue("no_qrels_page"),
-            "twenty": lambda: request.getfixturevalue("twenty"), "stance": lambda: request.getfixturevalue("stance_page"),
+            "twenty": lambda: request.getfixturevalue("twenty"),
+            "stance": lambda: request.getfixturevalue("stance_page"),
             "images": lambda: request.getfixturevalue("image_page"),
             "official": lambda: request.getfixturevalue("official"),
             "hundred": lambda: request.getfixturevalue("hundred")}[which]()
@@ -211,7 +216,9 @@ def test_axe_finds_no_serious_or_critical_wcag_22_aa_violation(browser, which, r
 
 @pytest.mark.parametrize("which", ["demo", "twenty"])
 def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, which, request):
-    path = request.getfixturevalue("demo_out") / "explore.html" if which == "demo" else request.getfixturevalue("twenty")
+    path = (
+        request.getfixturevalue("demo_out") / "explore.html" if which == "demo" else request.getfixturevalue("twenty")
+    )
     runs = len(page_data(path)["runs"])
     with _opened(browser, path) as (page, errors):
         assert page.locator("main").count() == 1
@@ -221,7 +228,9 @@ def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, whic
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") == "prev"  # two key presses to the topic view
         charts = page.locator(".chart-area")
-        focusable = page.evaluate("Array.from(document.querySelectorAll('#charts *')).filter(e => e.tabIndex >= 0).length")
+        focusable = page.evaluate(
+            "Array.from(document.querySelectorAll('#charts *')).filter(e => e.tabIndex >= 0).length"
+        )
         assert focusable == charts.count() == runs - 1
         chart = charts.nth(1)
         chart.focus()
@@ -230,10 +239,23 @@ def test_keyboard_skip_link_one_stop_per_chart_and_snippet_buttons(browser, whic
         picked = page.locator("#charts rect.focus").get_attribute("data-topic")
         page.keyboard.press("Enter")
         view = page.locator("#topic-view")
-        assert view.get_attribute("data-topic") == picked and view.get_attribute("data-compared") == chart.get_attribute("data-run")
+        assert view.get_attribute("data-topic") == picked
+        assert view.get_attribute("data-compared") == chart.get_attribute("data-run")
         snippet = page.locator("button.snippet").first
         snippet.focus()
         page.keyboard.press("Enter")
         assert snippet.get_attribute("aria-expanded") == "true"
         page.keyboard.press("Space")
         assert snippet.get_attribute("aria-expanded") == "false" and errors == []
+
+
+@pytest.mark.parametrize("ci, outcome", [({"CI": "true"}, "failed"), ({"CI": "1"}, "failed"), ({}, "skipped"),
+                                         ({"CI": ""}, "skipped"), ({"CI": "false"}, "skipped")])
+def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(ci, outcome):
+    """The exports are written twice (Python, the page's script) and held equal only here: in CI
+    (which installs Chromium through run_tests.sh) a missing browser must fail, not skip."""
+    from shared import missing_tool
+    with pytest.raises(BaseException) as raised:
+        missing_tool("chromium not installed", environ=ci)
+    assert type(raised.value).__name__ == {"failed": "Failed", "skipped": "Skipped"}[outcome]
+    assert "chromium not installed" in str(raised.value)

@@ -43,7 +43,9 @@ def _page(request, which):
 
 
 def _active(page) -> str | None:
-    return page.evaluate("document.activeElement && (document.activeElement.dataset.focus || document.activeElement.id)")
+    return page.evaluate(
+        "document.activeElement && (document.activeElement.dataset.focus || document.activeElement.id)"
+    )
 
 
 # --------------------------------------------------------------------------- the page's exports are the command's
@@ -302,6 +304,11 @@ def test_formula_names_are_text_and_line_breaks_stay_in_one_row(browser, hundred
     latex = EXPORTS["latex"](data)
     body = latex.split("\\begin{tabular}", 1)[1].split("\\end{tabular}", 1)[0]
     assert "\n\n" not in body and "two lines &" in body
+    # HTML is text in Markdown, a cell's end is escaped, LaTeX's specials are commands
+    assert any(line.startswith("| x\\|y&lt;img src=x onerror=alert(1)&gt; |") for line in markdown)
+    assert not any("<" in line or ">" in line for line in markdown)
+    assert ('"\\textgreater{}\\textless{}svg onload=alert(1)\\textgreater{}\\_50\\%\\&\\$\\#\\{\\}'
+            '\\textasciitilde{}\\textasciicircum{}\\textbackslash{} &') in body
     with opened(browser, hundred) as (page, errors):
         for kind in EXPORTS:
             assert page.evaluate("kind => toucheExports(kind)", kind) == EXPORTS[kind](data)
@@ -354,7 +361,7 @@ def test_the_page_says_the_floor_of_a_sampled_test_and_resamples_lower_it(tmp_pa
     tested = oriented(data, measure, "good", "bad")
     assert tested.floor == pytest.approx(2 / 100) and tested.p == pytest.approx(2 / 100) and data["resamples"] == 99
     markdown = EXPORTS["markdown"](data)
-    assert "p ≤ 0.020)" in markdown and "floor, 2/(99 + 1) when the sign flips are sampled" in markdown
+    assert "p ≤ 0.020, n 20)" in markdown and "floor, 2/(99 + 1) when the sign flips are sampled" in markdown
     more = page_data(write_explorer(runs, qrels, tmp_path / "q.html", resamples=100_000))
     assert oriented(more, measure, "good", "bad").p == pytest.approx(2 / 100_001)
     with pytest.raises(ToucheError, match="at least one resample"):
@@ -370,7 +377,8 @@ def test_the_command_takes_resamples(tmp_path):
     assert code == 0, text
     assert oriented(page_data(tmp_path / "p.html"), "relevance:touche.nDCG@5", "good", "bad").floor == \
         pytest.approx(2 / 500)
-    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "0", "-o", str(tmp_path / "q.html"))
+    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "0", "-o",
+                     str(tmp_path / "q.html"))
     assert code != 0 and "at least one resample" in text and not (tmp_path / "q.html").exists()
 
 
@@ -380,7 +388,8 @@ def test_the_apis_experiment_offers_the_t_and_wilcoxon_tests(demo_out, test):
     table = api.experiment(runs, QRELS["relevance"], "touche.nDCG@5", test=test, correction="none")
     from touche.retrieval.evaluation.measures import evaluate_rows_per_topic
     from touche.retrieval.formats.gate import read_run
-    values = [evaluate_rows_per_topic(read_run(r), QRELS["relevance"], ["touche.nDCG@5"])["touche.nDCG@5"] for r in runs]
+    values = [evaluate_rows_per_topic(read_run(r), QRELS["relevance"],
+                                      ["touche.nDCG@5"])["touche.nDCG@5"] for r in runs]
     for name, other in zip(table["run"].iloc[1:], values[1:]):
         common = sorted(set(values[0]) & set(other))
         x, y = [other[t] for t in common], [values[0][t] for t in common]

@@ -43,7 +43,9 @@ def toy_measure():
             return out
 
         def means(self, measures, rows, judgments):
-            return {name: float(np.mean(list(v.values()))) for name, v in self.per_topic(measures, rows, judgments).items()}
+            return {
+                name: float(np.mean(list(v.values()))) for name, v in self.per_topic(measures, rows, judgments).items()
+            }
 
     registry.register_measure_family(JudgedRelevantAtK)
     yield

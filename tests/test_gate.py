@@ -128,7 +128,8 @@ def test_the_differential_test_reaches_both_paths() -> None:
     accepted = find(mutated_valid_runs(), lambda raw: fast_table(raw, RunFormat.Q0) is not None,
                     settings=settings(database=None, max_examples=200))
     refused = find(raw_runs(), lambda raw: fast_table(raw, RunFormat.Q0) is None
-                   and (_validator(raw, RunFormat.Q0) or (False,))[0], settings=settings(database=None, max_examples=200))
+                   and (_validator(raw, RunFormat.Q0) or (False,))[0],
+                   settings=settings(database=None, max_examples=200))
     assert accepted and refused
 
 
@@ -138,7 +139,8 @@ def test_a_tab_separated_run_is_read_on_the_fast_path_as_the_validator_reads_it(
     raw = b"51\tQ0\tS1-A1\t0\t16.5\tElrond\n51\tQ0\tS1-A2\t1\t16.5\tElrond\n52\tQ0\tS1-A1\t0\t3\tElrond\n"
     fast = fast_table(raw, RunFormat.Q0)
     assert fast is not None and fast.records() == _validator(raw, RunFormat.Q0)[1]
-    assert [(r.qid, r.docid, r.rank, r.score) for r in fast.records()][:2] == [("51", "S1-A1", 0, 16.5), ("51", "S1-A2", 1, 16.5)]
+    assert [(r.qid, r.docid, r.rank, r.score) for r in fast.records()][:2] == [("51", "S1-A1", 0, 16.5),
+                                                                               ("51", "S1-A2", 1, 16.5)]
     assert fast_table(raw.replace(b"\tElrond\n", b'\t"Elrond run"\n'), RunFormat.Q0) is None  # quoted: the validator's
 
 
@@ -155,7 +157,7 @@ def test_a_run_the_validator_refuses_is_refused_by_the_gate(tmp_path, text: str,
         load_run(path)
 
 
-# ------------------------------------------------------------------------------ frames of every dtype, values at the bounds
+# ------------------------------------------------------------------------ frames of every dtype, values at the bounds
 FRAME_DTYPES = ["float64", "float32", "float16", "int64", "uint64", "Int64", "Float64", "category", "bool",
                 "boolean", "object", "string", "complex128", "timedelta64[ns]", "datetime64[ns]"]
 BOUND_VALUES = [SCORE_LIMIT, -SCORE_LIMIT, 3.4028235e38, 3.5e38, -1e39, 1e300, 0.0, -0.0, 1.5, 2.0 ** 63,
@@ -227,6 +229,65 @@ def test_a_frame_mixing_1_and_01_is_refused_as_its_file_would_be(tmp_path) -> No
     frame = pd.DataFrame({"query_id": ["1", "01"], "doc_id": ["a", "a"], "score": [2.0, 1.0]})
     with pytest.raises(InputError, match="given twice for topic 1"):
         load_run(frame)
+
+
+@st.composite
+def run_frames(draw) -> pd.DataFrame:
+    """Frames as PyTerrier, the API and users make them: ids of several types, tied scores, ranks
+    with ties or gaps, stances of every format; in some, a value no run may hold (an id with
+    whitespace or empty, a score missing or beyond a 32-bit float, a stance no format allows)."""
+    n = draw(st.integers(1, 14))
+    dirty = draw(st.integers(0, 3)) == 0
+    qid_kind = draw(st.sampled_from(["text", "int", "float", "mixed"]))
+    qid_pool = {"text": ["1", "01", "2", "10", "x1"], "int": [1, 2, 10, 3], "float": [1.0, 2.0, 10.0],
+                "mixed": ["1", 2, 3.0, "x"]}[qid_kind] + (["q 9", "", 2.5] if dirty else [])
+    doc_pool = [f"d{i}" for i in range(20)] + ["I0123456789abcdef", "s1,s2"] + (["e f", ""] if dirty else [])
+    score_pool = [1.0, 2.0, 2.0, 0.5, -3.0, 0.0, -0.0, 3] + ([1e39, math.nan] if dirty else [])
+    rows = draw(st.lists(st.tuples(st.sampled_from(qid_pool), st.sampled_from(doc_pool), st.sampled_from(score_pool)),
+                         min_size=n, max_size=n, unique_by=None if dirty else (lambda r: (str(r[0]), r[1]))))
+    frame = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    if qid_kind == "int" and frame["qid"].map(lambda q: isinstance(q, int)).all():
+        frame["qid"] = frame["qid"].astype(np.int64)
+    if draw(st.booleans()):
+        frame = frame.assign(rank=draw(st.lists(st.sampled_from([0, 1, 1, 2, 5, 7.0] + ([math.nan] if dirty else [])),
+                                                min_size=n, max_size=n)))
+    if draw(st.booleans()):
+        labels = draw(st.sampled_from([["FIRST", "SECOND", "NEUTRAL", "NO", "Q0"], ["PRO", "CON"],
+                                       ["PRO", "CON", "Q0"]]))
+        frame = frame.assign(stance=draw(st.lists(st.sampled_from(labels + ([None, "bad"] if dirty else [])),
+                                                  min_size=n, max_size=n)))
+    if draw(st.booleans()):
+        frame = frame.rename(columns={"qid": "query_id", "docno": "doc_id"})
+    return frame
+
+
+@given(run_frames())
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_frame_gated_by_columns_makes_the_text_its_rows_make(frame: pd.DataFrame) -> None:
+    """The column-wise gate of a frame (pt.Experiment gates one frame per run) gives the bytes
+    the row-by-row one gives, or leaves the frame to it (whose errors name the row)."""
+    from touche.retrieval.formats.gate import _text_by_columns, frame_rows
+    try:
+        rows, fmt = frame_rows(frame)
+        slow = "".join(f"{r.qid} {r.column2} {r.docid} {r.rank} {r.score!r} {r.tag}\n" for r in rows).encode()
+    except InputError:
+        slow = fmt = None
+    fast = _text_by_columns(frame, None)
+    if fast is not None:
+        assert (fast[0], fast[1]) == (slow, fmt)
+
+
+def test_plain_frames_take_the_column_wise_gate() -> None:
+    from touche.retrieval.formats.gate import _text_by_columns
+    plain = pd.DataFrame({"qid": ["2", "1", "1", "10"], "docno": ["a", "b", "c", "a"], "score": [1.0, 2.0, 2.0, 3.0],
+                          "rank": [0, 1, 0, 0], "stance": ["FIRST", "NO", "Q0", "SECOND"]})
+    text, fmt = _text_by_columns(plain, None)
+    assert fmt is RunFormat.STANCE
+    assert text.decode().splitlines() == ["1 Q0 c 1 2.0 run", "1 NO b 2 2.0 run", "2 FIRST a 1 1.0 run",
+                                          "10 SECOND a 1 3.0 run"]
+    assert _text_by_columns(plain.astype({"qid": "str"}), None) == (text, fmt)  # pandas' own string dtype
+    assert _text_by_columns(plain.assign(qid=[2, 1, 1, 10]), None) == (text, fmt)
+    assert _text_by_columns(plain.assign(docno=["a", "b", "c d", "a"]), None) is None
 
 
 def test_qrels_from_a_frame_and_from_their_file_are_one_input(tmp_path) -> None:

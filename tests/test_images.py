@@ -109,7 +109,9 @@ def test_near_text_is_a_window_around_the_image_without_scripts_or_styles():
     tree = _tree()
     img = reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/FIGURE[1]/PICTURE[1]/IMG[1]")
     wide = reader.near_text(tree, img, chars=600)
-    assert wide.index("Right before the figure.") < wide.index("Caption under it") < wide.index("Right after the figure.")
+    assert (
+        wide.index("Right before the figure.") < wide.index("Caption under it") < wide.index("Right after the figure.")
+    )
     assert "script text" not in wide and "color: red" not in wide and "Preview" not in wide
     narrow = reader.near_text(tree, img, chars=30)
     assert "Right before the figure." in narrow and "Far away" not in narrow
@@ -258,7 +260,8 @@ class _FakeSearcher:
     """searcher.raw() over records of our own (no JVM)."""
 
     def __init__(self, phashes: dict[str, str]):
-        self.records = {i: json.dumps({"id": i, "phash": h, "alt_text": "", "rankings": []}) for i, h in phashes.items()}
+        self.records = {i: json.dumps({"id": i, "phash": h, "alt_text": "",
+                                       "rankings": []}) for i, h in phashes.items()}
 
     def raw(self, ids):
         return {i: self.records.get(i) for i in ids}

@@ -199,7 +199,7 @@ def test_max_loss_admits_a_loss_up_to_and_including_it():
 def test_a_loss_without_per_topic_values_says_so():
     from touche.retrieval.experiments.choose.loss import Loss
     assert Loss(math.nan, None, 0).text() == "no per-topic values to compare"
-    assert Loss(-0.0123, 0.0004, 10).text() == "Δ -0.012, p < 0.001"
+    assert Loss(-0.0123, 0.0004, 10).text() == "Δ -0.012, p = 4.0e-4"
     assert Loss(0.5, 0.25, 10).text() == "Δ +0.500, p = 0.250"
     assert Loss(0.5, None, 1).text() == "Δ +0.500, no test"
 

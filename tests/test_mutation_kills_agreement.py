@@ -75,7 +75,8 @@ def test_empty_rankings_agree_fully_with_each_other_and_not_at_all_with_a_rankin
     form of a page with all three gives the same."""
     assert rbo([], [], 0.9) == 1.0 == jaccard([], [], 5)
     assert rbo(["a"], [], 0.9) == 0.0 == rbo([], ["a"], 0.9) == jaccard([], ["a"], 10)
-    table = agreement({"x": {"1": []}, "y": {"1": []}, "z": {"1": ["a", "b"]}}, measures=["RBO", "Jaccard@5", "Jaccard@10"])
+    table = agreement({"x": {"1": []}, "y": {"1": []}, "z": {"1": ["a", "b"]}},
+                      measures=["RBO", "Jaccard@5", "Jaccard@10"])
     for measure in ("RBO", "Jaccard@5", "Jaccard@10"):
         assert table.value("x", "y", measure, "1") == 1.0, measure
         assert table.value("x", "z", measure, "1") == 0.0 == table.value("z", "y", measure, "1"), measure

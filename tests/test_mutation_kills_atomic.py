@@ -5,7 +5,7 @@ another user's process counts as alive; ``fsync=True`` syncs the complete text b
 ``check`` that refuses leaves the old output (a file or standard output) untouched; a text-only
 standard output gets the text in its encoding; a block device is refused; a named pipe nobody reads
 is refused after ``TOUCHE_PIPE_WAIT`` seconds without spinning, one read late and slowly gets every
-byte; ``write_bytes``, ``atomic_directory`` and ``place_folder`` do what they say."""
+byte; ``write_bytes`` and ``atomic_directory`` do what they say."""
 from __future__ import annotations
 
 import contextlib
@@ -25,7 +25,6 @@ from touche.atomic import (
     atomic_open,
     check_output,
     output_kind,
-    place_folder,
     process_alive,
     remove_stale_temporaries,
     temporary_name,
@@ -165,7 +164,8 @@ def test_fsync_syncs_the_complete_temporary_before_it_is_renamed_into_place(tmp_
         handle.write(text)
     final = (tmp_path / "run.txt").stat().st_ino
     folder = tmp_path.stat().st_ino
-    assert events == [("fsync", final, len(text)), ("replace", final, "run.txt"), ("fsync", folder, tmp_path.stat().st_size)]
+    assert events == [("fsync", final, len(text)), ("replace", final, "run.txt"),
+                      ("fsync", folder, tmp_path.stat().st_size)]
 
 
 def test_a_check_that_refuses_leaves_the_old_file_and_no_temporary(tmp_path):
@@ -325,32 +325,6 @@ def test_atomic_directory_that_fails_leaves_nothing_and_raises_the_blocks_own_er
             building.rmdir()
             raise ValueError("gone already")
     assert list(tmp_path.iterdir()) == []
-
-
-def test_place_folder_moves_the_folder_to_a_new_path_and_returns_it(tmp_path):
-    built = tmp_path / "built"
-    built.mkdir()
-    (built / "segments").write_text("index")
-    target = tmp_path / "indexes" / "v2" / "mine"
-    assert place_folder(built, str(target)) == target
-    assert (target / "segments").read_text() == "index" and not built.exists()
-
-
-@pytest.mark.parametrize("occupant", ["folder", "file", "dangling link"])
-def test_place_folder_replaces_nothing_not_even_a_dangling_link(tmp_path, occupant):
-    built = tmp_path / "built"
-    built.mkdir()
-    target = tmp_path / "mine"
-    if occupant == "folder":
-        target.mkdir()
-    elif occupant == "file":
-        target.write_text("a user's")
-    else:
-        target.symlink_to(tmp_path / "nowhere")
-    with pytest.raises(ToucheError, match="exists: give a new path"):
-        place_folder(built, target)
-    assert built.is_dir()
-    assert target.is_symlink() if occupant == "dangling link" else target.exists()
 
 
 def test_a_synced_write_leaves_no_descriptor_open(tmp_path):

@@ -301,6 +301,7 @@ def test_why_nothing_is_picked_says_which_set_and_what_to_do():
     assert _why_no_pick(sweep, records, scored, [1.0, 0.5]) == ""
     assert "the judged coverage of set(s) part could not be computed" in \
         _why_no_pick(sweep, records, scored, [1.0, math.nan])
-    assert _why_no_pick(sweep, records, scored, [0.0, 0.0]) == "no set has a positive weight: the criterion orders nothing"
+    assert _why_no_pick(sweep, records, scored,
+                        [0.0, 0.0]) == "no set has a positive weight: the criterion orders nothing"
     empty = [scored[0], SetScores("part", 0.5, {})]
     assert "set(s) part have no finished run yet" in _why_no_pick(sweep, records, empty, [1.0, 0.5])

@@ -210,7 +210,9 @@ def test_the_agreement_of_two_runs_matches_independent_rbo_jaccard_and_kendall(t
     page = explorer_data(loaded, {}, {}, rbo_p=0.8)
     values = dict(zip(page["agreement_measures"], page["agreement"][0]))
     assert values["RBO"] == pytest.approx(_rbo_by_hand(docs, other, 0.8), abs=1e-6)
-    assert values["Jaccard@5"] == pytest.approx(len(set(docs[:5]) & set(other[:5])) / len(set(docs[:5]) | set(other[:5])))
+    assert values["Jaccard@5"] == pytest.approx(
+        len(set(docs[:5]) & set(other[:5])) / len(set(docs[:5]) | set(other[:5]))
+    )
     assert values["Jaccard@10"] == 1.0
     tau = [m for m in page["agreement_measures"] if "τ" in m or "tau" in m.lower()]
     kendall = scipy.stats.kendalltau(range(10), [other.index(d) for d in docs]).statistic

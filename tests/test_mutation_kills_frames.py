@@ -174,11 +174,12 @@ def test_a_frame_without_query_or_title_or_rows_passes_unchanged():
 
 def test_the_warning_quotes_at_most_80_characters_of_the_query(caplog):
     frame = pd.DataFrame({"qid": ["1", "2"], "query": ["?" * 200, "nuclear energy"]})
-    with caplog.at_level(logging.WARNING, logger=LOGGER):
+    with caplog.at_level(logging.WARNING, logger=LOGGER), pytest.warns(UserWarning) as said:
         kept = frames.answerable(frame)
     assert kept["qid"].tolist() == ["2"]
     [record] = [r for r in caplog.records if r.name == LOGGER]
-    assert record.getMessage() == f"warning: query 1 ({'?' * 80!r}) has no word: no results for it"
+    assert record.getMessage() == f"warning: topic 1: the query {'?' * 80!r} has no word: no results for it"
+    assert [str(w.message) for w in said] == [record.getMessage().removeprefix("warning: ")]
 
 
 # --------------------------------------------------------------------------- documents' columns

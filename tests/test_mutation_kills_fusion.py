@@ -23,7 +23,9 @@ def test_by_default_a_rank_r_adds_1_over_60_plus_r_and_1000_documents_are_kept()
     """Cormack et al.'s constant, and a run's depth: a fused run is a valid run of 1,000 a topic."""
     long = {"1": [(f"d{i:04d}", 2000.0 - i) for i in range(1001)]}
     fused = reciprocal_rank_fusion([long])["1"]
-    assert len(fused) == 1000 and fused[0] == ("d0000", pytest.approx(1 / 61)) and fused[-1][1] == pytest.approx(1 / 1060)
+    assert (
+        len(fused) == 1000 and fused[0] == ("d0000", pytest.approx(1 / 61)) and fused[-1][1] == pytest.approx(1 / 1060)
+    )
 
 
 def test_without_its_own_ranking_a_variant_gives_one_weight_per_other_variant():

@@ -125,7 +125,8 @@ def write_sets_sweep(folder: Path, values: dict[int, tuple[float, float]], order
     by_point = {r.point: r.overrides for r in records}
     manifest = SweepManifest(sweep="s.yaml", base=str(BASE), measure=MEASURE, measures=[MEASURE],
                              criterion="weighted_mean", axes=[{"label": "k1", "keys": ["retrieval.similarity.k1"]}],
-                             points=[{"point": p, "overrides": by_point[p], "coordinates": by_point[p]} for p in points],
+                             points=[{"point": p, "overrides": by_point[p],
+                                      "coordinates": by_point[p]} for p in points],
                              sets=sets, runs=2 * len(points), finished=2 * len(points), choice=choice)
     (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2))
     (folder / RESULTS_FILE).write_text("".join(r.to_json() + "\n" for r in records))
@@ -173,10 +174,14 @@ def test_five_picks_by_default_and_exactly_the_count_asked_for(tmp_path):
 
 def test_with_three_swept_axes_a_pick_differing_in_two_comes_before_a_better_one_differing_in_one(tmp_path):
     axes = (("k1", ["retrieval.similarity.k1"]), ("b", ["retrieval.similarity.b"]), ("s", ["analyzer.stemmer"]))
-    points = [_point(1, {"retrieval.similarity.k1": 1.0, "retrieval.similarity.b": 0.5, "analyzer.stemmer": "krovetz"}, 0.9),
-              _point(2, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.5, "analyzer.stemmer": "krovetz"}, 0.8),
-              _point(3, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.7, "analyzer.stemmer": "krovetz"}, 0.7),
-              _point(4, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.7, "analyzer.stemmer": "none"}, 0.6)]
+    points = [_point(1, {"retrieval.similarity.k1": 1.0, "retrieval.similarity.b": 0.5,
+                         "analyzer.stemmer": "krovetz"}, 0.9),
+              _point(2, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.5,
+                         "analyzer.stemmer": "krovetz"}, 0.8),
+              _point(3, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.7,
+                         "analyzer.stemmer": "krovetz"}, 0.7),
+              _point(4, {"retrieval.similarity.k1": 1.2, "retrieval.similarity.b": 0.7,
+                         "analyzer.stemmer": "none"}, 0.6)]
     chosen = pick(in_memory(tmp_path, points, axes), count=2)
     # the default asks for 2 differing parameters (not all three): point 3 before point 4
     assert [c.record.point for c in chosen] == [1, 3]
@@ -270,7 +275,9 @@ def test_choose_on_several_sets_says_each_picks_score_on_every_set_and_how_the_p
     written = choose(folder, tmp_path / "chosen", reference=False)
     assert [c.record.point for c in written] == [2, 1]
     header = written[0].path.read_text().splitlines()[:2]
-    assert header[0].startswith("# Chosen by `touche choose` from sweep s.yaml (point 2): the most robust across 2 sets")
+    assert header[0].startswith(
+        "# Chosen by `touche choose` from sweep s.yaml (point 2): the most robust across 2 sets"
+    )
     assert header[1] == f"# {MEASURE}: full 0.600; part 0.300"
     suite = (tmp_path / "chosen" / "suite.yaml").read_text()
     assert suite.startswith("# The submissions chosen from sweep s.yaml; primary = the most robust across its 2 sets "

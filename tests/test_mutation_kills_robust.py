@@ -126,7 +126,8 @@ def test_the_pick_share_follows_the_topics_drawn_by_hand():
     s = SetScores("s", 1.0, {"a": {"1": 1.0, "2": 0.0}, "b": {"1": 0.0, "2": 0.4}})
     choice = choose_robustly([s], ["a", "b"], "weighted_mean")
     assert choice.order == [0, 1]
-    assert choice.pick_share[0] == pytest.approx(0.75, abs=0.04) and choice.pick_share[1] == pytest.approx(0.25, abs=0.04)
+    assert choice.pick_share[0] == pytest.approx(0.75, abs=0.04)
+    assert choice.pick_share[1] == pytest.approx(0.25, abs=0.04)
 
 
 def test_a_point_scored_on_one_drawn_topic_has_that_topics_value_and_no_value_on_none():

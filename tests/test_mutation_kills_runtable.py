@@ -48,7 +48,9 @@ def runs(draw, formats=FORMATS):
             rank = draw(st.integers(0, 2))
             score = 10.0
             for _ in range(n):
-                column2 = label or ("Q0" if fmt is RunFormat.Q0 else draw(st.sampled_from((*COMPARATIVE_STANCES, "Q0"))))
+                column2 = label or (
+                    "Q0" if fmt is RunFormat.Q0 else draw(st.sampled_from((*COMPARATIVE_STANCES, "Q0")))
+                )
                 rows.append(RunRow(qid, column2, next(docs), rank, score, "t"))
                 rank += draw(st.integers(1, 3))
                 score -= draw(st.sampled_from((0.0, 0.5, 1.0)))
@@ -131,7 +133,8 @@ def test_a_union_of_needs_selects_the_rows_either_selects(run, first, second, ju
     union = first | second
     assert union == RowNeed(max(first.rank_depth, second.rank_depth), max(first.score_depth, second.score_depth),
                             first.judged or second.judged, first.every or second.every)
-    either = [a or b for a, b in zip(reference_keep(rows, fmt, first, judged), reference_keep(rows, fmt, second, judged))]
+    either = [a or b for a, b in zip(reference_keep(rows, fmt, first, judged),
+                                     reference_keep(rows, fmt, second, judged))]
     assert table.select(union, judged) == [row for row, keep in zip(rows, either) if keep]
 
 

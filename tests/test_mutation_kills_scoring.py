@@ -23,8 +23,6 @@ from touche.retrieval.evaluation.measures import (
     evaluate,
     evaluate_rows,
     evaluate_rows_per_topic,
-    format_per_topic,
-    format_table,
     score_rows,
     score_run,
 )
@@ -36,6 +34,7 @@ from touche.retrieval.evaluation.registry import (
     parse_measure,
     register_measure_family,
 )
+from touche.retrieval.evaluation.report import format_per_topic, format_table
 from touche.retrieval.evaluation.scorers import image_precision, trec_measures
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.qrels import QrelsKind
@@ -112,8 +111,11 @@ def test_a_measure_asked_for_twice_is_computed_once(families, graded):
 
 def test_an_unknown_measure_is_refused_with_every_family_named():
     """The refusal lists what is known, family by family, in registration order."""
-    with pytest.raises(ToucheError, match=r"unknown measure 'stance\.F2'; known: touche\.nDCG@k, touche2021\.nDCG@k, "
-                                          r"trec\.<ir_measures name>, stance\.F1_macro, stance\.N, image\.on_topic_P@10"):
+    with pytest.raises(
+        ToucheError,
+        match=r"unknown measure 'stance\.F2'; known: touche\.nDCG@k, touche2021\.nDCG@k, "
+        r"trec\.<ir_measures name>, stance\.F1_macro, stance\.N, image\.on_topic_P@10",
+    ):
         parse_measure("stance.F2")
 
 
@@ -298,8 +300,10 @@ def test_the_nothing_judged_warning_shows_the_runs_first_three_ids(graded, caplo
     rows = _rows(("1", "x1", 1, 4.0), ("1", "x2", 2, 3.0), ("1", "x3", 3, 2.0), ("1", "x4", 4, 1.0))
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         evaluate_rows(rows, graded, ["touche.nDCG@5"], name="mine")
-    assert _warnings(caplog) == [f"warning: {graded} judges none of the documents of mine (its ids look like "
-                                 "x1, x2, x3): every score is 0 or undefined; are they of the same task and collection?"]
+    assert _warnings(caplog) == [
+        f"warning: {graded} judges none of the documents of mine (its ids look like "
+        "x1, x2, x3): every score is 0 or undefined; are they of the same task and collection?"
+    ]
 
 
 def test_a_topic_selection_restricts_run_and_qrels_alike(graded, caplog):
@@ -320,7 +324,7 @@ def test_a_mean_over_another_number_of_topics_says_its_own():
     it in brackets; an undefined mean or one without a count does not."""
     text = format_table({"run": {"a": 0.5, "b": 0.25, "c": math.nan, "d": 1.0}},
                         counts={"run": {"a": 4, "b": 3, "c": 2}})
-    assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "-",
+    assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "–",
                                  "d": "1.000"}]
 
 
@@ -332,9 +336,9 @@ def test_per_topic_table_rows_and_the_all_row():
                           {"m": {"1": 0.5, "2": 0.5}, "n": {"1": 0.25}})}
     text = format_per_topic(scored)
     assert table_rows(text) == [
-        {"run": "r", "topic": "1", "m": "0.500", "n": "0.250", "s": "-", "f": "-"},
-        {"run": "r", "topic": "2", "m": "0.500", "n": "-", "s": "-", "f": "-"},
-        {"run": "r", "topic": "all (2)", "m": "0.500", "n": "0.250 (1)", "s": "-", "f": "0.750"}]
+        {"run": "r", "topic": "1", "m": "0.500", "n": "0.250", "s": "–", "f": "–"},
+        {"run": "r", "topic": "2", "m": "0.500", "n": "–", "s": "–", "f": "–"},
+        {"run": "r", "topic": "all (2)", "m": "0.500", "n": "0.250 (1)", "s": "–", "f": "0.750"}]
     rule = text.splitlines()[1]
     assert [cell.endswith(":") for cell in rule.strip("|").split("|")] == [False, False, True, True, True, True]
 

@@ -80,7 +80,8 @@ def test_the_t_test_of_two_topics_is_scipys():
 
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on differences nearly alike
 @FAST
-@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=12), st.randoms(use_true_random=False))
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=12),
+       st.randoms(use_true_random=False))
 def test_the_t_test_is_scipys_and_ignores_the_topic_order(pairs, rnd):
     a, b = [x for x, _ in pairs], [y for _, y in pairs]
     diffs = np.subtract(a, b)

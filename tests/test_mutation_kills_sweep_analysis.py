@@ -42,7 +42,7 @@ def test_several_sets_rows_are_ranked_from_1_in_the_criterions_order(swept_a):
     assert [(row[0], row[1]) for row in found.rows] == [(1, 1), (2, 2)]
     topics = [row[6] for row in found.rows] + [row[10] for row in found.rows]
     assert topics == [3, 3, 3, 3]
-    value, share = found.rows[0][-2:]
+    value, share = (found.rows[0][found.header.index(c)] for c in (sweep.spec.criterion, "pick_share"))
     assert value == pytest.approx(found.choice.values[0]) and 0 <= share <= 1
     # leave one set out: point 1 is best on each set alone (0.7 on full, 0.6 on part), so it transfers
     assert [(t.left_out, t.pick, t.score, t.rank, t.best) for t in found.transfers] == \
@@ -55,7 +55,8 @@ def test_a_rank_criterion_shows_ranks_in_the_rows(swept_a, monkeypatch):
     sweep, records = _several_sets_sweep()
     ranked = _with(sweep, spec=SimpleNamespace(measure="m", criterion="weighted_rank"))
     found = analysis._several(ranked, records, {})
-    assert [row[-2] for row in found.rows] == [1.0, 2.0]  # point 1 ranks first on both sets
+    column = found.header.index("weighted_rank")
+    assert [row[column] for row in found.rows] == [1.0, 2.0]  # point 1 ranks first on both sets
 
 
 def test_a_set_without_a_given_weight_weighs_its_mean_judged_coverage(swept_a):

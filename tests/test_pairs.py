@@ -45,7 +45,8 @@ FIXTURE_TOPICS = """<topics>
 _TOPIC_TEXT = {
     1: {"conclusions": ["Cities should ban cars from their centres", "Car bans would hurt city centre shops",
                         "Car bans help everyone"],  # the last is short: left out of the CSV's sentence list
-        "subjects": ["A car ban in the city centre", "Closing the centre to cars", "Removing private cars from downtown",
+        "subjects": ["A car ban in the city centre", "Closing the centre to cars",
+                     "Removing private cars from downtown",
                      "A car-free city centre", "Banning cars from central streets", "Keeping cars out of the centre"],
         "effects": ["would cut air pollution for residents", "should make streets safer for children",
                     "would reduce traffic noise at night", "must be planned with better buses",
@@ -56,7 +57,8 @@ _TOPIC_TEXT = {
                     "because people then walk and cycle more"]},
     2: {"conclusions": ["Voting should be compulsory for all adults", "Compulsory voting violates individual freedom",
                         "Mandatory voting works well"],
-        "subjects": ["Compulsory voting", "A legal duty to vote", "Making voting mandatory", "Fining people who do not vote",
+        "subjects": ["Compulsory voting", "A legal duty to vote", "Making voting mandatory",
+                     "Fining people who do not vote",
                      "An obligation to cast a ballot", "Required turnout at elections"],
         "effects": ["would raise turnout among young people", "should make parliaments more representative",
                     "would force uninformed people to vote", "must allow a blank ballot option",
@@ -327,7 +329,8 @@ def test_stance_sources_and_conclusion_polarity():
     flip = StanceSpec(conclusion_polarity=True)
     assert argument_stance(opposed, topic, flip) == "CON" and argument_stance(agreeing, topic, flip) == "CON"
     assert argument_stance(unknown, topic, corpus) == "Q0"
-    assert argument_stance(unknown, topic, StanceSpec(source="corpus+lexicon")) == "PRO"  # abolish, cruel: with the topic
+    # abolish, cruel: with the topic
+    assert argument_stance(unknown, topic, StanceSpec(source="corpus+lexicon")) == "PRO"
     assert argument_stance(agreeing, topic, StanceSpec(source="none")) == "Q0"
     assert polarity("Smartphones should not be allowed") == -1 and polarity("Zoos do more good than harm") == 1
 
@@ -337,7 +340,8 @@ def _build(records: list[SentencedArgument], spec: PairsSpec, title="Should citi
     hits = [(r.id, 10.0 - i * 0.1) for i, r in enumerate(records)]
     sentence_hits = [(s.id, 5.0) for r in records for s in r.sentences][:50]
     by_id = {r.id: r for r in records}
-    return PairBuilder(spec).build("1", title, hits, sentence_hits, lambda ids: {i: by_id[i] for i in ids if i in by_id})
+    return PairBuilder(spec).build("1", title, hits, sentence_hits,
+                                   lambda ids: {i: by_id[i] for i in ids if i in by_id})
 
 
 def _topic1(tmp_path: Path) -> list[SentencedArgument]:
@@ -371,8 +375,10 @@ def test_pairs_obey_the_rules(tmp_path):
 
 def test_duplicate_sentences_are_paired_once_and_keep_their_ids():
     shared = "A car ban would cut air pollution for residents, because fewer engines burn fuel there."
-    records = [_record("S0a-A01", "Cities should ban cars", [shared, "Streets would be safer for children, since fewer cars pass."]),
-               _record("S0a-A02", "Cities should ban cars", [shared, "Streets would be safer for children, since fewer cars pass."])]
+    records = [_record("S0a-A01", "Cities should ban cars",
+                       [shared, "Streets would be safer for children, since fewer cars pass."]),
+               _record("S0a-A02", "Cities should ban cars",
+                       [shared, "Streets would be safer for children, since fewer cars pass."])]
     spec = PairsSpec(selection={"min_pairs": 1}, candidates={"expand": False})
     pairs = _build(records, spec).pairs
     keys = [frozenset((p.first.key, p.second.key)) for p in pairs]
@@ -413,18 +419,25 @@ def test_variants_load_and_differ():
     _, suite = load_suite(SUITE)
     variants = [load_variant(SUITE.parent / v).variant for v in suite.variants]
     assert all(v.task == "task1-pairs" and v.corpus.format == "argsme-sentences" for v in variants)
-    assert len({v.tag for v in variants}) == 5 and len({v.model_dump_json(exclude={"tag", "description"}) for v in variants}) == 5
+    assert (
+        len({v.tag for v in variants}) == 5
+        and len({v.model_dump_json(exclude={"tag", "description"}) for v in variants}) == 5
+    )
 
 
 def test_pairs_section_is_strict(tmp_path):
     path = tmp_path / "v.yaml"
-    path.write_text(f"extends: {SUITE.parent / 'base.yaml'}\ntag: t\npairs:\n  selection: {{min_pairs: 200, max_pairs: 150}}\n")
+    path.write_text(
+        f"extends: {SUITE.parent / 'base.yaml'}\ntag: t\npairs:\n  selection: {{min_pairs: 200, max_pairs: 150}}\n"
+    )
     with pytest.raises(ConfigError, match="max_pairs"):
         load_variant(path)
     path.write_text(f"extends: {SUITE.parent / 'base.yaml'}\ntag: t\npairs:\n  building: {{windw: 2}}\n")
     with pytest.raises(ConfigError, match="unknown key 'pairs.building.windw'"):
         load_variant(path)
-    path.write_text(f"extends: {SUITE.parent / 'base.yaml'}\ntag: t\npairs:\n  sentence_retrieval: {{similarity: {{k1: 1.1}}}}\n")
+    path.write_text(
+        f"extends: {SUITE.parent / 'base.yaml'}\ntag: t\npairs:\n  sentence_retrieval: {{similarity: {{k1: 1.1}}}}\n"
+    )
     assert load_variant(path).variant.pairs.sentence_retrieval.similarity.name == "bm25"
 
 
@@ -494,7 +507,8 @@ def test_argsme_2020_json_input_is_split_by_us(jvm_started, tmp_path, fixture_ru
     shutil.copy(REPO / "demo" / "args.me" / "args-demo.json", source)
     shutil.copy(REPO / "demo" / "topics.xml", source)
     only = SUITE.parent / "1-bm25-within.yaml"
-    assert run_suite(SUITE, source, tmp_path / "out", only_config=only, index_root=index_root, progress=False).run_txt.is_file()
+    assert run_suite(SUITE, source, tmp_path / "out", only_config=only, index_root=index_root,
+                     progress=False).run_txt.is_file()
     assert [p for p in validate_run(tmp_path / "out" / "run.txt", RunFormat.PAIRS) if p.is_error] == []
     sentences = corpus_sentences(source)
     rows = read_run(tmp_path / "out" / "run.txt", RunFormat.PAIRS)

@@ -58,7 +58,9 @@ def test_evaluate_with_a_selection_equals_scoring_the_selected_topics_by_hand(tm
     assert code == 0 and "scored on topics 1, 2, 5 only" in text
     row = next(line for line in text.splitlines() if line.startswith("| run.txt"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == "3" and cells[2] == f"{by_hand['touche.nDCG@5']:.3f}" and cells[3] == f"{by_hand['trec.P@10']:.3f}"
+    assert (
+        cells[1] == "3" and cells[2] == f"{by_hand['touche.nDCG@5']:.3f}" and cells[3] == f"{by_hand['trec.P@10']:.3f}"
+    )
     code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-except", "3,4,6", "--measures", "touche.nDCG@5")
     assert f"{by_hand['touche.nDCG@5']:.3f}" in text and "all topics but 3, 4, 6" in text
 
@@ -237,10 +239,13 @@ def test_an_official_run_is_restricted_to_the_corpus_at_hand_and_a_mixed_table_c
     qrels = tmp_path / "q.txt"
     qrels.write_text("1 0 Sa0000001-A00000001 2\n1 0 Sa0000001-A00000002 1\n1 0 Sa0000009-A00000009 0\n")
     code, text = cli("evaluate", str(run), str(qrels), "--corpus", str(fixture_corpus), "--measures", "trec.nDCG@1")
-    assert code == 0 and "caution: official.txt holds 1 of its 3 documents" in text and re.search(r"\| +0\.000 \|", text)
+    assert (
+        code == 0 and "caution: official.txt holds 1 of its 3 documents" in text and re.search(r"\| +0\.000 \|", text)
+    )
     code, text = cli("evaluate", str(run), str(qrels), "--corpus", str(fixture_corpus), "--restrict",
                      "--measures", "trec.nDCG@1")
-    assert code == 0 and "official.txt (restricted)" in text and re.search(r"\| +1\.000 \|", text)  # the kept best first
+    # the kept best first
+    assert code == 0 and "official.txt (restricted)" in text and re.search(r"\| +1\.000 \|", text)
 
 
 # --------------------------------------------------------------------------- 8. sweeps and choose
@@ -267,7 +272,8 @@ def test_a_sweep_says_when_its_best_point_is_on_the_grids_edge(jvm_started, inde
 
 
 def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
-    from touche.retrieval.experiments.report import Axis, PlotPoint, sweep_figure
+    from touche.retrieval.experiments.sweep.axes import Axis
+    from touche.retrieval.experiments.sweep.figure import PlotPoint, sweep_figure
     axis = Axis("retrieval.similarity.mu", (500, 1000, 2000, 4000, 8000))
     assert axis.logarithmic and not Axis("k1", (0.9, 1.2, 1.5)).logarithmic
     figure = sweep_figure([axis, Axis("stemmer", ("none", "krovetz"))],
@@ -295,7 +301,9 @@ def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own
     picks = pick(results, second="quality:touche.nDCG@5", count=4)
     assert "lowered" not in picks[2].reason  # point 4 differs from both picks in both parameters
     assert "(--min-diff lowered from 2, the default, to 1: no finished point left differs in 2)" in picks[3].reason
-    assert "4 pick(s) from the sweep's 4 finished point(s)" in format_choices(results, picks, ["relevance:touche.nDCG@5"])
+    assert "4 pick(s) from the sweep's 4 finished point(s)" in format_choices(
+        results, picks, ["relevance:touche.nDCG@5"]
+    )
 
 
 # --------------------------------------------------------------------------- 9. shingles

@@ -234,3 +234,22 @@ def test_run_all_says_which_task_it_detected_and_refuses_a_folder_of_two_tasks(t
     (empty / "topics.xml").write_text("<topics><topic><number>1</number><title>A?</title></topic></topics>")
     code, text = cli("run-all", "-i", str(empty), "-o", str(tmp_path / "out2"))
     assert code == 2 and "holds no corpus" in text and "it holds topics.xml" in text
+
+
+def test_a_topic_without_hits_is_named_not_silently_absent(jvm_started, fixture_corpus, tmp_path, index_root):
+    """One topic matches, one's title has no indexed word, one is 20,001 distinct made-up words (cut
+    to its first 4,000, then matching nothing): the run holds the first only, and both others are
+    named (the note said "N hits for 1 topics")."""
+    long_title = " ".join(f"zq{i}x" for i in range(20_001))
+    topics = tmp_path / "topics.xml"
+    topics.write_text("<topics><topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>"
+                      "<topic><number>7</number><title>Qwzzx vblorp?</title></topic>"
+                      f"<topic><number>9</number><title>{long_title}</title></topic></topics>")
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus), "-t", str(topics), "-o", str(tmp_path / "run.txt"),
+                     "--index-root", str(index_root))
+    assert code == 0, text
+    assert "topic 9: the query has 20001 distinct words; searched with its first 4000" in text
+    assert "warning: 1-bm25: no hits for topics 7, 9" in text and "the run holds no line for them" in text
+    assert "hits for 1 of 3 topics; none for topic 7, 9" in text
+    assert {row.qid for row in read_run(tmp_path / "run.txt")} == {"1"}

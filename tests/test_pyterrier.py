@@ -41,7 +41,8 @@ def test_pt_experiment_prints_what_touche_evaluate_gives_for_the_variants_run_fi
                            eval_metrics=[tpt.measure("touche.nDCG@5")])
     run = tmp_path / "run.txt"
     code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "1-krovetz-smart-lmd2000-quality.yaml"), "-i",
-                     str(DEMO / "args.me"), "-t", str(DEMO / "topics.xml"), "-o", str(run), "--index-root", str(index_root))
+                     str(DEMO / "args.me"), "-t", str(DEMO / "topics.xml"), "-o", str(run),
+                     "--index-root", str(index_root))
     assert code == 0, text
     from touche.retrieval.evaluation.measures import evaluate
     expected = evaluate(run, DEMO / "qrels-relevance.txt", ["touche.nDCG@5"])["touche.nDCG@5"]
@@ -137,7 +138,8 @@ def test_api_search_takes_a_queries_frame_or_one_query(jvm_started, index_root):
     from touche import api
     one = api.search("task1/examples/2-krovetz-bm25", None, DEMO / "args.me", query="Should teachers get tenure?",
                      index_root=index_root)
-    frame = api.search("task1/examples/2-krovetz-bm25", pd.DataFrame({"qid": ["1"], "query": ["Should teachers get tenure?"]}),
+    frame = api.search("task1/examples/2-krovetz-bm25",
+                       pd.DataFrame({"qid": ["1"], "query": ["Should teachers get tenure?"]}),
                        DEMO / "args.me", index_root=index_root)
     pd.testing.assert_frame_equal(one, frame)
     assert one.query_id.unique().tolist() == ["1"] and len(one) > 10

@@ -119,7 +119,8 @@ def test_grid_scan_gives_touche_sweeps_values_and_best_point(tpt, bm25, index_ro
     sweep_file.write_text(yaml.safe_dump({**spec, "base": str(SWEEP.parent / spec["base"]),
                                           "qrels": {k: str(SWEEP.parent / v) for k, v in spec["qrels"].items()},
                                           "topics": str(SWEEP.parent / spec["topics"]),
-                                          "corpus": str(SWEEP.parent / spec["corpus"]), "output": str(tmp_path / "out")}))
+                                          "corpus": str(SWEEP.parent / spec["corpus"]),
+                                          "output": str(tmp_path / "out")}))
     outcome = run_sweep(sweep_file, index_root=index_root, progress=False)
     swept = {tuple(r.overrides[k] for k in spec["grid"]): r.measures[spec["measure"]] for r in outcome.records}
 

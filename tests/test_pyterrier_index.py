@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -71,7 +72,8 @@ def test_documents_from_an_iterator_become_an_index_that_needs_no_corpus(tpt, tm
                  {"docno": "d3", "text": "Nuclear waste stays for centuries; nuclear is unsafe."}]
     made = tpt.Index.indexer(tmp_path / "new").index(iter(documents))
     assert made.path == tmp_path / "new" and made.documents == 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]  # no corpus or work folder left
+    # no corpus or work folder left; the index recorded as the toolkit's
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".touche-made", "new"]
     found = (made.bm25() >> made.text_loader()).transform(pd.DataFrame({"qid": ["1"], "query": ["nuclear"]}))
     assert set(found.docno) == {"d1", "d3"} and found.set_index("docno").text["d1"] == documents[0]["text"]
     from touche.errors import InputError
@@ -93,3 +95,64 @@ def test_a_folder_that_is_no_index_is_named(tpt, tmp_path):
     with pytest.raises(InputError, match="not in this index"):
         tpt.Indexer  # noqa: B018  (exported)
         tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=tmp_path / "i").bm25(field_weights={"title": 1.0})
+
+
+# --------------------------------------------------------------------------- every first-stage knob a parameter
+def _reranking(index):
+    reranker = index.reranker()
+    return index.bm25() % 8 >> reranker, reranker
+
+
+@pytest.mark.parametrize("make, grid", [
+    (lambda index: index.bm25(), {"k1": [0.4, 1.5], "b": [0.2, 0.9]}),
+    (lambda index: index.dirichlet(), {"mu": [50.0, 2500.0]}),
+    (_reranking, {"k1": [0.4, 1.5]}),
+    (lambda index: index.bm25(), {"num_results": [3, 9]}),
+])
+def test_every_parameter_of_an_index_retriever_is_a_grid_scan_parameter(tpt, index, make, grid):
+    """pt.GridScan over k1 once said the retriever 'does not expose a parameter named k1': only
+    whole similarity objects could be varied."""
+    from touche.config import BM25, LMDirichlet
+    made = make(index)
+    pipeline, tuned = made if isinstance(made, tuple) else (made, made)
+    topics, qrels = tpt.topics(DEMO / "topics.xml"), tpt.qrels(DEMO / "qrels-relevance.txt")
+    scanned = pt.GridScan(pipeline, {tuned: grid}, topics, qrels, metrics=[tpt.measure("touche.nDCG@5")],
+                          verbose=False)
+    keys = list(grid)
+    assert len(scanned) == np.prod([len(v) for v in grid.values()])
+    for _, row in scanned.iterrows():
+        setting = {key: row[f"tran_{i}_{key}"] for i, key in enumerate(keys)}
+        kind = type(tuned.similarity)
+        chosen = {k: v for k, v in setting.items() if k != "num_results"}
+        similarity = kind(**{**tuned.similarity.model_dump(), **chosen})
+        direct = tpt.Index(index.path).retriever(similarity, num_results=int(setting.get("num_results", 1000)))
+        if pipeline is not tuned:
+            direct.candidates_only = True
+            direct = index.bm25() % 8 >> direct
+        expected = pt.Experiment([direct], topics, qrels, eval_metrics=[tpt.measure("touche.nDCG@5")])
+        assert row["touche.nDCG@5"] == pytest.approx(expected["touche.nDCG@5"].iloc[0], abs=1e-12)
+    assert len(set(scanned["touche.nDCG@5"])) > 1 and isinstance(tuned.similarity, (BM25, LMDirichlet))
+
+
+def test_a_retriever_parameter_out_of_range_or_unknown_is_refused_at_once(tpt, index):
+    from touche.errors import ConfigError
+    bm25 = index.bm25()
+    assert bm25.parameters() == ["k1", "b", "num_results"] and index.dirichlet().parameters() == ["mu", "num_results"]
+    with pytest.raises(ConfigError, match=r"bm25 k1: must be at most 10"):
+        bm25.set_parameter("k1", 11)
+    with pytest.raises(ConfigError, match="num_results must be a whole number"):
+        bm25.set_parameter("num_results", 0)
+    with pytest.raises(ValueError, match=r"has no parameter 'mu' \(its parameters: k1, b, num_results\)"):
+        bm25.set_parameter("mu", 10)
+    assert (bm25.get_parameter("k1"), bm25.get_parameter("b")) == (0.9, 0.4)
+
+
+def test_index_of_takes_overrides_as_a_variant_does(tpt, index_root):
+    porter = tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root,
+                          overrides={"analyzer.stemmer": "porter"})
+    krovetz = tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root)
+    assert porter.analyzer.stemmer == "porter" and krovetz.analyzer.stemmer == "krovetz"
+    assert porter.path != krovetz.path and porter.documents == krovetz.documents
+    from touche.errors import ConfigError
+    with pytest.raises(ConfigError, match="stemmer"):
+        tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root, overrides={"analyzer.stemmer": "nope"})

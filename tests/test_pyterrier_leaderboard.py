@@ -25,7 +25,9 @@ MEASURES = {"relevance": "touche.nDCG@5", "quality": "quality:touche.nDCG@5", "s
 
 
 def _task2_2022(shared):
-    return tpt.qrels({name: shared / "qrels" / f"task2-2022-{name}.qrels" for name in ("relevance", "quality", "stance")})
+    return tpt.qrels(
+        {name: shared / "qrels" / f"task2-2022-{name}.qrels" for name in ("relevance", "quality", "stance")}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,18 +84,20 @@ def test_read_run_keeps_stance_ranks_and_ties_and_write_run_gives_the_file_back(
     tpt.write_run(frame, written, tag=original[0].tag)
     again = gate_read_run(written)
     assert [(r.qid, r.column2, r.docid, r.rank, r.score, r.tag) for r in again] == \
-        [(r.qid, r.column2, r.docid, r.rank, r.score, r.tag) for r in sorted(original, key=lambda r: (int(r.qid), r.rank))]
+        [(r.qid, r.column2, r.docid, r.rank, r.score,
+          r.tag) for r in sorted(original, key=lambda r: (int(r.qid), r.rank))]
 
 
-def test_pyterriers_own_io_loses_the_stance_which_ours_keeps(tmp_path):
-    """What the docs warn of: pt.io.write_results writes Q0 where the stance was."""
+def test_pyterriers_own_io_keeps_the_stance_with_the_toolkit_imported(tmp_path):
+    """pt.io.write_results wrote Q0 where the stance was (and a saved experiment lost it)."""
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1],
                           "stance": ["FIRST", "NO"]})
     pt.io.write_results(frame, tmp_path / "pt.res", run_name="x")
-    assert [line.split()[1] for line in (tmp_path / "pt.res").read_text().splitlines()] == ["Q0", "Q0"]
+    assert [line.split()[1] for line in (tmp_path / "pt.res").read_text().splitlines()] == ["FIRST", "NO"]
     tpt.write_run(frame, tmp_path / "ours.txt", tag="x")
     assert [line.split()[1] for line in (tmp_path / "ours.txt").read_text().splitlines()] == ["FIRST", "NO"]
     assert tpt.read_run(tmp_path / "ours.txt").stance.tolist() == ["FIRST", "NO"]
+    assert pt.io.read_results(str(tmp_path / "pt.res")).stance.tolist() == ["FIRST", "NO"]
 
 
 def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
@@ -101,7 +105,7 @@ def test_evaluate_says_why_a_file_pyterrier_wrote_has_no_stance(tmp_path):
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1],
                           "stance": ["FIRST", "NO"]})
     (tmp_path / "stance.qrels").write_text("1 0 a FIRST\n1 0 b NO\n")
-    pt.io.write_results(frame, tmp_path / "pt.res", run_name="x")
+    (tmp_path / "pt.res").write_text("1 Q0 a 0 2.0 x\n1 Q0 b 1 1.0 x\n")  # as PyTerrier alone writes it
     tpt.write_run(frame, tmp_path / "ours.txt", tag="x")
     code, text = cli("evaluate", str(tmp_path / "pt.res"), f"stance={tmp_path / 'stance.qrels'}")
     assert code == 0 and "pt.res labels no stance on any judged row" in text and "touche.pyterrier.write_run" in text
@@ -177,7 +181,8 @@ def test_stance_measures_read_the_stance_column_without_being_told():
     qrels = _task2_2022(shared)
     frame = tpt.read_run(shared / "runs" / "task2-2022" / "Grimjack-run4.txt")
     topics = tpt.topics(shared / "topics" / "task2-2022.xml")
-    plain = pt.Experiment([frame], topics, qrels, eval_metrics=[tpt.measure("stance.F1_macro"), tpt.measure("stance.N")])
+    plain = pt.Experiment([frame], topics, qrels,
+                          eval_metrics=[tpt.measure("stance.F1_macro"), tpt.measure("stance.N")])
     told = pt.Experiment([frame], topics, qrels, eval_metrics=[tpt.measure("stance:stance.F1_macro")])
     assert f"{plain['stance.F1_macro'].iloc[0]:.3f}" == "0.313" and plain["stance.N"].iloc[0] == 1208
     assert told["stance:stance.F1_macro"].iloc[0] == plain["stance.F1_macro"].iloc[0]
@@ -211,7 +216,8 @@ def test_a_run_without_stance_scores_zero_and_keeps_every_column_in_place():
     qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [2, 0], "stance": ["FIRST", "NO"]})
     with_stance = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "stance": ["FIRST", "NO"]})
     without = with_stance.drop(columns="stance")
-    result = pt.Experiment([without, with_stance], pd.DataFrame({"qid": ["1"], "query": ["x"]}), qrels, names=["q0", "stance"],
+    result = pt.Experiment([without, with_stance], pd.DataFrame({"qid": ["1"], "query": ["x"]}), qrels,
+                           names=["q0", "stance"],
                            eval_metrics=tpt.measures("touche.nDCG@5", "stance.F1_macro", "stance.N")).set_index("name")
     assert result.loc["q0"].to_dict() == {"touche.nDCG@5": 1.0, "stance.F1_macro": 0.0, "stance.N": 0.0}
     assert result.loc["stance"].to_dict() == {"touche.nDCG@5": 1.0, "stance.F1_macro": 1.0, "stance.N": 2.0}

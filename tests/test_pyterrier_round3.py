@@ -64,12 +64,23 @@ def test_candidates_piped_into_a_variant_are_scored_not_searched_again(tpt, inde
         assert group["score"].is_monotonic_decreasing
 
 
-def test_a_candidate_the_variant_would_not_find_is_kept_last_with_0(tpt, index, bm25_variant, topics):
+def test_a_candidate_the_index_lacks_is_said_and_left_out_and_one_it_does_not_match_kept_last_with_0(
+        tpt, index, bm25_variant, topics):
+    """A docno the index does not hold was kept, with a score of 0, and nothing said."""
     candidates = (index.bm25() % 2).transform(topics.head(1))
+    unmatched = next(d for d in (index.bm25() % 200).transform(topics.tail(1)).docno if d not in set(candidates.docno)
+                     and d not in set((index.bm25() % 1000).transform(topics.head(1)).docno))
     stranger = candidates.head(1).assign(docno="not-in-this-index", score=99.0)
-    results = bm25_variant.transform(pd.concat([stranger, candidates], ignore_index=True))
-    assert results.docno.tolist()[-1] == "not-in-this-index" and results.score.tolist()[-1] == 0.0
-    assert len(results) == 3
+    given = pd.concat([stranger, candidates, candidates.head(1).assign(docno=unmatched, score=98.0)], ignore_index=True)
+    for transformer in (bm25_variant, index.reranker()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = transformer.transform(given)
+        assert "not-in-this-index" not in set(results.docno) and len(results) == 3, transformer
+        assert results.docno.tolist()[-1] == unmatched and results.score.tolist()[-1] == 0.0
+        said = [str(w.message) for w in caught if "not in this index" in str(w.message)]
+        assert said == [f"topic {topics.qid[0]}: 1 candidate document(s) are not in this index "
+                        "('not-in-this-index'): left out of its results"], transformer
 
 
 def test_a_variant_with_stages_keeps_to_the_candidates(tpt, index, index_root, topics):
@@ -97,10 +108,6 @@ def test_the_index_reranker_rescores_given_documents_and_refuses_queries_alone(t
     own = dict(zip(zip(full.qid, full.docno), full.score))
     assert _pairs(rescored) == _pairs(candidates)
     assert [own[p] for p in zip(rescored.qid, rescored.docno)] == pytest.approx(rescored.score.tolist())
-    # a candidate the index does not hold (or the query does not match) is kept, with 0
-    stranger = candidates.head(1).assign(docno="not-in-this-index")
-    kept = index.reranker().transform(pd.concat([candidates.head(2), stranger]))
-    assert kept.loc[kept.docno == "not-in-this-index", "score"].tolist() == [0.0]
     with pytest.raises(InputError, match="a re-ranker scores the documents it is given"):
         index.reranker().transform(topics)
 
@@ -120,7 +127,9 @@ def test_a_query_without_a_word_gets_no_rows_and_the_batch_goes_on(tpt, index, b
 
 def test_a_candidate_frame_whose_query_analyses_to_nothing_gives_nothing(tpt, index, bm25_variant, topics, caplog):
     candidates = (index.bm25() % 3).transform(topics.head(2))
-    stopwords = candidates.assign(query=candidates["qid"].map({topics.qid[0]: "the of and"}).fillna(candidates["query"]))
+    stopwords = candidates.assign(
+        query=candidates["qid"].map({topics.qid[0]: "the of and"}).fillna(candidates["query"])
+    )
     with caplog.at_level(logging.WARNING):
         results = bm25_variant.transform(stopwords)
     assert set(results.qid) == {topics.qid[1]} and f"topic {topics.qid[0]}" in caplog.text
@@ -202,7 +211,7 @@ def _qrels():
 
 
 def test_a_cut_through_tied_scores_names_the_2021_measure(tpt):
-    module = importlib.import_module("touche.pyterrier.measures")  # the package's measures() shadows it
+    module = importlib.import_module("touche.pyterrier.scoring")
     module._warned.clear()
     # ranks 5 and 6 tie: f, then the relevant e by rank; e first by score (ties by docid, as in 2021)
     tied = _frame([("1", d, s, r) for r, (d, s) in enumerate(zip("abcdfe", [6, 5, 4, 3, 2, 2]))])
@@ -226,7 +235,7 @@ def test_a_cut_through_tied_scores_names_the_2021_measure(tpt):
 
 
 def test_a_stance_measure_of_a_frame_without_stance_says_so(tpt):
-    module = importlib.import_module("touche.pyterrier.measures")  # the package's measures() shadows it
+    module = importlib.import_module("touche.pyterrier.scoring")
     qrels = tpt.qrels({"relevance": DEMO / "task2" / "qrels-passages-relevance.txt",
                        "stance": DEMO / "task2" / "qrels-passages-stance.txt"}).dropna(subset=["stance"])
     qid, first, second = qrels.qid.iloc[0], qrels.docno.iloc[0], qrels.docno.iloc[1]
@@ -320,3 +329,34 @@ def test_a_terrier_class_in_a_java_without_terrier_is_a_located_error(tmp_path, 
     assert len(said) == 2 and all(line.startswith("EnvironmentProblem :: org.terrier.") for line in said)
     assert all("is one of Terrier's classes" in line and "run pt.java.init() once on a machine online" in line
                for line in said)
+
+
+@pytest.mark.parametrize("door", ["variant", "retriever", "variant re-ranking", "retriever re-ranking"])
+def test_a_query_that_analyses_to_nothing_is_named_by_its_qid_in_logging_and_warnings(tpt, index, bm25_variant,
+                                                                                     topics, caplog, door):
+    """The note said 'topic 5: the query 'a AND b OR NOT c' analyses to nothing' of the frame's q9
+    (its position), and only through logging: warnings.catch_warnings saw nothing."""
+    from touche.notes import TopicNote
+    frame = pd.DataFrame({"qid": ["q1", "q9"], "query": [topics["query"].iloc[0], "a AND b OR NOT c"]})
+    transformer = bm25_variant if door.startswith("variant") else index.bm25()
+    if door.endswith("re-ranking"):
+        frame = (index.bm25() % 3).transform(frame.head(1)).pipe(
+            lambda first: pd.concat([first, first.assign(qid="q9", query="a AND b OR NOT c")], ignore_index=True))
+    caplog.clear()
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING):
+        warnings.simplefilter("always")
+        results = transformer.transform(frame)
+    assert set(results.qid) == {"q1"}
+    notes = [str(w.message) for w in caught if issubclass(w.category, TopicNote)]
+    assert notes == ["topic q9: the query 'a AND b OR NOT c' analyses to nothing (stopwords and punctuation only): "
+                     "no results for it"]
+    assert "topic q9: the query 'a AND b OR NOT c' analyses to nothing" in caplog.text and "topic 2:" not in caplog.text
+
+
+def test_a_query_without_a_word_is_a_warning_too(tpt, index, topics):
+    from touche.notes import TopicNote
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index.bm25().transform(pd.DataFrame({"qid": ["x7", "x8"], "query": ["?", topics["query"].iloc[0]]}))
+    assert [str(w.message) for w in caught if issubclass(w.category, TopicNote)] == \
+        ["topic x7: the query '?' has no word: no results for it"]

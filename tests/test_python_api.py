@@ -45,7 +45,7 @@ def doc_namespace(jvm_started, tmp_path_factory):
 def test_the_doc_has_snippets_for_each_promised_step():
     text = "\n".join(code_blocks(DOC.read_text(encoding="utf-8")))
     for call in ("api.variant(", "api.index(", "api.search(", "api.evaluate(", "api.write(", "per_topic=True",
-                 "api.experiment("):
+                 "api.experiment(", "api.report("):
         assert call in text
 
 
@@ -155,3 +155,41 @@ def test_sweep_and_choose_from_python(jvm_started, index_root, tmp_path):
     assert [state for _, state, _, _ in api.sweep(path, dry_run=True).runs] == ["done", "done"]
     picks = api.choose(tmp_path / "out", tmp_path / "chosen", count=1, reference=False, progress=False)
     assert len(picks) == 1 and (tmp_path / "chosen" / "suite.yaml").is_file()
+def test_a_report_written_as_json_reads_back_and_every_format_by_its_suffix(tmp_path):
+    """The report api.report returns is the one evaluate writes: a JSON file of it reads back equal,
+    and write_report picks the format from the suffix (or refuses to guess)."""
+    from touche import api
+    from touche.errors import InputError
+    run = tmp_path / "a.txt"
+    run.write_text("1 Q0 d1 1 2 t\n1 Q0 d2 2 1 t\n2 Q0 d3 1 1 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 0\n1 0 d2 1\n2 0 d3 2\n")
+    report = api.report(run, qrels, ["touche.nDCG@5", "trec.P@1"])
+    assert report.runs[0].name == "a" and report.runs[0].topics == {"touche.nDCG@5": 2, "trec.P@1": 2}
+    assert report.runs[0].per_topic["trec.P@1"] == {"1": 0.0, "2": 1.0}
+    for suffix, start in ((".json", "{"), (".csv", "run,query_id,measure,value,topics"), (".md", "| run"),
+                          (".tex", "% touche evaluate")):
+        assert api.write_report(report, tmp_path / f"r{suffix}").read_text().startswith(start)
+    assert api.read_report(tmp_path / "r.json") == report
+    with pytest.raises(InputError, match="say which format"):
+        api.write_report(report, tmp_path / "r.txt")
+
+
+@pytest.mark.parametrize("door", ["api.search", "tpt.Variant"])
+def test_a_dense_variants_first_encoding_reports_its_progress_by_default(door, jvm_started, index_root, tmp_path,
+                                                                          monkeypatch, capsys):
+    """The first dense run of a variant showed nothing for 12 minutes: the API's progress was off."""
+    from touche import api
+    monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "models"))  # nothing encoded yet
+    monkeypatch.setenv("TOUCHE_PROGRESS", "lines")
+    corpus, topics = api.DEMO / "task2" / "passages.jsonl", api.DEMO / "task2" / "topics-passages.xml"
+    if door == "api.search":
+        api.search("task2-stance/3-rerank", topics, corpus, index_root=index_root)
+    else:
+        tpt = pytest.importorskip("touche.pyterrier")
+        tpt.Variant("task2-stance/3-rerank", corpus=corpus, index_root=index_root).transform(tpt.topics(topics))
+    said = capsys.readouterr().err
+    assert re.search(r"dense encoding, once: the vectors are kept for later runs: [0-9,]+ texts in", said), said
+    monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "again"))
+    api.search("task2-stance/3-rerank", topics, corpus, index_root=index_root, progress=False)
+    assert "dense encoding" not in capsys.readouterr().err

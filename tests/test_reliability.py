@@ -68,7 +68,8 @@ def test_killed_indexing_is_recovered_by_the_next_run(tmp_path):
     from bench.synthetic import write_corpus
     corpus = write_corpus(tmp_path / "corpus" / "args.json", n_docs=40_000, seed=3)
     root = tmp_path / "indexes"
-    touche = [sys.executable, "-m", "touche", "index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"),
+    touche = [sys.executable, "-m", "touche", "index", "-c",
+              str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"),
               "-i", str(corpus.parent), "--index-root", str(root)]
     process = subprocess.Popen(touche, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=REPO)
     deadline = time.time() + 120
@@ -97,7 +98,9 @@ def test_an_index_is_keyed_by_the_contents_of_the_stoplist_it_read(jvm_started, 
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "stop.txt").write_text("\n".join(words) + "\n")
         path = folder / "v.yaml"
-        path.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+        path.write_text(
+            f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+        )
         return load_variant(path)
 
     a = variant_in(tmp_path / "a", ["the", "of"])
@@ -174,7 +177,9 @@ def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_pat
         list(read_arguments(args))
     assert [a.id for a in read_arguments(args, skip_bad_records=True)] == ["S1-A1"]
     passages = tmp_path / "p.jsonl"
-    passages.write_text(json.dumps({"id": "p1", "contents": "x"}) + "\n" + json.dumps({"id": "p\u20282", "contents": "y"}) + "\n")
+    passages.write_text(
+        json.dumps({"id": "p1", "contents": "x"}) + "\n" + json.dumps({"id": "p\u20282", "contents": "y"}) + "\n"
+    )
     with pytest.raises(InputError, match=r"line 2.*U\+2028"):
         list(PassageSource(passages).records())
 
@@ -265,7 +270,8 @@ def test_a_query_of_thousands_of_terms_loses_no_topic(jvm_started, fixture_corpu
     topics.write_text("<topics><topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>"
                       f"<topic><number>2</number><title>{long_title}</title></topic></topics>")
     run = tmp_path / "run.txt"
-    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(fixture_corpus),
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus),
                      "-t", str(topics), "-o", str(run), "--index-root", str(index_root))
     assert code == 0, text
     assert {line.split()[0] for line in run.read_text().splitlines()} == {"1", "2"}
@@ -307,7 +313,8 @@ def test_temporaries_left_by_a_killed_writer_are_removed_by_the_next_write(tmp_p
     other.write_bytes(b"z")
     write_text(target, "1 Q0 a 1 1.0 t\n")
     assert not stale.exists() and mine_running.exists() and other.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other.txt.~touche.123.0123abcd4567.tmp", mine_running.name, "run.txt"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other.txt.~touche.123.0123abcd4567.tmp",
+                                                                 mine_running.name, "run.txt"])
 
 
 def _interruptible() -> None:
@@ -390,7 +397,9 @@ def test_analyze_resolves_a_relative_stoplist_as_runs_do(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "stop.txt").write_text("uniforms\n")
     variant = folder / "v.yaml"
-    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+    variant.write_text(
+        f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+    )
     monkeypatch.chdir(tmp_path)  # no stop.txt here
     code, text = cli("analyze", "-c", str(variant), "school uniforms")
     assert code == 0 and text.strip().splitlines()[-1] == "[school]"
@@ -401,7 +410,9 @@ def test_a_stoplist_path_with_a_separator_lucene_cannot_read_is_a_located_error(
     folder.mkdir()
     (folder / "stop.txt").write_text("the\n")
     variant = folder / "v.yaml"
-    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n")
+    variant.write_text(
+        f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+    )
     code, text = cli("analyze", "-c", str(variant), "the school")
     assert code == 2 and "holds '|', '=' or ','" in text and "Traceback" not in text
 
@@ -412,7 +423,8 @@ def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_cor
     monkeypatch.setattr(builder, "build_index", lambda *a, **k: (_ for _ in ()).throw(AssertionError("indexed")))
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(fixture_corpus),
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus),
                      "-t", str(fixture_corpus / "topics.xml"), "-o", str(blocker / "run.txt"),
                      "--index-root", str(tmp_path / "idx"))
     assert code == 2 and "cannot create the output directory" in text and "indexed" not in text
@@ -426,7 +438,9 @@ def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
 
     rankings = tmp_path / "rankings.jsonl"
     rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
-    with pytest.raises(InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"):
+    with pytest.raises(
+        InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"
+    ):
         _read_rankings(rankings)
 
 
@@ -434,7 +448,8 @@ def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
 def test_run_all_checks_every_variant_with_its_overrides_before_running_any(tmp_path):
     """A --set that fits two variants but not the third wrote two runs, then failed blaming the YAML."""
     code, text = cli("run-all", "-o", str(tmp_path / "out"), "--suite",
-                     str(REPO / "configs" / "task1" / "examples" / "suite.yaml"), "--set", "retrieval.similarity.k1=1.5")
+                     str(REPO / "configs" / "task1" / "examples" / "suite.yaml"), "--set",
+                     "retrieval.similarity.k1=1.5")
     assert code == 2 and "--set retrieval.similarity.k1=1.5: unknown key 'retrieval.similarity.k1'" in text
     assert "3-krovetz-lmdirichlet.yaml" in text
     assert not list((tmp_path / "out").glob("*.txt"))
@@ -500,7 +515,9 @@ def test_two_qrels_of_one_name_are_two_columns_and_one_name_twice_is_refused(tmp
     (tmp_path / "x").mkdir()
     (tmp_path / "y").mkdir()
     (tmp_path / "x" / "qrels.txt").write_text(Q.read_text())
-    (tmp_path / "y" / "qrels.txt").write_text("\n".join(line.replace(" 2", " 0") for line in Q.read_text().splitlines()))
+    (tmp_path / "y" / "qrels.txt").write_text(
+        "\n".join(line.replace(" 2", " 0") for line in Q.read_text().splitlines())
+    )
     run = _run_file(tmp_path / "run.txt", _judged()[:5])
     code, text = cli("evaluate", str(run), str(tmp_path / "x" / "qrels.txt"), str(tmp_path / "y" / "qrels.txt"),
                      "--measures", "touche.nDCG@5")
@@ -545,7 +562,9 @@ def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_change
                                           {"name": "rrf", "variants": ["other.yaml"]}]}))
     path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.mu": [1000]},
                        base=str(base), measure="relevance:touche.nDCG@5")
-    base.write_text(base.read_text().replace("tag: fused", "tag: fused\nretrieval: {similarity: {name: lmdirichlet, mu: 2000}}"))
+    base.write_text(
+        base.read_text().replace("tag: fused", "tag: fused\nretrieval: {similarity: {name: lmdirichlet, mu: 2000}}")
+    )
     assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
     assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 0
     other.write_text(other.read_text().replace("k1: 0.9", "k1: 2.5"))  # the fused variant changed

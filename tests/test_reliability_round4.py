@@ -41,7 +41,11 @@ def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, bro
     from touche.retrieval.experiments.explorer.build import write_explorer
     evil = "<!--<script>x</script><img src=x onerror=alert(1)>&"
     topics = tmp_path / "topics.xml"
-    topics.write_text(DEMO.joinpath("topics.xml").read_text().replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1))
+    topics.write_text(
+        DEMO.joinpath("topics.xml")
+        .read_text()
+        .replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1)
+    )
     runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
     runs[1].write_text(runs[1].read_text().replace(" t\n", " u\n"))  # another run, not a byte copy
     page = write_explorer(runs, QRELS, tmp_path / "x.html", topics=topics, names=['<!--a"', "b</script>"])
@@ -168,7 +172,8 @@ def test_a_measure_named_with_its_qrels_is_accepted_and_scores_only_there(tmp_pa
     assert list(scores) == ["relevance:touche.nDCG@5"]
     assert scores["relevance:touche.nDCG@5"] == evaluate(run, {"relevance": QRELS["relevance"]},
                                                          ["touche.nDCG@5"])["relevance:touche.nDCG@5"]
-    code, text = cli("explore", str(run), str(_q0_run(tmp_path / "b.txt")), "--qrels", f"relevance={QRELS['relevance']}",
+    code, text = cli("explore", str(run), str(_q0_run(tmp_path / "b.txt")), "--qrels",
+                     f"relevance={QRELS['relevance']}",
                      "--measures", "relevance:touche.nDCG@5", "-o", str(tmp_path / "x.html"))
     assert code == 0, text
     with pytest.raises(ToucheError, match="do not apply"):

@@ -199,7 +199,8 @@ def _copies(tmp_path: Path) -> dict[str, Path]:
 
 @pytest.mark.parametrize("case", ["run -o topics", "run -o corpus", "run -o qrels", "compare -o A",
                                   "compare --plot B", "explore -o corpus", "explore --csv X --markdown X",
-                                  "contact-sheet RUN COLL RUN", "train-quality wq.csv -o wq.csv", "index root = corpus"])
+                                  "contact-sheet RUN COLL RUN", "train-quality wq.csv -o wq.csv",
+                                  "index root = corpus"])
 def test_no_command_writes_over_what_it_reads(tmp_path, case):
     f = _copies(tmp_path)
     config = str(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")
@@ -299,7 +300,9 @@ def test_settings_the_jvm_refuses_are_named_before_it_starts_in_our_process():
     done = subprocess.run([sys.executable, "-c", "from touche import jvm\nfrom touche.cli import main\n"
                            "import sys\ntry:\n    jvm.start()\nexcept Exception as e:\n    print(type(e).__name__, e, "
                            "file=sys.stderr); sys.exit(3)"], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 3 and "EnvironmentProblem" in done.stderr and "TOUCHE_JVM_HEAP='900000000g'" in done.stderr
+    assert (
+        done.returncode == 3 and "EnvironmentProblem" in done.stderr and "TOUCHE_JVM_HEAP='900000000g'" in done.stderr
+    )
 
 
 # --------------------------------------------------------------------------- 14. huge ids and cut-offs

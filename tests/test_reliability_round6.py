@@ -285,7 +285,7 @@ def _bomb(levels: int = 9) -> str:
     ("tag: t\nretrieval: {top_k: " + "9" * 5000 + "}\n", "an integer of 5,000 digits"),
     ("tag: t\nx: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 64 levels"),
     ("base: &b {top_k: 10}\nretrieval:\n  <<: *b\n", "merge key (<<) is YAML 1.1"),
-    ("tag: t\nx: !!float abc\n", "cannot be read"),
+    ("tag: t\nx: !!float abc\n", "'abc' is not a number in the digits 0-9"),
 ])
 def test_yaml_beyond_its_budget_is_a_located_config_error(tmp_path, text, said):
     from touche.config import load_variant

@@ -14,17 +14,9 @@ from shared import parse_leaderboard, require_shared
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
-from touche.retrieval.experiments.report import (
-    Axis,
-    PlotPoint,
-    compare_runs,
-    compare_scores,
-    format_comparison,
-    plot_comparison,
-    plot_sweep,
-    sweep_figure,
-    sweep_layout,
-)
+from touche.retrieval.experiments.comparison import compare_runs, compare_scores, format_comparison, plot_comparison
+from touche.retrieval.experiments.sweep.axes import Axis
+from touche.retrieval.experiments.sweep.figure import PlotPoint, plot_sweep, sweep_figure, sweep_layout
 
 
 def brute_force_sign_flip_p(a: list[float], b: list[float]) -> float:
@@ -147,7 +139,9 @@ def test_compare_runs_from_files(files: dict[str, Path], tmp_path: Path) -> None
 def test_per_topic_errors_name_the_problem(files: dict[str, Path], tmp_path: Path) -> None:
     stance = tmp_path / "stance.qrels"
     stance.write_text("1 0 d1 FIRST\n")
-    with pytest.raises(ToucheError, match="per-topic scores of touche.nDCG@5 need graded qrels; this file holds stance"):
+    with pytest.raises(
+        ToucheError, match="per-topic scores of touche.nDCG@5 need graded qrels; this file holds stance"
+    ):
         per_topic_scores(files["a.txt"], stance)
     with pytest.raises(ToucheError, match="no per-topic values for measure 'stance.F1_macro'"):
         per_topic_scores(files["a.txt"], files["qrels.txt"], "stance.F1_macro")
@@ -218,4 +212,27 @@ def test_corrections_are_statsmodels(method: str) -> None:
         p = (rng.random(size) ** 3).tolist()
         p[0] = p[-1]  # a tie
         assert corrected(p, method) == pytest.approx(multipletests(p, method=method)[1].tolist(), abs=1e-12)
-    assert corrected([0.2, float("nan"), 0.01], method)[1] != corrected([0.2, float("nan"), 0.01], method)[1]  # nan stays
+    with_nan = [0.2, float("nan"), 0.01]
+    assert corrected(with_nan, method)[1] != corrected(with_nan, method)[1]  # nan stays
+
+
+def test_compare_reports_run_names_as_text(tmp_path):
+    """compare -o wrote a run file named x|y<img …>.txt raw into its heading and tables: the row
+    split at the | and the report carried the HTML."""
+    import contextlib
+    import io
+
+    from touche.cli import main
+    a, b = tmp_path / "x|y<img src=x onerror=alert(1)>.txt", tmp_path / "b.txt"
+    a.write_text("1 Q0 d1 1 2 t\n1 Q0 d2 2 1 t\n2 Q0 d3 1 1 t\n")
+    b.write_text("1 Q0 d2 1 2 t\n1 Q0 d1 2 1 t\n2 Q0 d3 1 1 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 0\n1 0 d2 1\n2 0 d3 2\n")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["compare", str(a), str(b), str(qrels), "-o", str(tmp_path / "cmp.md")]) == 0
+    text = (tmp_path / "cmp.md").read_text()
+    assert "<" not in text and ">" not in text
+    assert text.startswith("## b.txt vs x\\|y&lt;img src=x onerror=alert(1)&gt;.txt (touche.nDCG@5)\n")
+    summary = [line for line in text.splitlines() if line.startswith("| mean over")]
+    assert all(line.count(" | ") == 3 for line in summary)
+    assert "| x\\|y&lt;img src=x onerror=alert(1)&gt;.txt (A) |" in text

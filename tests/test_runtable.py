@@ -88,7 +88,8 @@ def test_scores_from_selected_rows_equal_scores_from_every_row() -> None:
     """Every default measure of Touché's graded and stance qrels, on the 16 official Task 2 2022
     runs: the table's rows (the first 5, the judged ones …) give the same means and per-topic values."""
     shared = require_shared()
-    qrels = {"relevance": shared / "qrels" / "task2-2022-relevance.qrels", "quality": shared / "qrels" / "task2-2022-quality.qrels",
+    qrels = {"relevance": shared / "qrels" / "task2-2022-relevance.qrels",
+             "quality": shared / "qrels" / "task2-2022-quality.qrels",
              "stance": shared / "qrels" / "task2-2022-stance.qrels"}
     qrels = {k: v for k, v in qrels.items() if v.is_file()}
     if len(qrels) < 3:

@@ -115,6 +115,7 @@ def test_assembling_with_a_missing_shard_names_it(jvm_started, corpus, tmp_path)
 ])
 def test_cli_rejects_bad_shard_numbers(corpus, capsys, argv, message):
     from touche.cli import main
-    code = main(["index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(corpus), "--index-root", str(corpus.parent),
+    code = main(["index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(corpus),
+                 "--index-root", str(corpus.parent),
                  *argv])
     assert code == 2 and message in capsys.readouterr().err

@@ -58,7 +58,8 @@ def test_sentences_by_label_and_direction(text, objects, side):
 
 
 def test_the_placeholders_follow_the_sentence_not_the_topic():
-    sentences, *_ = comparative_sentences("Java is slower than Python.", ObjectMatcher(Comparison(("python", "java"), ())))
+    sentences, *_ = comparative_sentences("Java is slower than Python.",
+                                          ObjectMatcher(Comparison(("python", "java"), ())))
     assert sentences[0].masked == "OBJA is slower than OBJB" and not sentences[0].first_is_topic_first
     assert sentences[0].cues[stance_model.CUE_NAMES.index("negative_cues")] == 1
     assert sentences[0].cues[stance_model.CUE_NAMES.index("first_before_cue")] == 1
@@ -91,7 +92,9 @@ def test_our_inference_is_scikit_learns():
             for index, value in classifier._tfidf(s.masked).items():
                 ours[row, index] = value
         assert np.allclose(ours, masked.toarray())
-        cues = (np.stack([s.cues for s in sentences]) - classifier.cue_mean) / classifier.cue_scale * classifier.cue_weight
+        cues = (
+            (np.stack([s.cues for s in sentences]) - classifier.cue_mean) / classifier.cue_scale * classifier.cue_weight
+        )
         theirs = regression.predict_proba(sparse.hstack([masked, sparse.csr_matrix(cues)]).tocsr())
         assert np.allclose(classifier.probabilities(sentences), theirs, rtol=0, atol=1e-12)
     passages = data["passages"]["all"]
@@ -110,8 +113,11 @@ def test_our_inference_is_scikit_learns():
                                   "Python es mucho mejor que Java para principiantes, porque la sintaxis es sencilla."])
 def test_a_passage_naming_no_object_or_not_english_is_no_without_running_the_classifier(text, monkeypatch):
     model = load()
-    monkeypatch.setattr(type(model.sentences), "probabilities",
-                        lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)))
+    monkeypatch.setattr(
+        type(model.sentences),
+        "probabilities",
+        lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)),
+    )
     for name in ("learned", "combined"):
         assert label(name, text, Comparison(("python", "java"), ())) == "NO"
 

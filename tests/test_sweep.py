@@ -5,6 +5,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -117,6 +118,8 @@ def test_a_bad_value_in_one_point_fails_before_anything_runs(tmp_path: Path) -> 
     assert "point 2 (analyzer.stemmer=none, retrieval.similarity.k1=-1)" in text
     assert "retrieval.similarity.k1" in text and "must be at least 0.0 (got -1)" in text
     assert not (tmp_path / "out").exists()
+    # where: the sweep file and its base variant by path ("s.yaml, base None: …" named no base)
+    assert text.startswith(f"{path}, base {BASE.resolve()}: point 2") and "base None" not in text
 
 
 def test_points_are_the_product_of_grid_keys_and_zip_groups() -> None:
@@ -385,7 +388,8 @@ def test_choice_keeps_fusion_paths_pointing_at_the_same_files(tmp_path: Path) ->
     loaded = load_variant(path)
     fusion = loaded.variant.rerank[-1]
     assert [(path.parent / v).resolve() for v in fusion.variants] == \
-        [REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml", REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"]
+        [REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml",
+         REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"]
     assert loaded.variant.retrieval.similarity.mu == 500
     assert rebase_paths(load_variant(BASE).merged, BASE.parent, tmp_path) == {}  # nothing path-like to move
 
@@ -394,7 +398,8 @@ def test_choose_writes_five_variants_and_a_suite_that_reproduce_the_sweep(finish
     from touche.retrieval.suite import run_suite
     sweep_out = finished["root"] / "out"
     chosen_dir = tmp_path / "chosen"
-    code, text = cli("choose", str(sweep_out), "--out", str(chosen_dir), "--index-root", str(finished["root"] / "indexes"))
+    code, text = cli("choose", str(sweep_out), "--out", str(chosen_dir), "--index-root",
+                     str(finished["root"] / "indexes"))
     assert code == 0 and "run-all --suite" in text
     choices = load_results(sweep_out)
     best = max(r.measures[MEASURE] for r in choices.records)
@@ -480,3 +485,16 @@ def test_shipped_sweep_files_are_valid() -> None:
     assert len(passages.points) >= 12 and passage_set.corpus.name == "task2-2022-passages.sample.jsonl"
     assert set(passage_set.qrels) == {"relevance", "quality", "stance"}
     assert {v.variant.task for v in passages.variants} == {"task2-stance"}
+
+
+def test_results_csv_writes_swept_text_as_text_never_a_formula():
+    """A swept value such as +HYPERLINK(…) was a formula cell in results.csv (the explorer's CSV was
+    safe): text starting = + - @ (or a tab, a carriage return) gets a ', numbers stay numbers."""
+    from touche.retrieval.experiments.sweep.reports import format_csv
+    text = format_csv(["point", "query.tag", "score", "weights"],
+                      [[1, '+HYPERLINK("http://x","y")', -0.5, {"a": 1}], [2, "=1+2", math.nan, [1, 2]],
+                       [3, "@SUM(A1)", 0.25, None], [4, "-x\r", 1, "ok"]])
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[1] == ["1", '\'+HYPERLINK("http://x","y")', "-0.5", '{"a": 1}']
+    assert rows[2] == ["2", "'=1+2", "", "[1, 2]"] and rows[3][1] == "'@SUM(A1)" and rows[4][1] == "'-x\r"
+    assert len(rows) == 5

@@ -90,7 +90,7 @@ def test_a_criterion_that_orders_nothing_picks_nothing():
 
 
 def test_a_huge_weight_is_printed_short():
-    from touche.retrieval.experiments.report import format_number
+    from touche.render import number as format_number
     assert format_number(1e308, 2) == "1e+308" and format_number(0.5, 2) == "0.50"
     assert format_number(float("nan")) == "–"
 
@@ -227,7 +227,9 @@ def test_the_suite_choose_writes_outlives_the_sweep(jvm_started, index_root, tmp
     topics = (suite_path.parent / suite.topics).resolve()
     corpus = (suite_path.parent / suite.corpus).resolve()
     assert topics.is_file() and tmp_path / "out" not in topics.parents
-    assert [p.resolve() for p in corpus.iterdir() if p.is_symlink()] == [(DEMO / "args.me" / "args-demo.json").resolve()]
+    assert [p.resolve() for p in corpus.iterdir() if p.is_symlink()] == [
+        (DEMO / "args.me" / "args-demo.json").resolve()
+    ]
     from touche.retrieval.formats.topics import read_topics
     assert [t.number for t in read_topics(topics)] == ["1", "3", "5"]  # the set the choice leans on
 

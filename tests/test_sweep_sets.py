@@ -7,6 +7,8 @@ demo sets runs end to end (topic selections that never run a held-out topic, the
 """
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 
@@ -288,3 +290,20 @@ def test_choose_keeps_a_set_weight_of_zero():
             ManifestSet(name="c", corpus="c", topics="t", qrels={}, keys=[], weight=0.0),
             ManifestSet(name="d", corpus="c", topics="t", qrels={}, keys=[])]
     assert [set_weight(e) for e in sets] == [0.0, 0.4, 0.0, 1.0]
+
+
+def test_results_hold_every_measure_of_every_set_at_every_point(sets_sweep):
+    """results.csv and results.md held only the criterion's measure per set; the others (quality,
+    Judged@5) had to be read back from results.jsonl."""
+    _, outcome = sets_sweep
+    rows = list(csv.DictReader(io.StringIO(outcome.table_csv.read_text())))
+    records = {(r.set, r.point): r for r in outcome.records}
+    columns = {"relevance:touche.nDCG@5 (odd)", "relevance:trec.Judged@5 (even)", "quality:touche.nDCG@5 (all)",
+               "quality:trec.Judged@5 (all)", "relevance:touche.nDCG@5 (all)"}
+    assert columns <= set(rows[0]) and "quality:touche.nDCG@5 (odd)" not in rows[0]
+    for row in rows:
+        for column in columns:
+            measure, name = column[:-1].split(" (")
+            assert float(row[column]) == pytest.approx(records[(name, int(row["point"]))].measures[measure])
+    text = outcome.table_md.read_text()
+    assert "## Every measure at every point" in text and "| quality:trec.Judged@5 (all) |" in text

@@ -100,3 +100,41 @@ def test_every_stage_is_reachable_by_its_yaml_name():
         validate({"tag": "t", "rerank": [{"name": "dedup", "threshold": 2}]}, Path("v.yaml"))
     with pytest.raises(ConfigError, match="unknown name 'bm42'; expected 'argument_quality', 'rrf'"):
         validate({"tag": "t", "rerank": [{"name": "bm42"}]}, Path("v.yaml"))
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device"])
+def test_a_quality_model_that_is_a_folder_pipe_or_device_is_named_so_not_read(tmp_path, kind):
+    """``model:`` a folder or a device was "not found"; a device (/dev/zero) would be read for ever.
+    The pipe and the device are the test's own (mkfifo, mknod of /dev/null's numbers) in its folder."""
+    import os
+    import stat
+    import threading
+
+    from touche.errors import InputError
+    model = tmp_path / "m.json"
+    if kind == "folder":
+        model.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(model)
+    else:
+        try:
+            os.mknod(model, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("mknod needs CAP_MKNOD")
+    variant = tmp_path / "v.yaml"
+    variant.write_text("tag: t\nrerank: [{name: quality_model, model: m.json}]\n")
+    stage = validate({"tag": "t", "rerank": [{"name": "quality_model", "model": "m.json"}]}, variant).rerank[0]
+    said = {"folder": "is a folder", "fifo": "is a named pipe", "device": "is a device"}[kind]
+    done = threading.Event()
+    timer = threading.Timer(20, lambda: done.is_set() or os.open(model, os.O_WRONLY | os.O_NONBLOCK)
+                            if kind == "fifo" else None)
+    timer.start()  # a reader blocked on the pipe (the bug) is released, so the test fails instead of hanging
+    try:
+        with pytest.raises(InputError, match=rf"{said}, not the quality model file") as refused:
+            stage.check_files(tmp_path)
+        assert str(model) in str(refused.value) and "quality_model.model" in str(refused.value)
+        with pytest.raises(InputError, match=said):
+            load(model)
+    finally:
+        done.set()
+        timer.cancel()

@@ -209,7 +209,8 @@ def test_clueweb_rejects_files_that_are_not_warc_and_dirs_without_any(tmp_path):
     with pytest.raises(InputError, match="not a WARC file"):
         list(ClueWebSource(tmp_path, workers=1).documents(["contents"]))
     cut = tmp_path / "cut"
-    write_warc(cut / "a.warc.gz", [(f"clueweb12-0000wb-00-0000{i}", "http://x", _page("word " * 2000)) for i in range(3)])
+    write_warc(cut / "a.warc.gz", [(f"clueweb12-0000wb-00-0000{i}", "http://x",
+                                    _page("word " * 2000)) for i in range(3)])
     data = (cut / "a.warc.gz").read_bytes()
     (cut / "a.warc.gz").write_bytes(data[:-30])  # inside the last record's compressed body
     with pytest.raises(InputError, match=r"a.warc.gz: truncated: response record #3 \(clueweb12-0000wb-00-00002\)"):
@@ -242,7 +243,9 @@ def test_passage_reader_names_the_bad_line_or_skips_it(tmp_path):
 
 
 def test_corrupt_gzip_passages_are_named_not_a_zlib_traceback(tmp_path):
-    good = gzip.compress(b'{"id": "a___1", "contents": "Tea is healthier than coffee because it has less caffeine."}\n' * 20)
+    good = gzip.compress(
+        b'{"id": "a___1", "contents": "Tea is healthier than coffee because it has less caffeine."}\n' * 20
+    )
     corrupt = good[:10] + bytes(b ^ 0x5A for b in good[10:40]) + good[40:]  # the deflate stream garbled
     path = tmp_path / "p.jsonl.gz"
     path.write_bytes(corrupt)
@@ -271,7 +274,8 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
     from touche.retrieval.suite import run_suite
 
     out = tmp_path / "out"
-    assert run_suite(REPO / "configs" / task / "suite.yaml", None, out, index_root=index_root, progress=False).run_txt.is_file()
+    assert run_suite(REPO / "configs" / task / "suite.yaml", None, out, index_root=index_root,
+                     progress=False).run_txt.is_file()
     runs = sorted(p.name for p in out.glob("*.txt"))
     assert len(runs) == 6 and "run.txt" in runs
     for run in out.glob("*.txt"):
@@ -303,7 +307,9 @@ def test_titles_give_the_2022_objects_of_the_same_questions():
     from touche.retrieval.formats.topics import read_topics
 
     shared = require_shared()
-    gold = {t.title.lower(): tuple(o.lower() for o in t.objects) for t in read_topics(shared / "topics" / "task2-2022.xml")}
+    gold = {
+        t.title.lower(): tuple(o.lower() for o in t.objects) for t in read_topics(shared / "topics" / "task2-2022.xml")
+    }
     old = read_topics(shared / "topics" / "task2-2020.xml") + read_topics(shared / "topics" / "task2-2021.xml")
     pairs = [(extract_objects(t.title), gold[t.title.lower()]) for t in old if t.title.lower() in gold]
     # "The Simpsons" vs "simpsons", "major in philosophy" vs "philosophy", … may differ

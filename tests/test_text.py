@@ -39,8 +39,10 @@ def test_the_tokenisers_differ_where_their_texts_do():
 
 
 def test_stems():
-    assert [porter(w) for w in ("laptops", "knives", "comparison", "cheaper")] == ["laptop", "knive", "comparison", "cheaper"]
-    assert [s_stem(w) for w in ("policies", "classes", "cats", "bus", "glass")] == ["policy", "classe", "cat", "bus", "glass"]
+    assert [porter(w) for w in ("laptops", "knives", "comparison",
+                                "cheaper")] == ["laptop", "knive", "comparison", "cheaper"]
+    assert [s_stem(w) for w in ("policies", "classes", "cats", "bus",
+                                "glass")] == ["policy", "classe", "cat", "bus", "glass"]
 
 
 def test_web_sentences_split_on_lines_and_bullets():
@@ -51,4 +53,9 @@ def test_web_sentences_split_on_lines_and_bullets():
 
 def test_one_vader_for_every_task():
     assert sentiment.vader() is sentiment.vader()
-    assert sentiment.compound("This is a wonderful, great idea.") > 0.5 > -0.5 > sentiment.compound("Terrible, awful idea.")
+    assert (
+        sentiment.compound("This is a wonderful, great idea.")
+        > 0.5
+        > -0.5
+        > sentiment.compound("Terrible, awful idea.")
+    )

@@ -74,6 +74,20 @@ def installed(wheel: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str], 
     return python, site, env, elsewhere
 
 
+def test_the_version_has_one_source_pyproject(wheel):
+    """The wheel, the installed package's metadata and the package's ``__version__`` all say
+    pyproject.toml's version; no module keeps a copy of it."""
+    import tomllib
+    from importlib.metadata import version
+
+    import touche
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert wheel.name.startswith(f"touche_toolkit-{declared}-")
+    assert touche.__version__ == version("touche-toolkit") == declared
+    assert declared not in (REPO / "touche" / "__init__.py").read_text(encoding="utf-8")
+
+
 def test_the_installed_wheel_runs_the_demo_submission_from_another_directory(wheel, tmp_path):
     python, site, env, elsewhere = installed(wheel, tmp_path)
     venv = python.parent.parent

@@ -26,10 +26,11 @@ import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator
 
-from touche.errors import ToucheError
+from touche.errors import InputError, ToucheError
 from touche.settings import setting
 
 TEMP_SUFFIX = ".tmp"
@@ -206,6 +207,7 @@ def _into_stream(path: str | os.PathLike, mode: str, *, encoding: str | None, ne
     opened for writing, never replaced."""
     with tempfile.TemporaryDirectory(prefix="touche-output-") as folder:
         temporary = Path(folder) / "output"
+        handle: IO
         if mode == "wb":
             handle = open(temporary, "wb")
         else:
@@ -289,12 +291,30 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
-def place_folder(source: Path, target: str | os.PathLike) -> Path:
-    """Move the finished folder ``source`` (built in a temporary of the caller's) to ``target``,
-    which must not exist: nothing is replaced (a new index of a user's documents)."""
-    target = Path(target)
-    if target.exists() or target.is_symlink():
-        raise ToucheError("exists: give a new path (nothing is replaced)", path=target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.rename(source, target)
-    return target
+def unpack(archive: zipfile.ZipFile, folder: Path, *, on_member: Callable[[int], None] | None = None) -> None:
+    """Extract the files of ``archive`` into ``folder``, a temporary of the toolkit's being built
+    (an unpacked model, an extracted collection): a file already there at its full size is kept
+    (a killed extraction resumes). A member whose name leaves the folder is refused, and so is a
+    link or anything else than a file or a folder on a member's way: nothing is written through
+    it. ``on_member`` gets each member's size once it is there."""
+    root = Path(folder)
+    for member in archive.infolist():
+        parts = PurePosixPath(member.filename).parts
+        if member.filename.startswith("/") or ".." in parts or "\\" in member.filename:
+            raise InputError(f"zip member escapes the folder: {member.filename}", path=archive.filename)
+        if member.is_dir():
+            continue
+        relative = Path(*parts)
+        out = root / relative
+        for step in [*reversed(relative.parents[:-1]), relative]:  # a, a/b, then a/b/file
+            try:
+                mode = os.lstat(root / step).st_mode
+            except FileNotFoundError:
+                break
+            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if step == relative else stat.S_ISDIR(mode)):
+                raise ToucheError("is a link or no file or folder where an archive member goes: nothing is "
+                                  "written through it; remove it", path=root / step)
+        if not (out.is_file() and out.stat().st_size == member.file_size):
+            archive.extract(member, root)
+        if on_member is not None:
+            on_member(member.file_size)

@@ -22,8 +22,10 @@ MODEL_LIMIT = 1e6  # |value| of any number in a model file
 def label_problem(value: int, shown: str | None = None) -> str | None:
     """Why a qrels label is refused, or None; ``shown``: the label as written."""
     if not LABEL_MIN <= value <= LABEL_MAX:
-        return (f"label {shown or value} lies outside {LABEL_MIN}…{LABEL_MAX} (Touché's labels are −2…5; trec_eval keeps "
-                "labels as 32-bit integers and goes wrong far below 2^31)")
+        return (
+            f"label {shown or value} lies outside {LABEL_MIN}…{LABEL_MAX} (Touché's labels are −2…5; trec_eval keeps "
+            "labels as 32-bit integers and goes wrong far below 2^31)"
+        )
     return None
 
 
@@ -70,7 +72,9 @@ def checked_array(values, where: str, shape: tuple[int, ...] | None = None, *, l
     if wrong.any():
         place = tuple(int(i) for i in np.argwhere(wrong)[0])
         limits = f"finite, within {low:g}…{high:g}" + (f", above {above:g}" if above is not None else "")
-        raise ValueError(f"{where}{list(place) if place else ''} is {float(array[place])!r} (every value must be {limits})")
+        raise ValueError(
+            f"{where}{list(place) if place else ''} is {float(array[place])!r} (every value must be {limits})"
+        )
     return array
 
 
@@ -120,6 +124,7 @@ def check_linear_output(coef, intercept, where: str, *, mean=None, scale=None, f
 
 def checked_count(value, where: str, low: int = 1) -> int:
     """A whole number of at least ``low`` (a count of examples, an n-gram size), or ValueError."""
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
+    # bool is an Integral at run time (numbers registers int), which mypy does not know
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < low:  # type: ignore[unreachable]
         raise ValueError(f"{where} is {value!r}, expected a whole number ≥ {low}")
     return int(value)

@@ -16,7 +16,7 @@ import reprlib
 import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator, model_validator
@@ -30,6 +30,7 @@ from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
 from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named  # noqa: F401 (re-exported)
 from touche.specs.task2 import Task2Spec
+from touche.specs.weights import FieldWeights
 from touche.yamlfiles import load_yaml, read_yaml
 
 # ---------------------------------------------------------------- analyzer
@@ -64,7 +65,9 @@ class AnalyzerSpec(Strict):
     possessive: bool = Field(True, description="strip English possessive 's (Lucene EnglishPossessiveFilter)")
     lowercase: bool = Field(True, description="lowercase tokens")
     ascii_folding: bool = Field(False, description="fold accents to ASCII (café → cafe)")
-    stoplist: str = Field("none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line")
+    stoplist: str = Field(
+        "none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line"
+    )
     stemmer: Literal["none", "krovetz", "porter"] = Field("none", description="krovetz (KStem) or porter")
     shingles: ShingleSpec | None = Field(None, description="word n-grams; null for none")
 
@@ -96,7 +99,7 @@ class IndexSpec(Strict):
 # ---------------------------------------------------------------- query and retrieval
 class QuerySpec(Strict):
     text: Literal["title", "title+description"] = Field("title", description="which topic parts form the query")
-    field_weights: dict[str, float] = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
+    field_weights: FieldWeights = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
     drop_question_words: bool = Field(
         False, description="drop interrogative scaffolding (should, is, do, …) before analysis")
     stance_neutral: bool = Field(
@@ -138,7 +141,7 @@ def _as_stage(value: Any, handler: Any) -> BaseModel:
     their location, as a pydantic tagged union's do, so messages show the keys the user wrote."""
     stages = stage_classes()
     if isinstance(value, tuple(stages.values())):
-        return value
+        return cast(BaseModel, value)
     if not isinstance(value, dict):
         raise PydanticCustomError("model_type", "a re-ranking stage is a mapping with a 'name:' key")
     name = value.get("name")
@@ -155,7 +158,7 @@ def _as_stage(value: Any, handler: Any) -> BaseModel:
         raise ValidationError.from_exception_data(exc.title, [_under(name, e) for e in exc.errors()]) from None
 
 
-def _under(tag: str, error: dict) -> dict:
+def _under(tag: str, error: Any) -> Any:
     """One error of a stage's own validation, re-located under its tag."""
     detail = {"loc": (tag, *error["loc"]), "input": error["input"]}
     if error["type"] in ("value_error", "assertion_error"):  # raised by a validator: keep its message
@@ -181,7 +184,7 @@ TASKS = tuple(registry.TASKS)
 
 
 class CorpusSpec(Strict):
-    format: Literal[CORPUS_FORMATS] = Field(
+    format: Literal[CORPUS_FORMATS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
         "argsme", description="corpus family: argsme (JSON), argsme-sentences (2022 CSV), clueweb12 (WARC), "
                               "passages (Task 2 2022 JSONL), images (image collection)")
     path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
@@ -191,7 +194,7 @@ class CorpusSpec(Strict):
 class Variant(Strict):
     """One run variant = one submission."""
 
-    task: Literal[TASKS] = Field(
+    task: Literal[TASKS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
         "task1", description="task1: args.me arguments (2020/21, Q0 runs); task1-pairs: sentence pairs with stance "
                              "(2022); task2: ClueWeb12 documents (2020/21); task2-stance: passages with stance "
                              "(2022); image: images per stance (2022/23)")
@@ -271,6 +274,7 @@ def resolve_raw(path: Path) -> dict:
     RecursionError."""
     chain: list[Path] = []  # the variant first, then what it extends, …
     layers: list[dict] = []
+    extended: str | None = None  # the last extends: as written
     current: Path | None = Path(path)
     while current is not None:
         try:
@@ -281,14 +285,16 @@ def resolve_raw(path: Path) -> dict:
         if current in chain:
             raise ConfigError("extends forms a cycle: " + " → ".join(p.name for p in (*chain, current)), path=current)
         if chain and not current.is_file():  # name the variant whose `extends:` is wrong, not only its target
-            raise ConfigError(f"extends: {current} is not a file", path=chain[-1])
+            raise ConfigError(f"extends: {current} is not a file, and {extended!r} is no shipped variant's name "
+                              f"(shipped: {', '.join(shipped_variant_names())})", path=chain[-1])
         data = read_yaml(current)
         parent = data.pop("extends", None)
         if parent is not None and not isinstance(parent, str):
             raise ConfigError("'extends' must be a path to another YAML file", path=current)
         chain.append(current)
         layers.append(data)
-        current = current.parent / parent if parent is not None else None
+        extended = parent
+        current = None if parent is None else variant_file(parent, current.parent) or current.parent / parent
     merged = layers.pop()
     while layers:
         merged = _merge(merged, layers.pop())
@@ -411,7 +417,7 @@ def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | 
                      for k in found)
 
 
-def _culprits(loc: str, err: dict, overrides: dict[str, Any]) -> list[str]:
+def _culprits(loc: str, err: Mapping[str, Any], overrides: dict[str, Any]) -> list[str]:
     """The overrides an error at ``loc`` comes from: the one that set that key or a section holding
     it; else those set inside it, the one that chose a tagged section's kind (``name``) alone when
     the kind is what is wrong (``--set …k1=1.2 --set …name=foo`` is name's fault, not k1's)."""
@@ -437,7 +443,7 @@ _BOUNDS = {"greater_than": "greater than", "greater_than_equal": "at least", "le
            "less_than_equal": "at most"}
 
 
-def _words(err: dict, model: Any) -> str:
+def _words(err: Any, model: Any) -> str:
     """One problem in our words."""
     kind, ctx = err["type"], err.get("ctx") or {}
     if kind in _BOUNDS:
@@ -529,7 +535,7 @@ def _message(err: dict) -> str:
     return err["msg"].removeprefix("Value error, ")
 
 
-def _readable(loc: tuple, root: type[BaseModel]) -> tuple[str, Any]:
+def _readable(loc: tuple, root: type[BaseModel] | None) -> tuple[str, Any]:
     """The dotted key a user wrote (pydantic's loc also holds the tags of tagged unions, which
     are not keys), and the model that holds the last key (to list the valid keys there)."""
     parts: list[str] = []
@@ -564,7 +570,7 @@ def _models_of(annotation: Any) -> Any:
     if typing.get_origin(annotation) is Annotated and any(isinstance(m, StageMarker) for m in annotation.__metadata__):
         return stage_classes()
     found = [m for arg in typing.get_args(annotation) if (m := _models_of(arg)) is not None]
-    models = [m for m in found if isinstance(m, type)]
+    models = [m for m in found if isinstance(m, type) and issubclass(m, BaseModel)]
     if len(models) > 1:  # tagged union: models keyed by their literal "name"
         return {typing.get_args(m.model_fields["name"].annotation)[0]: m for m in models if "name" in m.model_fields}
     return found[0] if found else None
@@ -584,16 +590,26 @@ def missing_variant(name: str | Path) -> str:
     near = [n for n in sorted(names, key=likeness, reverse=True)[:3] if likeness(n) >= 0.75]
     hint = f"; did you mean {' or '.join(near)}?" if near else f" (shipped: {', '.join(names)})"
     return f"no variant file of this name, and no shipped variant{hint}"
+def variant_file(reference: str | Path, base: Path | None = None) -> Path | None:
+    """The file a variant reference names, the one rule for every door (``touche run -c``,
+    ``api.variant``, ``tpt.Variant``, a YAML's ``extends:``): a YAML file (relative to ``base``,
+    the extending file's folder, for ``extends:``), else a shipped variant's name
+    (``task2-stance/1-bm25``: its path under ``configs/``, from any folder and from the installed
+    wheel); None when it is neither."""
+    path = Path(base, reference) if base is not None else Path(reference)
+    if path.is_file():
+        return path
+    return None if path.exists() else shipped_variant(reference)
 
 
 def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> LoadedVariant:
     """A variant from its YAML file, or a shipped variant by name (``task1/examples/2-krovetz-bm25``)
-    where no file of that name exists."""
-    if not Path(path).exists() and (shipped := shipped_variant(path)) is not None:
-        path = shipped
-    if not Path(path).exists():
+    where no file of that name exists (``variant_file``); neither is named with the nearest
+    shipped names (``missing_variant``)."""
+    found = variant_file(path)
+    if found is None and not Path(path).exists():
         raise ConfigError(missing_variant(path), path=Path(path))
-    path = Path(path).resolve()
+    path = Path(found or path).resolve()
     data = resolve_raw(path)
     if overrides:
         data = apply_overrides(data, overrides)

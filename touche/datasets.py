@@ -21,9 +21,14 @@ at real files, and lets the index key see the real files. Two small adapters rem
 * args.me: a folder of symlinks naming exactly the corpus files (ir_datasets' ``argsme/2020-04-01``
   folder also holds the 2022 CSV, cached under a ``.json`` name, which our reader must not take
   for args.me JSON);
-* images: the collection zip is extracted once (resumable: members already extracted with the
-  right size are skipped; the folder is moved into place only when complete), because our image
-  reader and the OCR read files.
+* images: the collection zip is extracted once (a killed extraction resumes: members already
+  extracted with the right size are kept; the folder is moved into place only when complete),
+  because our image reader and the OCR read files.
+
+``$TOUCHE_DATASETS_CACHE`` is a location a user names, owned as an output folder is
+(``guard.named_location``): the links and extracted folders are made, replaced and removed only
+when its records say the toolkit made them; a file, a link or a folder of someone else's there is
+refused, never replaced or deleted, and never read as part of a corpus.
 
 ir_datasets itself is imported only when a file must be fetched: importing it creates folders
 in its home and reads the cache location once, at import.
@@ -32,14 +37,15 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from touche.errors import InputError
+from touche.atomic import unpack
+from touche.errors import InputError, ToucheError
+from touche.folderlock import folder_lock
+from touche.guard import LinkFolder, OutputFolder, named_location
 from touche.progress import progress_bar
 from touche.settings import setting
 
@@ -302,58 +308,48 @@ def ensure_file(f: CacheFile, fetcher: Fetcher | None = None) -> Path:
 
 
 # ---------------------------------------------------------------- corpora
-def _link(target: Path, link: Path) -> None:
-    """Point ``link`` at ``target``, replacing an older link atomically (the cache may have moved)."""
-    if link.is_symlink() and Path(os.readlink(link)) == target:
-        return
-    tmp = link.with_name(f".{link.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    tmp.symlink_to(target)
-    os.replace(tmp, link)
+def _corpus_home(corpus: CorpusDef) -> OutputFolder:
+    """``<cache>/<corpus name>``, owned by the guard inside the user's datasets cache (one an older
+    version made, before records were kept, is taken as the toolkit's: its entries are judged
+    one by one)."""
+    return named_location(adapters_home(), "datasets cache").folder(corpus.name, f"datasets cache's {corpus.name}",
+                                                                     adopt=True)
 
 
 def _links_folder(corpus: CorpusDef, files: list[Path]) -> Path:
-    folder = corpus_target(corpus)
-    folder.mkdir(parents=True, exist_ok=True)
-    wanted = {f.link_name or Path(f.relpath).name: path for f, path in zip(corpus.files, files)}
-    for name, target in wanted.items():
-        _link(target.resolve(), folder / name)
-    for stale in folder.iterdir():
-        if stale.name not in wanted and stale.is_symlink():
-            stale.unlink()
-    return folder
+    """The corpus folder holding exactly a link to each of ``files`` (the cache may have moved:
+    links of its own are pointed anew); anything else in it is refused, as it would be read."""
+    links = _corpus_home(corpus).folder("corpus", f"corpus folder of {corpus.name}", adopt=True)
+    wanted = {f.link_name or Path(f.relpath).name: path.resolve() for f, path in zip(corpus.files, files)}
+    LinkFolder(links, f"corpus folder of {corpus.name}").sync(wanted)
+    return links.path
+
+
+EXTRACTED = "extracted-from.txt"  # which archive (path, size, mtime) the corpus folder was extracted from
 
 
 def _unzip_once(corpus: CorpusDef, archive: Path, progress: bool) -> Path:
-    """Extract ``archive`` into the corpus folder once; an interrupted extraction resumes."""
-    from filelock import FileLock
-    target = _adapter_folder(corpus)
+    """Extract ``archive`` into the corpus folder once; a killed extraction resumes."""
+    home = _corpus_home(corpus)
+    target = home.path / "corpus"
     stamp = f"{archive.resolve()}\0{archive.stat().st_size}\0{archive.stat().st_mtime_ns}"
-    stamp_file = target.parent / "extracted-from.txt"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target.parent / ".lock")):
-        if target.is_dir() and stamp_file.is_file() and stamp_file.read_text() == stamp:
+    with folder_lock(home.path, ".touche.lock", "another process is extracting this collection", wait=3600):
+        if home.ours("corpus") and home.ours(EXTRACTED) and (home.path / EXTRACTED).read_text() == stamp:
             return target
-        partial = target.with_name("corpus.partial")
-        if target.is_dir():  # the zip changed: extract afresh
-            shutil.rmtree(target)
+        if target.exists() or target.is_symlink():
+            why = ("extracted from another archive (the collection's zip changed since)" if home.ours("corpus")
+                   else home.foreign("corpus"))
+            raise ToucheError(f"the extracted collection is {why}; touche deletes no folder to extract it again: "
+                              "remove it and run again", path=target)
         try:
-            with zipfile.ZipFile(archive) as zf:
+            with zipfile.ZipFile(archive) as zf, home.building("corpus", resume=True) as partial:
                 members = [m for m in zf.infolist() if not m.is_dir()]
-                partial.mkdir(parents=True, exist_ok=True)
                 bar = _progress(sum(m.file_size for m in members), f"extracting {archive.name}", progress)
-                for m in members:
-                    out = partial / m.filename
-                    if not out.resolve().is_relative_to(partial.resolve()):
-                        raise InputError(f"zip member escapes the folder: {m.filename}", path=archive)
-                    if not (out.is_file() and out.stat().st_size == m.file_size):
-                        zf.extract(m, partial)
-                    bar.update(m.file_size)
+                unpack(zf, partial, on_member=bar.update)
                 bar.close()
         except zipfile.BadZipFile as exc:
             raise InputError(f"not a readable zip file ({exc}); remove it and fetch it again", path=archive) from None
-        os.replace(partial, target)
-        stamp_file.write_text(stamp)
+        home.write_text(EXTRACTED, stamp)
     return target
 
 

@@ -4,13 +4,15 @@ The CLI prints ``str(error)`` and exits non-zero; a traceback is shown only with
 """
 from __future__ import annotations
 
+import os
+
 
 class ToucheError(Exception):
     """An error the user can fix (bad input, bad config, missing tool)."""
 
     exit_code = 2
 
-    def __init__(self, message: str, *, path: str | None = None, where: str | None = None):
+    def __init__(self, message: str, *, path: str | os.PathLike[str] | None = None, where: str | None = None):
         self.message = message
         self.path = str(path) if path is not None else None
         self.where = where

@@ -11,6 +11,7 @@ import re
 import signal
 import stat
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,23 +40,30 @@ def sigterm_interrupts() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
+def folder_lock(folder: Path, name: str, held_message: str, *, wait: float = 0.0) -> Iterator[None]:
     """One command at a time in ``folder``: an exclusive lock on ``folder/name``, removed after, so
-    a finished folder holds what the command made only (TIRA uploads it whole). The lock file is
+    a finished folder holds what the command made only (TIRA uploads it whole); held by another
+    process, refused with ``held_message`` at once or after ``wait`` seconds (two builds of one
+    index: the second waits, then uses what the first built). The lock file is
     made whole (a line of ours with a random token, linked into place), so a lock file is the
     toolkit's exactly when it holds such a line: one a killed command left is taken over, anything
     else in its place (a file of someone else's, empty or not, a link, a pipe) is refused, never
     written into or deleted."""
     path = folder / name
+    deadline = time.monotonic() + wait
     for _attempt in range(ATTEMPTS):
         fd = _open_lock_file(folder, name, path)
         if fd is None:
             continue  # removed between its placing and our open: place it again
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                raise ToucheError(held_message, path=folder) from None
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        raise ToucheError(held_message, path=folder) from None
+                    time.sleep(POLL)
             if not _names_this_file(path, fd):
                 continue  # its holder finished and removed it between our open and our lock: take the new one
             try:
@@ -73,6 +81,7 @@ def folder_lock(folder: Path, name: str, held_message: str) -> Iterator[None]:
 
 
 ATTEMPTS = 100  # a lock file replaced this often under us is someone's loop, not a race: said
+POLL = 0.1  # seconds between two tries of a held lock while waiting for it
 
 
 def _open_lock_file(folder: Path, name: str, path: Path) -> int | None:

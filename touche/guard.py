@@ -16,21 +16,54 @@ folder), and everything else is left alone or refused before any work. Its subfo
 through a ``sets`` link, run-all deleted a user's ``evaluation.md``, and a run file linked to a
 device was written into and then copied back empty. A record that names what the command did not
 make (forged, stale, copied from elsewhere) gives no licence: the content must match.
+
+Every location a user names for the toolkit to keep things in (an index root, a cache, the helper
+jar's folder: by a flag, a setting, the API or their defaults) is an ``OutputFolder`` too
+(``named_location``): what is built there is built aside under a temporary of the writer's naming
+and placed only where nothing is (``building``), moved only when it is the very thing the toolkit
+made (``take``), and taken as the toolkit's without a record only where its content says so
+(``adopt``: a jar of our classes only, a shard built on another machine). The index builder once
+deleted a user's folder in an index's place, and the jar's compilation renamed itself over a
+user's file.
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import glob
 import json
 import os
+import shutil
 import stat
+import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from touche.atomic import atomic_open, check_output, is_stdout, temporary_owner
+from touche.atomic import (
+    TEMP_SUFFIX,
+    TEMP_TOKEN,
+    atomic_open,
+    check_output,
+    is_stdout,
+    process_alive,
+    remove_stale_temporaries,
+    temporary_name,
+    temporary_owner,
+)
 from touche.errors import ToucheError
+from touche.record import (  # noqa: F401 (the record's names, as the guard's users know them)
+    BOOKKEEPING,
+    LOCKS,
+    OLD_RECORDS,
+    RECORD,
+    Made,
+    _after,
+    _append_whole,
+    _appended_lines,
+    _plain_name,
+    read_record,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -115,163 +148,6 @@ def check(files: Files) -> None:
 
 
 # ------------------------------------------------------------------- folders a command fills
-# What a command made in a folder, one JSON line per write (appended: workers of one sweep write
-# into one runs/ folder at once). Hidden, and no suffix a corpus reader looks for.
-RECORD = ".touche-made"
-# Records of toolkits before content was recorded: never trusted, never refused (a rerun in such a
-# folder refuses to replace what they name, since nothing says it is unchanged).
-OLD_RECORDS = frozenset({".touche-links"})
-LOCKS = frozenset({".touche.lock", ".sweep.lock"})
-BOOKKEEPING = frozenset({RECORD, *LOCKS, *OLD_RECORDS})
-
-
-def _content_digest(path: Path) -> str:
-    """The SHA-256 of the file's content."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class Made:
-    """An entry as the command left it: what licenses replacing or deleting it later. A file is
-    known by its content (a copied or moved folder keeps the licence; an edited file loses it);
-    its stat at the time only spares hashing it again when nothing has changed."""
-    kind: str  # "file" | "folder" | "link"
-    size: int = 0
-    sha256: str = ""
-    target: str = ""  # a link's
-    inode: int = 0
-    mtime_ns: int = 0
-    grows: bool = False  # a file of JSON lines the command appends to: its own while it begins with
-    # what it wrote and goes on with JSON lines only (whole, or torn by a crash)
-    command: str = ""  # which command made it: one folder may hold what two commands made
-    # a growing file's earlier (size, sha256) states, from the record's earlier lines: a power cut
-    # may keep the record's last line and lose the file's last append, leaving an earlier state
-    earlier: tuple[tuple[int, str], ...] = field(default=(), compare=False)
-
-    @classmethod
-    def of(cls, path: Path, command: str, *, grows: bool = False) -> "Made":
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            return cls("link", target=os.readlink(path), inode=info.st_ino, command=command)
-        if stat.S_ISDIR(info.st_mode):
-            return cls("folder", inode=info.st_ino, command=command)
-        if not stat.S_ISREG(info.st_mode):
-            raise ToucheError("is no file, folder or link: a command makes none of those", path=path)
-        return cls("file", info.st_size, _content_digest(path), inode=info.st_ino, mtime_ns=info.st_mtime_ns,
-                   grows=grows, command=command)
-
-    def matches(self, path: Path) -> bool:
-        """Whether ``path`` is still what the command made."""
-        try:
-            info = os.lstat(path)
-        except OSError:
-            return False
-        if self.kind == "link":
-            return stat.S_ISLNK(info.st_mode) and info.st_ino == self.inode and os.readlink(path) == self.target
-        if self.kind == "folder":
-            return stat.S_ISDIR(info.st_mode)
-        if self.kind != "file" or not stat.S_ISREG(info.st_mode):
-            return False
-        if (info.st_size, info.st_ino, info.st_mtime_ns) == (self.size, self.inode, self.mtime_ns):
-            return True
-        try:
-            if self.grows:
-                return _begins_with_one_of(path, info.st_size, (*self.earlier, (self.size, self.sha256)))
-            return info.st_size == self.size and _content_digest(path) == self.sha256
-        except OSError:
-            return False
-
-    def line(self, name: str) -> str:
-        fields = {k: v for k, v in self.__dict__.items() if k != "earlier" and v not in ("", 0, False)}
-        return json.dumps({"name": name, **fields}, ensure_ascii=False) + "\n"
-
-    def lines(self, name: str) -> list[str]:
-        """The record's lines for this entry, a growing file's earlier states first."""
-        states = [replace(self, size=size, sha256=sha, earlier=()) for size, sha in self.earlier]
-        return [state.line(name) for state in states] + [self.line(name)]
-
-
-def _begins_with_one_of(path: Path, size: int, states: Iterable[tuple[int, str]]) -> bool:
-    """Whether the file's first bytes are one of the recorded states and what follows is what the
-    command's appends leave (lines appended after the last note, or torn by a crash: the command
-    that owns the file repairs it). One pass over the file, checking each state's size on the way."""
-    wanted = sorted((length, sha) for length, sha in states if length <= size)
-    if not wanted:
-        return False
-    digest, done, matched = hashlib.sha256(), 0, None
-    with open(path, "rb") as handle:
-        for length, sha in wanted:
-            while done < length:
-                block = handle.read(min(1 << 20, length - done))
-                if not block:
-                    return False
-                digest.update(block)
-                done += len(block)
-            if digest.hexdigest() == sha:
-                matched = length
-        if matched is None:
-            return False
-        handle.seek(matched)
-        return _appended_lines(handle.read(size - matched))
-
-
-def _appended_lines(tail: bytes) -> bool:
-    """Whether ``tail`` is what appends of JSON lines leave after a recorded state: each line
-    whole or torn, so each begins with ``{`` (a line started afresh after a torn one, or two
-    workers' appends after it, leave empty lines), after the NUL bytes a power cut leaves where a
-    file's new size reached the disk and its data did not. A line of other text is someone's
-    edit: the file is no longer the command's to rewrite."""
-    return all(not (kept := line.lstrip(b"\0")) or kept.startswith(b"{") for line in tail.split(b"\n"))
-
-
-EARLIER_STATES = 32  # of a growing file: a power cut loses the last few appends at most
-
-
-def _after(before: Made | None, entry: Made) -> Made:
-    """``entry`` noted after ``before``: a growing file keeps its earlier states."""
-    if entry.grows and before is not None and before.grows and entry.size >= before.size:
-        return replace(entry, earlier=(*before.earlier, (before.size, before.sha256))[-EARLIER_STATES:])
-    return entry
-
-
-def _plain_name(name: object) -> bool:
-    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
-
-
-def read_record(folder: Path) -> dict[str, Made]:
-    """What the record in ``folder`` says the command made (the last line of a name wins; a torn,
-    foreign or old-format line is no licence)."""
-    path = folder / RECORD
-    made: dict[str, Made] = {}
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return made  # a link or a folder in the record's place is no record
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return made
-    for line in lines:
-        try:
-            data = json.loads(line)
-            name = data.pop("name")
-            if not _plain_name(name):
-                continue
-            if data.get("gone"):
-                made.pop(name, None)
-                continue
-            data.pop("earlier", None)
-            entry = Made(**data)
-            if entry.kind not in ("file", "folder", "link"):
-                continue
-        except (ValueError, TypeError, KeyError, AttributeError):
-            continue
-        made[name] = _after(made.get(name), entry)
-    return made
-
-
 def made_folder(path: PathLike, what: str = "output folder") -> Path:
     """Create ``path`` (and its parents) as a real folder; refuse when it exists as a symlink or as
     something else than a folder. A command writes and deletes in folders it made, never in the
@@ -288,6 +164,23 @@ def made_folder(path: PathLike, what: str = "output folder") -> Path:
     except OSError as exc:
         raise ToucheError(f"cannot create the {what}: {exc.strerror}", path=path) from None
     return path
+
+
+
+TOOLKIT = "touche"  # who makes what an index root or a cache holds: every command of the toolkit alike
+RECENT = 10.0  # seconds: a folder this new may be another process's, about to be recorded
+
+
+def named_location(path: PathLike, what: str) -> "OutputFolder":
+    """A folder a user names for the toolkit to keep things in (an index root, a cache: by a flag,
+    a setting, an argument or their default), owned as an output folder is: the toolkit creates,
+    replaces and deletes there only what its record says it made. The folder itself may be a link
+    its user made to keep it on another disk (followed once, to the folder they meant); nothing
+    inside it is followed."""
+    path = Path(path)
+    if path.is_symlink() and Path(os.path.realpath(path)).is_dir():
+        path = Path(os.path.realpath(path))
+    return OutputFolder(path, what, command=TOOLKIT)
 
 
 def _listed(names: Iterable[str], shown: int = 8) -> str:
@@ -385,20 +278,27 @@ class OutputFolder:
     def _entries(self) -> list[Path]:
         return list(self.path.iterdir())
 
-    def _note(self, name: str, entry: Made | None) -> None:
-        """Append what ``name`` now is (None: gone) to the record, one whole line, synced."""
-        line = entry.line(name) if entry is not None else json.dumps({"name": name, "gone": True}) + "\n"
+    def _note(self, name: str, entry: Made | None, *, undo: Callable[[], None] | None = None) -> None:
+        """Append what ``name`` now is (None: gone) to the record, one whole line, synced. When the
+        line cannot be written (a full disk), the record is cut back to what it held, ``undo``
+        takes back what the line was to record (so nothing is left that the record does not name),
+        and the error names the record: a full disk once left ``.touche-made`` empty, and the
+        command then refused its own run file as one it did not make."""
+        line = (entry.line(name) if entry is not None else json.dumps({"name": name, "gone": True}) + "\n").encode()
         record = self.path / RECORD
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.lstat(record).st_mode):
                 raise ToucheError(f"{RECORD}, where {self.command} records what it made, is a link or no file: "
                                   "remove it", path=record)
-        fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            _append_whole(record, line)
+        except OSError as exc:
+            if undo is not None:
+                with contextlib.suppress(OSError):
+                    undo()
+            raise OSError(exc.errno, f"{exc.strerror or exc} (while recording {name} in it; the record was left as it "
+                                     "was" + (f" and {name} taken back" if undo is not None else "") + ")",
+                          str(record)) from exc
         if entry is None:
             self.made.pop(name, None)
         else:
@@ -409,17 +309,29 @@ class OutputFolder:
     def open(self, name: str, mode: str = "w", *, check: Callable[[Path], None] | None = None,
              **options) -> Iterator[IO]:
         """``atomic_open`` of the entry ``name``: refused now unless absent or its own, checked
-        again just before the rename, recorded after."""
+        again and recorded just before the rename (the record never lacks what is there)."""
         path = self.check_writable(name)
+        before = self.made.get(name)
+        noted = False
 
         def checked(temporary: Path) -> None:
+            nonlocal noted
             if check is not None:
                 check(temporary)
             self.check_writable(name)  # nothing slipped in while the text was written
+            # Recorded before the rename (the rename keeps the file's inode and time): a record that
+            # cannot be written leaves the old file in place, never a new one the record lacks.
+            self._note(name, Made.of(temporary, self.command))
+            noted = True
 
-        with atomic_open(path, mode, check=checked, **options) as handle:
-            yield handle
-        self._note(name, Made.of(path, self.command))
+        try:
+            with atomic_open(path, mode, check=checked, **options) as handle:
+                yield handle
+        except BaseException:
+            if noted:  # recorded, then not renamed: the record names again what is there
+                with contextlib.suppress(OSError):
+                    self._note(name, before if before is not None and before.matches(path) else None)
+            raise
 
     def write_text(self, name: str, text: str, *, newline: str | None = "") -> Path:
         with self.open(name, "w", newline=newline) as handle:
@@ -437,22 +349,31 @@ class OutputFolder:
         if not _appended_lines(data):
             raise ValueError(f"{name}: only JSON lines are appended, got {data[:40]!r}")
         path = self.check_writable(name)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        self._note(name, Made.of(path, self.command, grows=True))
+        existed = path.exists() or path.is_symlink()
+        if existed and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ToucheError(f"{name} in the {self.what} is a link or a folder, not a file {self.command} appends "
+                              "to", path=path)
+        size = _append_whole(path, data)
+
+        def take_back() -> None:  # the file as its record last saw it, unless another worker appended since
+            if os.stat(path).st_size == size + len(data):
+                if existed:
+                    os.truncate(path, size)
+                else:
+                    path.unlink()
+        self._note(name, Made.of(path, self.command, grows=True), undo=take_back)
 
     def remove(self, name: str) -> bool:
         """Delete ``name`` if it is the command's own, unchanged (a file or a link; a folder only
-        when empty); leave anything else. Whether it was removed."""
+        when it holds nothing but its record); leave anything else. Whether it was removed."""
         if not self.ours(name):
             return False
         path = self.path / name
         if self.made[name].kind == "folder":
             try:
+                if [entry.name for entry in path.iterdir()] == [RECORD] and (path / RECORD).is_file() \
+                        and not (path / RECORD).is_symlink():
+                    (path / RECORD).unlink()  # what it recorded there is gone: the record names nothing left
                 path.rmdir()
             except OSError:
                 return False
@@ -461,17 +382,166 @@ class OutputFolder:
         self._note(name, None)
         return True
 
-    def folder(self, name: str, what: str | None = None) -> "OutputFolder":
+    def folder(self, name: str, what: str | None = None, *,
+               adopt: bool | Callable[[Path], bool] = False) -> "OutputFolder":
         """The subfolder ``name``, made here (and recorded) or recorded as made here: its own
-        ``OutputFolder``. A link, a file or a folder the record does not name is refused."""
+        ``OutputFolder``. A link, a file or a folder the record does not name is refused; with
+        ``adopt`` (or when ``adopt(path)`` says so), a real folder the record does not name is taken
+        as one the toolkit made elsewhere or before records were kept (a cache's folder, a name only
+        the toolkit gives): recorded, and what it holds left as it is, since its entries are not
+        recorded (read, never replaced)."""
         path = self.path / name
-        if path.exists() or path.is_symlink():
-            self.check_writable(name)
+        made = False
+        if not (path.exists() or path.is_symlink()):
+            with contextlib.suppress(FileExistsError):
+                path.mkdir()
+                made = True
+        if not made and not self.ours(name):
+            self._await_record(name)
+            if not (adopt and name not in self.made and stat.S_ISDIR(os.lstat(path).st_mode)
+                    and (adopt is True or adopt(path))):
+                self.check_writable(name)
         what = what or f"{name} folder of the {self.what}"
         child = OutputFolder(path, what, command=self.command)
         if not self.ours(name):
-            self._note(name, Made.of(path, self.command))
+            self._note(name, Made.of(path, self.command), undo=path.rmdir if made else None)
         return child
+
+    def _await_record(self, name: str) -> None:
+        """A folder made a moment ago by another process of the same command (two sweep workers
+        filling one cache) is recorded by it right after, before anything is put in it: read the
+        record again for a second before taking a new, empty folder for someone else's."""
+        try:
+            info = os.lstat(self.path / name)
+            if not stat.S_ISDIR(info.st_mode) or time.time() - info.st_ctime > RECENT:
+                return
+            with os.scandir(self.path / name) as entries:
+                if next(entries, None) is not None:
+                    return
+        except OSError:
+            return
+        for _ in range(20):
+            self.made = read_record(self.path)
+            if self.ours(name):
+                return
+            time.sleep(0.05)
+
+    # ------------------------------------------------------------------ whole entries built aside
+    @contextlib.contextmanager
+    def building(self, name: str, *, folder: bool = True, resume: bool = False, in_place: bool = False
+                 ) -> Iterator[Path]:
+        """A temporary of the writer's naming beside ``name`` for the toolkit (Lucene, an unpacker,
+        the jar tool) to fill: a folder made now, or (``folder=False``) the path of a file a tool
+        creates; placed at ``name`` when the block ends without an error, removed otherwise.
+        ``name`` is checked now, before any work, and again just before the placing: a folder goes
+        only where nothing is (what a folder holds is no one's to replace), a file only where
+        nothing or a file of the command's own is. A folder another process of the command placed
+        meanwhile (the same build) is kept and the temporary dropped. ``resume``: the temporary a
+        killed build left (of a dead process, ours by its name) is taken over, its work kept.
+        ``in_place``: a file the command then changes in place (``Made.in_place``)."""
+        path = self.check_writable(name)
+        if folder and (path.exists() or path.is_symlink()):
+            raise ToucheError(f"{name} in the {self.what} exists: {self.command} places a folder only where nothing "
+                              "is; remove or rename it, or give another folder", path=path)
+        temporary = self._taken_over(path) if resume else None
+        remove_stale_temporaries(path)
+        if temporary is None:
+            temporary = temporary_name(path)
+            if folder:
+                temporary.mkdir()
+        try:
+            yield temporary
+            self._place(name, temporary, folder, in_place)
+        except BaseException:
+            if folder:
+                shutil.rmtree(temporary, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    temporary.unlink()
+            raise
+
+    def _taken_over(self, path: Path) -> Path | None:
+        """The newest folder a killed build of ``path`` left, renamed as this process's temporary
+        (a rename: two resuming processes never share it); None when there is none."""
+        found = []
+        for candidate in self.path.glob(f".{glob.escape(path.name)}{TEMP_TOKEN}*{TEMP_SUFFIX}"):
+            pid = temporary_owner(candidate, path.name)
+            with contextlib.suppress(OSError):
+                if pid is not None and pid != os.getpid() and not process_alive(pid) \
+                        and stat.S_ISDIR(os.lstat(candidate).st_mode):
+                    found.append((os.lstat(candidate).st_mtime_ns, candidate))
+        for _, candidate in sorted(found, reverse=True):
+            mine = temporary_name(path)
+            with contextlib.suppress(OSError):
+                os.rename(candidate, mine)
+                return mine
+        return None
+
+    def _place(self, name: str, temporary: Path, folder: bool, in_place: bool = False) -> None:
+        path = self.path / name
+        if folder:
+            self.made = read_record(self.path)
+            if self.ours(name):  # placed meanwhile by another process of the command: the same build
+                shutil.rmtree(temporary, ignore_errors=True)
+                return
+            self.check_writable(name)
+            if path.exists() or path.is_symlink():
+                raise ToucheError(f"{name} appeared in the {self.what} while {self.command} built it; it is kept and "
+                                  "what was built dropped: remove or rename it, and run again", path=path)
+            os.rename(temporary, path)
+        else:
+            self.check_writable(name)  # nothing slipped in while it was built
+            os.replace(temporary, path)
+        self._note(name, Made.of(path, self.command, in_place=in_place))
+
+    def intact(self, name: str) -> bool:
+        """Whether ``name`` is the command's own and, a folder, the very folder it made (its inode):
+        what may be moved whole elsewhere, contents and all."""
+        if not self.ours(name):
+            return False
+        entry = self.made[name]
+        return entry.kind != "folder" or os.lstat(self.path / name).st_ino == entry.inode
+
+    def take(self, name: str, into: Path) -> None:
+        """Move the entry ``name``, the command's own and ``intact``, to ``into`` (a temporary being
+        built: finished shards moved into their index)."""
+        if not self.intact(name):
+            raise ToucheError(f"{name} in the {self.what} is {self.foreign(name) or 'not the folder it made'}; "
+                              f"{self.command} moves only what it made", path=self.path / name)
+        os.rename(self.path / name, into)
+        self._note(name, None)
+
+    def adopt(self, name: str, recognised: Callable[[Path], bool], *, in_place: bool = False) -> bool:
+        """Whether ``name`` is the command's own, recording it first when the record does not name
+        it and ``recognised`` tells it by its content for what the toolkit makes there (a helper
+        jar of our classes only, made before records were kept; a shard built on another machine):
+        a regular file or a real folder, never a link."""
+        if self.ours(name):
+            return True
+        path = self.path / name
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return False
+        if name in self.made or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or not recognised(path):
+            return False
+        self._note(name, Made.of(path, self.command, in_place=in_place))
+        return True
+
+    def create(self, name: str, data: bytes) -> bool:
+        """Create the file ``name`` holding ``data`` only where nothing is (one process of many
+        wins); whether this call created it."""
+        path = self.check_writable(name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        except FileExistsError:
+            return False
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        self._note(name, Made.of(path, self.command), undo=path.unlink)
+        return True
 
     def link(self, name: str, target: Path) -> None:
         """Make the link ``name`` → ``target`` (replacing only a link of its own)."""
@@ -479,7 +549,7 @@ class OutputFolder:
         if path.is_symlink():
             path.unlink()
         path.symlink_to(target)
-        self._note(name, Made.of(path, self.command))
+        self._note(name, Made.of(path, self.command), undo=path.unlink)
 
 
 class LinkFolder:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import glob
 import logging
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
-from touche import datasets
+from touche import datasets, sources
 from touche.datasets import parse_ref
 from touche.errors import InputError, ToucheError
 
@@ -30,7 +31,7 @@ class Inputs:
     qrels: dict[str, Path] = field(default_factory=dict)
 
 
-def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_format: str | None = None,
+def resolve_corpus(value: str | os.PathLike[str], *, base_dir: Path | None = None, corpus_format: str | None = None,
                    config: Path | None = None, progress: bool = True) -> Path:
     """A corpus input: ``irds:<id>`` → the dataset's corpus; a path → itself (relative to ``base_dir``)."""
     ref = parse_ref(value)
@@ -40,7 +41,7 @@ def resolve_corpus(value: str | Path, *, base_dir: Path | None = None, corpus_fo
     return path
 
 
-def resolve_topics(value: str | Path, *, base_dir: Path | None = None) -> Path:
+def resolve_topics(value: str | os.PathLike[str], *, base_dir: Path | None = None) -> Path:
     ref = parse_ref(value)
     return datasets.topics_path(ref) if ref else Path(base_dir or "", value)
 
@@ -97,7 +98,7 @@ def distinct_labels(paths: Iterable[str | Path], label=lambda p: p.name, what: s
     ``st2/run.txt``). The same file given twice is an error: a table keyed by label would
     otherwise silently show one of them."""
     paths = [Path(p) for p in paths]
-    resolved = [p.resolve() for p in paths]
+    resolved = [Path(p).resolve() for p in paths]
     for i, path in enumerate(resolved):
         if path in resolved[:i]:
             raise InputError(f"this {what} is given twice (as {paths[resolved.index(path)]} and {paths[i]}); "
@@ -169,8 +170,8 @@ def check_input_dir(input_dir: Path, topics: Path | None = None) -> tuple[Path, 
     if not input_dir.is_dir():
         raise ToucheError("input directory not found", path=input_dir)
     if topics is not None:
-        given = topics if topics.is_file() or topics.is_absolute() else input_dir / topics
-        if not given.is_file():
+        given = topics if sources.exists(topics) or topics.is_absolute() else input_dir / topics
+        if not sources.exists(given):  # a file, or a pipe (<(cat topics.xml)), read once
             raise ToucheError(f"the topics file {topics} is neither a file nor one inside the input directory",
                               path=input_dir)
         return input_dir, given
@@ -232,7 +233,7 @@ def detect_task(input_dir: Path) -> str:
 
 # --------------------------------------------------------------------------- --dataset and the task
 def with_dataset(dataset_id: str | None, *, corpus=None, topics=None, qrels=None
-                 ) -> tuple[object, object, object, bool]:
+                 ) -> tuple[Any, Any, Any, bool]:
     """(corpus, topics, qrels, qrels from the dataset?): ``dataset_id`` (``--dataset ID``, an API
     call's ``dataset=``) fills what is not given with ``irds:ID``; an unknown id is an error listing
     the known ones. ``qrels`` may be a list of ``[NAME=]PATH`` items or one path."""
@@ -271,8 +272,8 @@ def resolved_qrels(qrels, *, required: bool = True) -> list[str] | str | None:
         for note in notes:
             log.info("note: %s", note)
         return out
-    if isinstance(qrels, str) and parse_ref(qrels):
-        return str(datasets.qrels_paths(parse_ref(qrels))["relevance"])
+    if isinstance(qrels, str) and (ref := parse_ref(qrels)):
+        return str(datasets.qrels_paths(ref)["relevance"])
     return qrels
 
 
@@ -291,23 +292,32 @@ def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None, *, q
     run is still read as one, and its reader says what is wrong), a report (HTML, Markdown, JSON) is
     left out with a note, anything else qrels; a pattern that names no file is expanded.
     ``also``: more runs."""
-    runs: list[str] = []
-    qrels: list[str] = []
+    kinds: list[tuple[str, str | None]] = []  # (item, "run" | "qrels" | None: no such file)
     for item in items:
         name, path = split_named(item)
         if name or path.startswith("irds:"):
-            qrels.append(item)
+            kinds.append((item, "qrels"))
             continue
         matches = sorted(glob.glob(path)) if GLOB & set(path) and not Path(path).exists() else [path]
         if not matches:
             raise InputError(f"no file matches {path!r}")
         for match in matches:
+            if not (sources.exists(match) or Path(match).is_dir()):
+                kinds.append((match, None))
+                continue
             first = _first_line(match)
             if first is not None and first.lstrip().startswith(_NOT_TABULAR):
                 if not quiet:  # said once, where the files are read (the output guard looks first)
                     log.info("note: left out %s: neither a run nor qrels (its first line is %r)", match, first[:40])
                 continue
-            (runs if len((first or "").split()) > QRELS_COLUMNS else qrels).append(match)
+            kinds.append((match, "run" if len((first or "").split()) > QRELS_COLUMNS else "qrels"))
+    for place, (item, kind) in enumerate(kinds):
+        if kind is None:  # runs come first: a missing file before qrels was meant as a run, after runs as qrels
+            later, earlier = {k for _, k in kinds[place + 1:]}, {k for _, k in kinds[:place]}
+            what = "run file" if "qrels" in later else "qrels file" if "run" in earlier else "run or qrels file"
+            raise InputError(f"{what} not found (the runs come first, then the qrels)", path=item)
+    runs = [item for item, kind in kinds if kind == "run"]
+    qrels = [item for item, kind in kinds if kind == "qrels"]
     runs += list(also or [])
     qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
     if not runs:
@@ -323,7 +333,7 @@ def _first_line(path: str) -> str | None:
     """A file's first non-blank line (None for a folder or an unreadable file: then its reader says
     what is wrong with it)."""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:  # a pipe: read once, kept for its reader
             for line in handle:
                 if line.strip():
                     return line.strip()

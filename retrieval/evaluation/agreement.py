@@ -35,31 +35,44 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from touche.errors import ToucheError
+
 AGREEMENT_DEPTH = 100
 DEFAULT_PERSISTENCE = 0.9
 UNION_DEPTH = 10
 
 
+class PersistenceError(ToucheError, ValueError):
+    """An RBO persistence outside (0, 1): a user's error (exit 2) and a bad argument alike."""
+
+
+def check_persistence(p: float) -> float:
+    """RBO's persistence ``p``, strictly between 0 and 1 (NaN refused): the one check of every door
+    (``rbo``, ``agreement``, the explorer's ``--rbo-p``)."""
+    if not 0 < p < 1:
+        raise PersistenceError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    return p
+
+
 def rbo(a: Sequence[str], b: Sequence[str], p: float = DEFAULT_PERSISTENCE) -> float:
     """RBO_ext of two rankings without repeated items (eq. 32 of Webber et al.)."""
-    if not 0 < p < 1:
-        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    check_persistence(p)
     if not a and not b:
         return 1.0
     if not a or not b:
         return 0.0
     short, long_ = sorted((a, b), key=len)
-    s, l = len(short), len(long_)
+    s, n_long = len(short), len(long_)
     # X_d, the overlap of the two prefixes of length d (the short list's whole length past s): an
     # item shared at places i and j counts from depth max(i, j) + 1 on
     place = {item: j + 1 for j, item in enumerate(long_)}  # 1, 2, …
     joins = [max(i, place[item] - 1) for i, item in enumerate(short) if item in place]
-    overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=l)[:l]) if joins else np.zeros(l)
-    depth = np.arange(1, l + 1)
+    overlap = np.cumsum(np.bincount(np.asarray(joins, int), minlength=n_long)[:n_long]) if joins else np.zeros(n_long)
+    depth = np.arange(1, n_long + 1)
     powers = p ** depth
     x_s = overlap[s - 1]
     weighted = (overlap / depth * powers).sum() + (x_s * (depth[s:] - s) / (s * depth[s:]) * powers[s:]).sum()
-    return float((1 - p) / p * weighted + ((overlap[-1] - x_s) / l + x_s / s) * powers[-1])
+    return float((1 - p) / p * weighted + ((overlap[-1] - x_s) / n_long + x_s / s) * powers[-1])
 
 
 def jaccard(a: Sequence[str], b: Sequence[str], k: int) -> float:
@@ -197,8 +210,11 @@ def _batch_rbo(batch: Batch) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         first = np.where(within, x / np.maximum(depth, 1) * powers, 0).sum(axis=1)
         past = within & (depth > short[:, None])
-        second = np.where(past, x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1))
-                          * powers, 0).sum(axis=1)
+        second = np.where(
+            past,
+            x_s[:, None] * (depth - short[:, None]) / (np.maximum(short, 1)[:, None] * np.maximum(depth, 1)) * powers,
+            0,
+        ).sum(axis=1)
         value = (1 - p) / p * (first + second) \
             + ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) * p ** long_
     return np.where((short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, value))
@@ -290,8 +306,7 @@ def agreement(rankings: Mapping[str, Mapping[str, Sequence[str]]], *, p: float =
               measures: Sequence[str] | None = None) -> Agreement:
     """``rankings``: run → topic → document ids in rank order. Every unordered pair of runs, per
     topic both rank (each topic's pairs at once for the built-in measures)."""
-    if not 0 < p < 1:
-        raise ValueError(f"RBO's persistence p must lie strictly between 0 and 1, got {p}")
+    check_persistence(p)
     names = list(measures or AGREEMENT_MEASURES)
     unknown = [m for m in names if m not in AGREEMENT_MEASURES]
     if unknown:

@@ -48,14 +48,14 @@ from touche.retrieval.evaluation.significance import (
     pairwise,
     wins_losses_ties,
 )
-from touche.retrieval.formats.runfile import RunRow, natural_key
+from touche.retrieval.formats.runfile import natural_key
 
 PER_TOPIC_COLUMNS = ["run", "query_id", "measure", "value"]
 EXPERIMENT_COLUMNS = ["run", "measure", "mean", "ci_low", "ci_high", "topics", "baseline", "delta", "wins",
                       "losses", "ties", "p", "p_corrected", "significant"]
 
 
-def per_topic_frame(runs: Mapping[str, Sequence[RunRow]], qrels: QrelsArg, measures: Sequence[str] | None = None,
+def per_topic_frame(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str] | None = None,
                     *, depth: int = 5) -> pd.DataFrame:
     """The tidy table of every run's per-topic values: ``run, query_id, measure, value`` (the
     layout of ir_measures' ``iter_calc`` with a run column), topics in natural order."""
@@ -143,7 +143,7 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                 low, high = pooled_measures.interval(mine, resamples=bootstrap, seed=seed) \
                     if intervals else (math.nan, math.nan)
                 row.update(ci_low=low, ci_high=high, topics=len(mine.topics))
-                theirs = parts_of(base, measure) if tested else None
+                theirs = parts_of(base, measure) if tested and base is not None else None
                 if theirs is not None:
                     key = ("p", measure, "swap", frozenset((name, base)))
                     if key in parts:
@@ -151,10 +151,11 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
                         delta = mine.total_on(theirs.topics) - theirs.total_on(mine.topics) if len(shared) > 1 \
                             else math.nan  # as paired_test: fewer than two topics, no difference
                         p = parts[key]
+                        wins, losses, ties = wins_losses_ties(mine.per_topic(), theirs.per_topic())
                     else:
-                        delta, p = pooled_measures.paired_test(mine, theirs, resamples=resamples, seed=seed)
+                        found = pooled_pair_test(mine, theirs, resamples=resamples, seed=seed)
+                        delta, p, wins, losses, ties = found.delta, found.p, found.wins, found.losses, found.ties
                         parts[key] = p
-                    wins, losses, ties = wins_losses_ties(mine.per_topic(), theirs.per_topic())
                     row.update(wins=wins, losses=losses, ties=ties, delta=delta, p=p)
                     tests.append(row)
                     if measure not in pooled_tested:
@@ -178,6 +179,18 @@ def experiment(runs: Mapping[str, Rows], qrels: QrelsArg, measures: Sequence[str
          for m in pooled_tested] + \
         [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
     return frame
+
+
+def pooled_pair_test(run: pooled_measures.Pooled, base: pooled_measures.Pooled, *,
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> PairTest:
+    """A pooled measure of ``run`` against ``base``: Δ the difference of the two pooled values on
+    the topics both are judged on, p the paired randomization test swapping their parts topic by
+    topic (``pooled.paired_test``), wins and losses each topic's own value against the other's.
+    What every table of the toolkit (and PyTerrier's, ``touche.pyterrier``) tests a pooled
+    measure with, whatever test the means get."""
+    delta, p = pooled_measures.paired_test(run, base, resamples=resamples, seed=seed)
+    wins, losses, ties = wins_losses_ties(run.per_topic(), base.per_topic())
+    return PairTest(delta, p, wins, losses, ties)
 
 
 def _baseline_name(names: list[str], baseline: str | int | None) -> str | None:

@@ -27,21 +27,20 @@ like ``trec_eval -c``, topics of the qrels the run misses count as 0). Labelled 
 from __future__ import annotations
 
 import logging
-import math
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
 import pandas as pd
 
+from touche import sources
 from touche.errors import InputError, ToucheError
 from touche.inputs import distinct_labels
 from touche.retrieval.evaluation.registry import (
     Measure,
-    check_trec_name,
+    check_cutoff,
     defaults_for,
     known_measures,
     parse_measure,
@@ -80,7 +79,6 @@ __all__ = [
     "evaluate",
     "evaluate_rows",
     "evaluate_rows_per_topic",
-    "format_table",
     "DEFAULT_TREC_MEASURES",
     "f1_per_label",
     "stance_macro_f1",
@@ -95,7 +93,7 @@ QrelsArg = Union[QrelsSource, Sequence[QrelsSource], Mapping[str, QrelsSource]]
 
 def _first_columns(path: Path) -> int | None:
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        with sources.open_text(path, errors="replace") as handle:
             for line in handle:
                 if line.strip():
                     return len(line.split())
@@ -114,36 +112,22 @@ def _refuse_swapped(run_path: str | os.PathLike[str], qrels: QrelsArg) -> None:
                          "give the run first, then the qrels (touche evaluate RUN QRELS)", path=run_path)
 
 
-_CUTOFF = re.compile(r"@([^@,()]*)$")
-
-
-MAX_CUTOFF = 100_000  # far past any run (Touché's hold at most 1,000 rows a topic), within a C int
-
-
 def check_cutoffs(measures: Iterable[str], depth: int = 5) -> None:
-    """Every cut-off (``@k``) a whole number from 1 to ``MAX_CUTOFF``, before any scorer sees it:
-    pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0 divides by
-    zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long (tracebacks)."""
-    for name, value in [("--depth", str(depth))] + [(m, m) for m in measures]:
-        text = value if name == "--depth" else (_CUTOFF.search(value).group(1) if _CUTOFF.search(value) else None)
-        if text is None:
-            continue
-        digits = text.strip()
-        if not (digits.isascii() and digits.isdigit()) or not digits.strip("0"):
-            raise ToucheError(f"the cut-off of {name} must be a positive whole number (k ≥ 1), got {text!r}")
-        if len(digits.lstrip("0")) > 6 or int(digits) > MAX_CUTOFF:
-            raise ToucheError(f"the cut-off of {name} is {text}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 "
-                              "rows a topic)")
+    """``--depth`` and every measure's cut-off (``@k``) checked before any scorer sees them
+    (``registry.cutoff_problem``: a whole number from 1 to ``MAX_CUTOFF``)."""
+    check_cutoff("--depth", str(depth))
+    for name in measures:
+        parse_measure(name)
 
 
-def _means(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
+def _means(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, float]:
     out: dict[str, float] = {}
     for family, batch in per_family(measures):
         out.update(family.means(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
     return {m.name: out[m.name] for m in measures}
 
 
-def _per_topic(rows: Rows, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
+def _per_topic(rows: RunTable, qrels: Qrels, measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for family, batch in per_family([m for m in measures if m.has_per_topic]):
         out.update(family.per_topic(batch, _family_rows(rows, family, batch, qrels), qrels.judgments))
@@ -183,7 +167,7 @@ def named_qrels(qrels: QrelsArg) -> list[tuple[str | None, Path | pd.DataFrame |
         return [(str(name), _source(path)) for name, path in qrels.items()]
     if any(is_frame(q) or isinstance(q, Qrels) for q in qrels):
         raise ToucheError("several qrels frames need names: give {name: frame}")
-    paths = [Path(p) for p in qrels]
+    paths = [Path(p) for p in qrels]  # type: ignore[arg-type]  # no frame, no Qrels: refused above
     # Short names from the file stem's last word (relevance, quality, stance); on clashes the full
     # stem, with folders prepended where stems clash too (x/qrels, y/qrels: two columns, not one).
     short = [p.stem.rsplit("-", 1)[-1] for p in paths]
@@ -219,9 +203,10 @@ def evaluate(
     run concatenated with itself once gave nDCG@5 above 1. ``topics``: score the topics this
     selection keeps only (of the run and of the qrels).
     """
-    _refuse_swapped(run_path, qrels)
-    return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
-                         name=_run_name(run_path))
+    with sources.reading():  # a run or qrels given as a pipe: read once, looked at twice
+        _refuse_swapped(run_path, qrels)
+        return evaluate_rows(load_run(run_path, fmt), qrels, measures, depth=depth, topics=topics,
+                             name=_run_name(run_path))
 
 
 def _run_name(run) -> str:
@@ -320,9 +305,7 @@ def _scoring_plan(rows: Rows, qrels: QrelsArg, measures: Sequence[str] | str | N
     if isinstance(measures, str):
         measures = [measures]  # one measure's name, not a sequence of one-letter names
     parsed = [parse_measure(m) for m in measures] if measures is not None else None
-    check_cutoffs([m.name for m in parsed or ()], depth)
-    for measure in parsed or ():
-        check_trec_name(measure)
+    check_cutoff("--depth", str(depth))  # the names were checked whole as they were parsed
     named = [(qrels_name, load_qrels(path)) for qrels_name, path in named_qrels(qrels)]
     for qrels_name, judged in named:
         check_named_kind(qrels_name, judged)
@@ -403,10 +386,13 @@ def _warn_unmatched(table: RunTable, qrels: Qrels, name: str) -> None:
 
 @dataclass
 class Scored:
-    """A run scored: its means, how many topics each mean is taken over, its per-topic values."""
+    """A run scored: its means, how many topics each mean is taken over, its per-topic values
+    (``pooled``: those of a measure pooled over topics, each topic's own value, which the mean
+    is not the mean of: stance F1)."""
     means: dict[str, float]
     counts: dict[str, int]
     per_topic: dict[str, dict[str, float]]
+    pooled: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def score_run(run, qrels: QrelsArg, measures: Sequence[str] | None = None, *, depth: int = 5,
@@ -422,76 +408,6 @@ def score_run(run, qrels: QrelsArg, measures: Sequence[str] | None = None, *, de
     kept = table.restricted(topics.keeps) if topics is not None else table
     shared = kept.topics() & set().union(*(load_qrels(path).topics() for _, path in named_qrels(qrels)))
     counts = {m: len(per_topic[m]) if m in per_topic else len(shared) for m in means}
-    return Scored(means, counts, per_topic)
-
-
-def format_table(
-    results: Mapping[str, Mapping[str, float]] | Mapping[str, float],
-    digits: int = 3,
-    counts: Mapping[str, Mapping[str, int]] | None = None,
-) -> str:
-    """A Markdown table (readable as plain text): one row per run, one column per measure.
-
-    ``results`` is {run name: {measure: value}}; a flat {measure: value} is one run named
-    ``run``. Undefined values (nan, or a measure a run lacks) print as ``-``. ``counts`` ({run:
-    {measure: topics}}) adds the column ``topics``: how many topics the run's means are taken over;
-    a mean over another number says its own, ``0.901 (47)``.
-    """
-    if results and all(isinstance(v, (int, float)) for v in results.values()):
-        results = {"run": results}  # type: ignore[dict-item]
-    table: Mapping[str, Mapping[str, float]] = results  # type: ignore[assignment]
-    columns = list(dict.fromkeys(m for values in table.values() for m in values))
-
-    def cell(value: float | None) -> str:
-        return _cell(value, digits)
-
-    def usual(name: str) -> int | None:  # the number most of a run's means are taken over
-        found = list((counts or {}).get(name, {}).values())
-        return max(set(found), key=lambda n: (found.count(n), n)) if found else None
-
-    def counted(name: str, measure: str, text: str) -> str:
-        n = (counts or {}).get(name, {}).get(measure)
-        return text if n is None or n == usual(name) or text == "-" else f"{text} ({n})"
-
-    header = ["run", *(["topics"] if counts is not None else []), *columns]
-    body = [[name, *([str(usual(name)) if usual(name) is not None else "-"] if counts is not None else []),
-             *(counted(name, m, cell(values.get(m))) for m in columns)] for name, values in table.items()]
-    return _grid(header, body, left=1)
-
-
-def _cell(value: float | None, digits: int) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return f"{value:.{digits}f}"
-
-
-def _grid(header: list[str], body: list[list[str]], left: int) -> str:
-    """A Markdown table: the first ``left`` columns aligned left (names), the rest right (numbers)."""
-    widths = [max(3, *(len(r[i]) for r in [header, *body])) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        padded = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = "|" + "|".join(["-" * (w + 2) if i < left else "-" * (w + 1) + ":" for i, w in enumerate(widths)]) + "|"
-    return "\n".join([line(header), rule, *(line(r) for r in body)])
-
-
-
-def format_per_topic(scored: Mapping[str, Scored], digits: int = 3) -> str:
-    """``trec_eval -q`` as a table: for each run a row per topic (in topic order), then its row
-    ``all`` with the means and, where a mean is over fewer topics than the run has rows for, how
-    many. A measure pooled over topics (stance F1) has its mean only."""
-    columns = list(dict.fromkeys(m for result in scored.values() for m in result.means))
-    body = []
-    for run, result in scored.items():
-        topics = sorted({t for values in result.per_topic.values() for t in values}, key=natural_key)
-        for topic in topics:
-            body.append([run, topic, *(_cell(result.per_topic.get(m, {}).get(topic), digits) for m in columns)])
-        most = max(result.counts.values(), default=0)
-        body.append([run, f"all ({most})", *(_cell(result.means.get(m), digits) + (
-            f" ({result.counts[m]})" if m in result.counts and result.counts[m] != most
-            and _cell(result.means.get(m), digits) != "-" else "") for m in columns)])
-    return _grid(["run", "topic", *columns], body, left=2)
+    pooled = {m: parts.per_topic() for m in means
+              if m not in per_topic and (parts := pooled_parts(kept, qrels, m)) is not None}
+    return Scored(means, counts, per_topic, pooled)

@@ -70,7 +70,7 @@ def confusion(rows, judgments: Mapping[str, Mapping[str, str]]) -> Pooled:
         topic = index.get(row.qid)
         if predicted is None or topic is None:
             continue
-        truth = labels.get(judgments[row.qid].get(row.docid))
+        truth = labels.get(judgments[row.qid].get(row.docid, ""))
         if truth is not None:
             counts[topic, truth, predicted] += 1
     return Pooled(tuple(topics), counts, macro_f1)

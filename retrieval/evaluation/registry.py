@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import ir_measures
+
+from touche import numbers
 from touche.bounds import label_problem
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.pooled import confusion
@@ -34,9 +37,12 @@ from touche.retrieval.evaluation.scorers import (
 )
 from touche.retrieval.formats.qrels import STANCE_LABELS, QrelsKind
 from touche.retrieval.formats.runfile import RunRow, natural_key
-from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed
+from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed, RunTable
 
 _CUTOFF = re.compile(r"@([0-9]+)$")
+MAX_CUTOFF = 100_000  # far past any run (Touché's hold at most 1,000 rows a topic), within a C int
+_OPENS, _CLOSES = "({[", ")}]"
+_IR_NAME = re.compile(r"\w+")  # an ir_measures name, before its parameters or @
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ class Measure:
         return kind is self.qrels_kind and (self.qrels is None or self.qrels == qrels_name)
 
 
-Rows = list[RunRow]
+Rows = Sequence[RunRow] | RunTable  # a family that reads_tables gets the table
 
 
 class MeasureFamily:
@@ -90,6 +96,12 @@ class MeasureFamily:
     def defaults(self, depth: int) -> list[str]:
         """The measures computed when none are asked for (on qrels of its kind)."""
         return []
+
+    def check(self, measure: Measure) -> None:
+        """Refuse (ToucheError) a name the pattern matched that cannot be computed: by default a
+        cut-off ``@k`` outside 1…``MAX_CUTOFF``."""
+        if (match := _CUTOFF.search(measure.name)) is not None:
+            check_cutoff(measure.name, match.group(1))
 
     def has_per_topic(self, measure: Measure) -> bool:
         return True
@@ -132,18 +144,61 @@ def known_measures() -> str:
     return ", ".join(f.names for f in MEASURE_FAMILIES)
 
 
+def _top_level(text: str, char: str) -> list[int]:
+    """Where ``char`` stands in ``text`` outside brackets: ``nDCG(gains={0:0,1:5})@5`` holds its
+    commas and colons inside them."""
+    depth, found = 0, []
+    for place, c in enumerate(text):
+        depth += (c in _OPENS) - (c in _CLOSES)
+        if c == char and depth == 0:
+            found.append(place)
+    return found
+
+
+def split_measures(text: str) -> list[str]:
+    """A comma-separated list of measure names (``--measures``), split at the commas between
+    names only: ``trec.nDCG(gains={0:0,1:5})@5,P@10`` is two names."""
+    cuts = [-1, *_top_level(text, ","), len(text)]
+    return [text[a + 1:b].strip() for a, b in zip(cuts, cuts[1:])]
+
+
 def parse_measure(text: str) -> Measure:
-    """A measure by name (see the module docstring); ToucheError for an unknown one."""
-    qrels, sep, name = str(text).rpartition(":")
-    if sep and (not qrels or ":" in qrels or not name):
+    """A measure by name (see the module docstring), checked whole now (its family's
+    ``check``: cut-off, parameters, an installed scorer): a ToucheError for an unknown or
+    unusable one, before any work."""
+    text = str(text)
+    colons = _top_level(text, ":")
+    qrels, name = (text[:colons[0]], text[colons[0] + 1:]) if colons else (None, text)
+    if colons and (not qrels or len(colons) > 1 or not name):
         raise ToucheError(f"measure {text!r}: write QRELS-NAME:MEASURE with one name (e.g. relevance:touche.nDCG@5)")
-    qrels = qrels if sep else None
     if not any(name.startswith(p) for f in MEASURE_FAMILIES for p in f.prefixes):
         name = f"trec.{name}"  # ir_measures' name: trec_eval's measure (unjudged documents count as 0)
     for family in MEASURE_FAMILIES:
         if any(name.startswith(p) for p in family.prefixes) and (match := family.pattern.fullmatch(name)):
-            return Measure(name, family, match.groups(), qrels or None)
+            measure = Measure(name, family, match.groups(), qrels or None)
+            family.check(measure)
+            return measure
     raise ToucheError(f"unknown measure {text!r}; known: {known_measures()}")
+
+
+def cutoff_problem(text: str) -> str | None:
+    """Why ``text`` is no cut-off k (None: it is one): a whole number in the digits 0-9 from 1 to
+    ``MAX_CUTOFF``. pytrec_eval aborts the whole process (SIGABRT, no message) on ``@0``, Judged@0
+    divides by zero, and ``@99999999999999999999`` overflowed numpy and pytrec_eval's C long."""
+    digits = text.lstrip("0")
+    if not numbers.is_whole(text) or text.startswith(("+", "-")) or not digits:
+        return f"must be a positive whole number (k ≥ 1) in the digits 0-9, got {text!r}"
+    if len(digits) > 6 or int(digits) > MAX_CUTOFF:
+        shown = text[:20] + ("…" if len(text) > 20 else "")
+        return f"is {shown}; at most {MAX_CUTOFF:,} (a run holds at most 1,000 rows a topic)"
+    return None
+
+
+def check_cutoff(name: str, text: str) -> None:
+    """A ToucheError naming ``name`` (a measure, ``--depth``) when ``text`` is no cut-off."""
+    problem = cutoff_problem(text)
+    if problem:
+        raise ToucheError(f"the cut-off of {name} {problem}")
 
 
 def defaults_for(kind: QrelsKind, depth: int) -> list[str]:
@@ -186,7 +241,7 @@ class ToucheNdcg(MeasureFamily):
         return RowNeed(rank_depth=max(by_rank, default=0), score_depth=max(by_score, default=0))
 
     def _ndcg(self, measure: Measure, rows, judgments):
-        return touche_ndcg(rows, judgments, int(measure.groups[1]), "score" if measure.groups[0] else "rank")
+        return touche_ndcg(rows, judgments, int(str(measure.groups[1])), "score" if measure.groups[0] else "rank")
 
     def means(self, measures, rows, judgments):
         return {m.name: self._ndcg(m, rows, judgments).mean for m in measures}
@@ -209,6 +264,35 @@ class TrecEval(MeasureFamily):
 
     def describes_judgements(self, measure):
         return measure.groups[0].startswith("Judged")
+
+    def check(self, measure):
+        """A name ir_measures parses, whose ``@`` value is written in the digits 0-9 (a cut-off
+        within 1…MAX_CUTOFF; IPrec's ``@0.5`` is a recall level), whose labels (``rel=``,
+        ``gains=``) lie within what qrels may hold (``rel=10**20`` was a TypeError inside
+        trec_eval), and which an installed package computes (``trec.alpha_nDCG@5`` needs
+        pyndeval: without it, a traceback after the run was read)."""
+        inner = measure.groups[0]
+        at = _top_level(inner, "@")
+        text = inner[at[-1] + 1:] if at else None
+        known = _IR_NAME.match(inner)
+        kind = ir_measures.measures.registry.get(known.group()) if known else None
+        if kind is None:
+            parse_trec(inner)  # its "unknown measure"
+        elif text is not None and kind.AT_PARAM == "cutoff":  # before Python reads P@٥, P@-1, 5,000 digits
+            check_cutoff(measure.name, text)
+        elif text is not None and not numbers.DECIMAL.fullmatch(text):
+            raise ToucheError(f"{measure.name}: its @ value {text!r} is no number in the digits 0-9")
+        parsed = parse_trec(inner)
+        rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
+        labels = ([rel] if rel is not None else []) + \
+            (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
+        for label in labels:
+            problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
+                else label_problem(label)
+            if problem:
+                why = problem.removeprefix(f"label {label} ")
+                raise ToucheError(f"{measure.name}: its label parameter {label!r} {why}")
+        _check_provider(measure.name, parsed)
 
     reads_tables = True  # AP reads every row: built from the columns, not as a million RunRows
 
@@ -295,23 +379,36 @@ class ImageRetrieval(MeasureFamily):
                          for qid, topic_rows in topics if qid in judgments} for m in measures}
 
 
+def _check_provider(name: str, parsed) -> None:
+    """A ToucheError naming what to install when no installed package computes ``parsed``."""
+    supporting = []
+    for provider in ir_measures.DefaultPipeline.providers:
+        try:
+            if not provider.supports(parsed):
+                continue
+        except (ValueError, TypeError, KeyError):  # a parameter this provider does not take
+            continue
+        if provider.is_available():
+            return
+        supporting.append(provider)
+    if not supporting:  # what the pipeline's scorers take of this measure, as ir_measures prints it
+        forms = [f"{sm} ({p.NAME})" for p in ir_measures.DefaultPipeline.providers
+                 for sm in p.SUPPORTED_MEASURES if sm.NAME == parsed.NAME]
+        raise ToucheError(f"{name}: none of ir_measures' scorers computes {parsed.NAME} with these parameters"
+                          + (f"; they take {'; '.join(forms)}" if forms else ""))
+    how = "; ".join(dict.fromkeys(p.install_instructions() or f"install {p.NAME}" for p in supporting))
+    raise ToucheError(f"{name}: ir_measures computes it with {', '.join(p.NAME for p in supporting)}, which is not "
+                      f"installed here: {how}")
+
+
 for _family in (ToucheNdcg, TrecEval, Stance, ImageRetrieval):
     register_measure_family(_family)
 
 
 def check_trec_name(measure: Measure) -> None:
-    """An ir_measures name that ir_measures cannot parse, or whose labels (``rel=``, ``gains=``)
-    lie outside what qrels may hold, is refused before any scoring (``rel=10**20`` was a
-    TypeError inside trec_eval)."""
+    """The checks of a ``trec.`` name (``TrecEval.check``), for a ``Measure`` built by hand."""
     if isinstance(measure.family, TrecEval):
-        parsed = parse_trec(measure.groups[0])
-        rel, gains = parsed.params.get("rel"), parsed.params.get("gains")
-        labels = ([rel] if rel is not None else []) + (list(gains) + list(gains.values()) if isinstance(gains, dict) else [])
-        for label in labels:
-            problem = "is not a whole number" if not isinstance(label, int) or isinstance(label, bool) \
-                else label_problem(label)
-            if problem:
-                raise ToucheError(f"{measure.name}: its label parameter {label!r} {problem.removeprefix(f'label {label} ')}")
+        measure.family.check(measure)
 
 
 def per_family(measures: Sequence[Measure]) -> list[tuple[MeasureFamily, list[Measure]]]:

@@ -4,6 +4,7 @@ measure names or files: ``registry.py`` maps names to them, ``measures.py`` read
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,18 +93,31 @@ def touche_ndcg(
     return NdcgResult(mean, dict(sorted(per_topic.items(), key=lambda kv: natural_key(kv[0]))))
 
 
+_LEADING_ZEROS = re.compile(r"(?<=@)0+(?=[0-9]+$)")
+
+
 def parse_trec(name: str):
     """An ir_measures measure by its name; a located error for a name or a parameter it does not
     know (ir_measures takes ``nDCG(rel=1)@5`` and fails with a KeyError when it is printed)."""
-    try:
-        measure = ir_measures.parse_measure(name)
+    try:  # a cut-off with leading zeros (P@05) is the number it writes; Python's syntax refuses 05
+        measure = ir_measures.parse_measure(_LEADING_ZEROS.sub("", name))
     except (ValueError, NameError, SyntaxError, TypeError):
-        raise ToucheError(f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)") from None
+        raise ToucheError(
+            f"unknown trec_eval-style measure {name!r} (ir_measures names, e.g. nDCG@10, P@10, AP)"
+        ) from None
     supported = getattr(measure, "SUPPORTED_PARAMS", None)
     unknown = sorted(set(measure.params) - set(supported)) if supported is not None else []
     if unknown:
         raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no parameter "
-                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported))})")
+                          f"{', '.join(unknown)} (its parameters: {', '.join(sorted(supported or ()))})")
+    # ir_measures asserts these only when it computes; labels (rel, gains) are the registry's to check
+    for param, spec in (supported or {}).items():
+        if param not in measure.params and getattr(spec, "required", False):
+            shown = f"@k ({param})" if param == getattr(measure, "AT_PARAM", None) else f"{param}=…"
+            raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} needs {shown}")
+        if param in measure.params and param not in ("rel", "gains") and not spec.validate(measure.params[param]):
+            raise ToucheError(f"trec_eval-style measure {name!r}: {measure.NAME} takes no {param}="
+                              f"{measure.params[param]!r}" + (f" ({spec.desc})" if getattr(spec, "desc", None) else ""))
     return measure
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +54,7 @@ def per_topic_scores(run_path, qrels_path: str | os.PathLike[str], measure: str 
 
 
 # ------------------------------------------------------------------ significance
-def paired_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+def paired_t_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """(t, two-sided p) of scipy's paired t-test; nan where undefined (n < 2, no variance)."""
     from scipy import stats  # here, not at import: scipy.stats takes 0.7 s to load
     if len(a) < 2:
@@ -100,7 +100,7 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     return float(min(1.0, 2 * min(less, greater)))
 
 
-def paired_wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> float:
+def paired_wilcoxon_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
     """Two-sided p of scipy's Wilcoxon signed-rank test (zero differences dropped, as
     ``zero_method="wilcox"``); nan where undefined (fewer than two non-zero differences)."""
     from scipy import stats
@@ -111,11 +111,23 @@ def paired_wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> float:
     return float(stats.wilcoxon(diffs).pvalue)
 
 
-# The paired tests a report may use (PyTerrier's ``test=`` names): name → (a, b, resamples, seed) → p.
+@dataclass(frozen=True)
+class SignificanceTest:
+    """A paired test a report may use: (a, b, resamples, seed) → two-sided p, and the name a
+    report's caption gives it (the explorer's page and exports take it from here)."""
+    title: str
+    p: Callable[[Sequence[float], Sequence[float], int, int], float]
+
+    def __call__(self, a: Sequence[float], b: Sequence[float], resamples: int, seed: int) -> float:
+        return self.p(a, b, resamples, seed)
+
+
+# The paired tests a report may use, by PyTerrier's ``test=`` names.
 SIGNIFICANCE_TESTS = {
-    "randomization": lambda a, b, resamples, seed: paired_randomization_test(a, b, resamples=resamples, seed=seed),
-    "t": lambda a, b, resamples, seed: paired_t_test(a, b)[1],
-    "wilcoxon": lambda a, b, resamples, seed: paired_wilcoxon_test(a, b),
+    "randomization": SignificanceTest("paired randomization test", lambda a, b, resamples, seed:
+                                      paired_randomization_test(a, b, resamples=resamples, seed=seed)),
+    "t": SignificanceTest("paired t-test", lambda a, b, resamples, seed: paired_t_test(a, b)[1]),
+    "wilcoxon": SignificanceTest("Wilcoxon signed-rank test", lambda a, b, resamples, seed: paired_wilcoxon_test(a, b)),
 }
 
 
@@ -251,7 +263,8 @@ def check_test(name: str) -> str:
 
 
 # ------------------------------------------------------------------ intervals and corrections
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+# The multiple-testing corrections, by statsmodels' names, with the name a caption gives each.
+CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def bootstrap_interval(values: Sequence[float], *, confidence: float = 0.95, resamples: int = DEFAULT_BOOTSTRAP,

@@ -64,7 +64,7 @@ section.topic h2 { font-size: 16px; margin: 0 0 8px; }
 mark.term { background: #ffe58a; }
 mark.pro { background: #c8efcf; }
 mark.con { background: #f7c9c5; }
-"""
+"""  # noqa: E501 (a CSS rule a line: the page's bytes, not Python)
 
 
 def thumbnail(image_path: Path, pixels: int = THUMBNAIL_PIXELS) -> tuple[str, int, int] | None:
@@ -158,13 +158,16 @@ class ImageRecords:
     def encode_thumbnails(self, image_ids: list[str], progress: bool) -> str:
         """Each image's thumbnail once, as CSS rules the cards name (``.t-<id>``)."""
         rules = []
-        for image_id in progress_bar(list(dict.fromkeys(image_ids)), desc="thumbnails", unit="image", disable=not progress):
+        for image_id in progress_bar(list(dict.fromkeys(image_ids)), desc="thumbnails", unit="image",
+                                     disable=not progress):
             if self.get(image_id) is None:
                 continue
             found = self.thumbnails[image_id] = thumbnail(self.files[image_id])
             if found:
                 uri, width, height = found
-                rules.append(f'.t-{image_id} {{ background-image: url("{uri}"); width: {width}px; height: {height}px; }}')
+                rules.append(
+                    f'.t-{image_id} {{ background-image: url("{uri}"); width: {width}px; height: {height}px; }}'
+                )
         return "\n".join(rules)
 
     def get(self, image_id: str) -> ImageFeatures | None:
@@ -240,9 +243,12 @@ def render_contact_sheet(rows: list[RunRow], images: ImageRecords, topics: dict[
             f"OCR {'from the cache of ' + html.escape(engine.version) if engine else 'unavailable'} · "
             "marked: <mark class='term'>topic terms</mark> <mark class='pro'>pro cues</mark> "
             "<mark class='con'>con cues</mark> · faded cards were filled in from unretrieved images")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{STYLE}{thumbnails}\n</style></head><body><h1>{html.escape(title)}</h1><div class='meta'>{meta}</div>"
-            + "\n".join(sections) + "</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}{thumbnails}\n</style></head><body><h1>{html.escape(title)}</h1><div class='meta'>{meta}</div>"
+        + "\n".join(sections)
+        + "</body></html>\n"
+    )
 
 
 def _find_topics(collection_path: Path, topics_path: Path | None) -> dict[str, Topic]:
@@ -275,6 +281,7 @@ def write_contact_sheet(run_path: str | os.PathLike, collection_path: str | os.P
         raise InputError("no image rows to show" + (" for the requested topics" if topics is not None else ""),
                          path=run_path)
     images = ImageRecords(Path(collection_path))
-    text = render_contact_sheet(rows, images, _find_topics(Path(collection_path), Path(topics_path) if topics_path else None),
+    text = render_contact_sheet(rows, images, _find_topics(Path(collection_path),
+                                                           Path(topics_path) if topics_path else None),
                                 spec or ImageSpec(), f"Contact sheet · {run_path.name}", progress)
     return write_text(out_html, text)

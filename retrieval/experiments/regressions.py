@@ -41,7 +41,7 @@ def measure(suite: Path, index_root: Path, warnings: dict[str, list] | None = No
     with tempfile.TemporaryDirectory(prefix="touche-regression-") as out:
         outcome = run_suite(suite, None, Path(out), index_root=index_root, progress=False)
     if warnings is not None:
-        warnings.update({r.loaded.name: list(r.written.warnings) for r in outcome.results})
+        warnings.update({r.loaded.name: list(r.written.warnings) for r in outcome.results if r.written})
     indexes = {}
     for result in outcome.results:
         stats = result.index.meta["stats"]

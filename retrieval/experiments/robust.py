@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from touche.retrieval.evaluation.significance import DEFAULT_SEED, bootstrap_interval
 
@@ -118,7 +119,7 @@ def criterion_named(name: str) -> Criterion:
         raise ValueError(f"unknown criterion {name!r}; known: {', '.join(CRITERIA)}") from None
 
 
-def weighted_mean(values: np.ndarray, weights: Sequence[float]) -> np.ndarray:
+def weighted_mean(values: ArrayLike, weights: ArrayLike) -> np.ndarray:
     """The weighted mean over the last axis; an undefined value counts as 0 (a point not scored
     on a set has nothing there), and no positive weight gives NaN. The one weighted mean of the
     experiments (criterion, plot, the shipped reference)."""
@@ -179,7 +180,7 @@ def heaviest(weights: Sequence[float]) -> int:
     return int(np.argmax(np.where(np.isnan(w), -np.inf, w)))
 
 
-def usable_weights(weights: Sequence[float]) -> bool:
+def usable_weights(weights: ArrayLike) -> bool:
     """Whether the sets' weights can order anything: all finite, not negative, one above 0."""
     w = np.asarray(weights, dtype=float)
     return bool(len(w)) and bool(np.all(np.isfinite(w))) and bool(np.all(w >= 0)) and bool(w.sum() > 0)
@@ -267,7 +268,7 @@ class Choice:
         return tied_with_pick(self.values, self.order)
 
 
-def tied_with_pick(values: Sequence[float | None], order: Sequence[int]) -> list[int]:
+def tied_with_pick(values: Sequence[float | None] | np.ndarray, order: Sequence[int]) -> list[int]:
     if not order:
         return []
     best = values[order[0]]
@@ -323,7 +324,7 @@ def _stability(sets, points, weights, criterion, order, resamples, seed) -> tupl
     rng = np.random.default_rng(seed)
     drawn = _resampled_means(sets, points, resamples, rng)
     picks = np.zeros(len(points))
-    leads = []
+    leads: list[float] = []
     for b in range(resamples):
         values = criterion_values(drawn[b], weights, criterion)
         if not np.isnan(values).all():
@@ -332,9 +333,10 @@ def _stability(sets, points, weights, criterion, order, resamples, seed) -> tupl
             best = np.flatnonzero(values == np.nanmax(values))
             picks[best] += 1 / len(best)
         leads.append(values[order[0]] - values[order[1]])
-    leads = np.asarray(leads, dtype=float)
-    leads = leads[~np.isnan(leads)]
-    lead = (float(np.percentile(leads, 2.5)), float(np.percentile(leads, 97.5))) if len(leads) else (math.nan, math.nan)
+    drawn_leads = np.asarray(leads, dtype=float)
+    drawn_leads = drawn_leads[~np.isnan(drawn_leads)]
+    lead = ((float(np.percentile(drawn_leads, 2.5)), float(np.percentile(drawn_leads, 97.5))) if len(drawn_leads)
+            else (math.nan, math.nan))
     return picks / resamples, lead
 
 
@@ -355,7 +357,7 @@ def leave_one_set_out(sets: Sequence[SetScores], points: Sequence[str],
     """For each set: the criterion's pick on the other sets, scored on it (needs ≥ 2 sets)."""
     points = list(points)
     means = _means(sets, points)
-    out = []
+    out: list[Transfer] = []
     if len(sets) < 2:
         return out
     for s, held in enumerate(sets):

@@ -28,14 +28,16 @@ import functools
 import io
 import math
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
 
-from touche.bounds import is_number
+from touche import sources
+from touche.bounds import SCORE_LIMIT, is_number
 from touche.errors import InputError
 from touche.inputs import printable_label
 from touche.retrieval.formats.qrels import READERS, Qrels, QrelsKind, detect_qrels_kind, parse_kind
@@ -45,6 +47,7 @@ from touche.retrieval.formats.runfile import (
     RunRow,
     canonical_topic,
     detect_format,
+    natural_key,
     validated_lines,
 )
 from touche.retrieval.formats.runtable import RunTable, fast_table
@@ -62,7 +65,7 @@ RUN_LAYOUTS = {"touche": ("query_id", "doc_id"), "pyterrier": ("qid", "docno")}
 QRELS_LAYOUTS = {"ir_measures": ("query_id", "doc_id", "relevance"), "pyterrier": ("qid", "docno", "label")}
 
 
-def is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> TypeGuard[pd.DataFrame]:
     return isinstance(value, pd.DataFrame)
 
 
@@ -72,11 +75,12 @@ def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str 
     """A run that passes validation, as columns (file order; a frame in the order its file
     would hold); InputError naming the first errors otherwise: an invalid run is never scored.
 
-    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout (``query_id, doc_id, score`` and optionally
-    ``stance``) or PyTerrier's (``qid, docno, score``; ``query`` is ignored). A frame is ranked by
-    score as its file would be; equal scores keep the order of its ``rank`` column (a run file
-    read into a frame keeps its ranks), or else go by document id. ``fmt`` is detected unless
-    given (a frame's ``attrs["run_format"]`` counts as given)."""
+    ``source``: a run file, a run the writer wrote (``WrittenRun``), or a frame in our layout
+    (``query_id, doc_id, score`` and optionally ``stance``) or PyTerrier's (``qid, docno,
+    score``; ``query`` is ignored). A frame is ranked by score as its file would be; equal scores
+    keep the order of its ``rank`` column (a run file read into a frame keeps its ranks), or else
+    go by document id. ``fmt`` is detected unless given (a frame's ``attrs["run_format"]`` counts
+    as given)."""
     if is_frame(source):
         raw, fmt, label = _frame_run_text(source, fmt, name)
         return _table(raw, fmt, label, "line of the run file the frame makes")
@@ -87,10 +91,11 @@ def load_run(source: PathLike | pd.DataFrame | WrittenRun, fmt: RunFormat | str 
     path = Path(source)
     if path.is_dir():
         raise InputError("is a folder, not a run file", path=path)
-    if not path.is_file():
+    if not sources.exists(path):  # a file, or a pipe (<(cat run.txt))
         raise InputError("run file not found", path=path)
-    fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
-    return _table(path.read_bytes(), fmt, str(path), "line")
+    with sources.reading():  # a pipe is read once, for the format's detection and the rows alike
+        fmt = RunFormat.parse(fmt) if fmt is not None else detect_format(path)
+        return _table(sources.read_bytes(path, "run file"), fmt, str(path), "line")
 
 
 def read_run(source: PathLike | pd.DataFrame, fmt: RunFormat | str | None = None) -> list[RunRow]:
@@ -198,11 +203,101 @@ def _missing(value: Any) -> bool:
 
 
 def _frame_run_text(frame: pd.DataFrame, fmt, name) -> tuple[bytes, RunFormat, str]:
-    rows, fmt = frame_rows(frame, fmt, name=name or frame.attrs.get("name"))
     label = f"run frame {name or frame.attrs.get('name') or ''}".rstrip()
+    fast = _text_by_columns(frame, fmt)
+    if fast is not None:
+        return fast[0], fast[1], label
+    rows, fmt = frame_rows(frame, fmt, name=name or frame.attrs.get("name"))
     # repr() is the shortest text that reads back as the same float, as the writer writes it
     text = "".join(f"{r.qid} {r.column2} {r.docid} {r.rank} {r.score!r} {r.tag}\n" for r in rows)
     return text.encode("utf-8"), fmt, label
+
+
+def _text_by_columns(frame: pd.DataFrame, fmt) -> tuple[bytes, RunFormat] | None:
+    """The text ``frame_rows`` makes of a frame (the same bytes), computed column by column where
+    every row is plainly fine: ids that are text without whitespace (or whole numbers), finite
+    scores within bounds, stances the format allows, no document twice in a topic; None where any
+    row needs the row-by-row checks, whose errors name it. Gating a 40,000-row frame row by row
+    took 0.3 s of CPU, four times its file (``pt.Experiment`` gates one frame per run)."""
+    try:
+        topic, doc = run_layout(frame)
+    except InputError:
+        return None
+    if frame.empty:
+        return None
+    ties = "docid"
+    order = np.arange(len(frame))
+    if "rank" in frame.columns:
+        ranks = frame["rank"]
+        if not pd.api.types.is_numeric_dtype(ranks) or pd.api.types.is_bool_dtype(ranks) or ranks.isna().any():
+            return None
+        order, ties = np.argsort(ranks.to_numpy(), kind="stable"), "given"
+    frame = frame.iloc[order]
+    qids = _plain_ids(frame[topic], numbers=True)
+    docids = _plain_ids(frame[doc], numbers=False)
+    scores = frame["score"]
+    if qids is None or docids is None or not pd.api.types.is_float_dtype(scores) and not \
+            (pd.api.types.is_integer_dtype(scores) and not pd.api.types.is_bool_dtype(scores)):
+        return None
+    values = scores.to_numpy(dtype=float)
+    if not np.isfinite(values).all() or (np.abs(values) > SCORE_LIMIT).any():
+        return None
+    if "stance" in frame.columns:
+        stance_list = frame["stance"].tolist()
+        if not all(isinstance(s, str) for s in stance_list):
+            return None
+    else:
+        stance_list = [None] * len(frame)
+    fmt = RunFormat.parse(fmt) if fmt is not None else frame_format(frame, stance_list)
+    column2 = pd.Series([fmt.default_column2 if s is None else s for s in stance_list], index=frame.index,
+                        dtype=object)
+    if not column2.isin(fmt.column2_values).all():
+        return None
+    canonical = qids.map({q: canonical_topic(q) for q in qids.unique()})
+    table = pd.DataFrame({"qid": canonical.to_numpy(), "column2": column2.to_numpy(), "docid": docids.to_numpy(),
+                          "score": values, "given": np.arange(len(frame))})
+    if table.duplicated(["qid", "docid"]).any():
+        return None
+    keys = ["qid", "column2"] if fmt is RunFormat.IMAGE else ["qid"]
+    stance_order = {value: index for index, value in enumerate(fmt.column2_values)}
+    groups = table[keys].drop_duplicates()  # in order of first appearance, which breaks ties of the key
+    sort_keys = [(natural_key(q), *((stance_order[c],) if fmt is RunFormat.IMAGE else ()), i)
+                 for i, (q, c) in enumerate(zip(groups["qid"], groups["column2"] if fmt is RunFormat.IMAGE
+                                                else groups["qid"]))]
+    position = np.empty(len(groups), dtype=np.int64)
+    position[[k[-1] for k in sorted(sort_keys)]] = np.arange(len(groups))
+    table = table.merge(groups.assign(group=position), on=keys, how="left")
+    tie = ["given"] if ties == "given" else ["docid", "given"]
+    table = table.sort_values(["group", "score", *tie], ascending=[True, False, *[True] * len(tie)], kind="stable")
+    table["rank"] = table.groupby("group", sort=False).cumcount() + 1
+    table = table[table["rank"] <= fmt.max_per_group]
+    lines = [f"{q} {c} {d} {r} {v!r} run\n" for q, c, d, r, v in
+             zip(table["qid"].tolist(), table["column2"].tolist(), table["docid"].tolist(), table["rank"].tolist(),
+                 table["score"].tolist())]
+    return "".join(lines).encode("utf-8"), fmt
+
+
+_WHITESPACE = re.compile(r"\s")
+
+
+def _plain_ids(column: pd.Series, *, numbers: bool) -> pd.Series | None:
+    """A column of ids as text where each is plainly one (text without whitespace; with
+    ``numbers``, whole numbers too, as ``topic_id`` writes them); None where one is not."""
+    if pd.api.types.is_integer_dtype(column) and not pd.api.types.is_bool_dtype(column) and numbers:
+        return column.astype(str)
+    if pd.api.types.is_float_dtype(column) and numbers:
+        values = column.to_numpy()
+        if not np.isfinite(values).all() or not (values == np.round(values)).all():
+            return None
+        return pd.Series([str(int(v)) for v in values.tolist()], index=column.index, dtype=object)
+    if column.dtype != object and not pd.api.types.is_string_dtype(column):
+        return None
+    text = column.astype(object)
+    if not all(isinstance(v, str) for v in text.tolist()):
+        return None
+    if any(not v or _WHITESPACE.search(v) for v in text.tolist()):
+        return None
+    return text
 
 
 # --------------------------------------------------------------------------- qrels
@@ -225,7 +320,8 @@ def load_qrels(source: PathLike | pd.DataFrame | Qrels, kind: QrelsKind | str | 
     except OSError:
         stat = None
     if stat is None or not path.is_file():
-        return _read_qrels(path, kind)  # its located error (not found, a folder)
+        with sources.reading():  # a pipe is read once, for the kind's detection and the judgements alike
+            return _read_qrels(path, kind)  # or its located error (not found, a folder)
     return _cached_qrels(path.resolve(), stat.st_mtime_ns, stat.st_size, None if kind is None else parse_kind(kind))
 
 

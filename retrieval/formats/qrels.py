@@ -18,12 +18,13 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
+from touche import sources
 from touche.bounds import label_problem
 from touche.errors import InputError
 from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, CONTROL, canonical_topic
@@ -75,7 +76,8 @@ class Qrels:
 
     def restricted(self, keeps) -> "Qrels":
         """The judgements of the topics ``keeps(topic)`` keeps (a topic selection's)."""
-        return Qrels(self.kind, {t: docs for t, docs in self.judgments.items() if keeps(t)}, self.path)
+        kept: Any = {t: docs for t, docs in self.judgments.items() if keeps(t)}  # of the one kind self holds
+        return Qrels(self.kind, kept, self.path)
 
     def digest(self) -> str:
         """The judgements by content: the same (topic, document, label) triples in any order,
@@ -94,7 +96,7 @@ def file_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) of a qrels file; a byte-order mark at its start is not part of the
     first topic id (one further inside is refused by ``_fields``)."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:
+        with sources.open_text(path, what="qrels file") as handle:  # a pipe: read once per command
             yield from enumerate(handle, start=1)
     except FileNotFoundError:
         raise InputError("qrels file not found", path=str(path)) from None
@@ -295,8 +297,8 @@ def read_image_qrels(path: str | os.PathLike[str] | Lines, *, label: str | None 
     return table.done()
 
 
-READERS = {QrelsKind.GRADED: read_graded_qrels, QrelsKind.STANCE: read_stance_qrels,
-           QrelsKind.IMAGE: read_image_qrels}
+READERS: dict[QrelsKind, Callable[..., Any]] = {
+    QrelsKind.GRADED: read_graded_qrels, QrelsKind.STANCE: read_stance_qrels, QrelsKind.IMAGE: read_image_qrels}
 
 
 def parse_kind(kind: QrelsKind | str) -> QrelsKind:

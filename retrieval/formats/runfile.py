@@ -42,6 +42,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from touche import numbers, sources
 from touche.bounds import score_problem
 from touche.errors import InputError
 
@@ -61,10 +62,10 @@ __all__ = [
 IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
 SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+)")
 PASSAGE_ID = re.compile(r"clueweb12-\S+___[0-9]+")
-_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
+_INT = numbers.WHOLE  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
 MAX_RANK_DIGITS = 18  # ranks are 64-bit integers in every table that reads them
 # a score as the validator reads it (and float() converts it)
-SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+SCORE = numbers.DECIMAL
 WHITESPACE = re.compile(r"\s")
 
 
@@ -169,10 +170,13 @@ class Problem:
         return f"{where}{self.severity.value}: {self.message}"
 
 
-class RunRowLike(Protocol):
-    qid: str
-    docid: str
-    score: float
+class RunRowLike(Protocol):  # read-only members: a frozen RunRow is one
+    @property
+    def qid(self) -> str: ...
+    @property
+    def docid(self) -> str: ...
+    @property
+    def score(self) -> float: ...
 
 
 RowsInput = Mapping[Any, Sequence[Sequence[Any]]] | Iterable[RunRowLike]
@@ -289,7 +293,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the first qid;
         # read as plain UTF-8 it made the first row's topic unknown, silently.
-        with open(path, encoding="utf-8-sig") as handle:
+        with sources.open_text(path, what="run file") as handle:  # a pipe: read once per command
             for number, text in enumerate(handle, start=1):
                 yield number, text
     except FileNotFoundError:
@@ -476,8 +480,8 @@ def validated_lines(
                 seen[key] = (number, row)
 
     maximum, minimum = fmt.max_per_group, fmt.min_per_group
-    for key, entries in groups.items():
-        label = _topic_label(key)
+    for group, entries in groups.items():
+        label = _topic_label(group)
         count = len(entries)
         if fmt is RunFormat.IMAGE and count != maximum:
             problems.append(
@@ -498,8 +502,8 @@ def validated_lines(
                     Severity.WARNING, f"fewer than {minimum} rows in a topic",
                 )
             )
-        problems.extend(p for p in _group_problems(key, entries)
-                        if not (key[0] in refused and p.kind in ("ranks not starting at 1", "gap in the ranks")))
+        problems.extend(p for p in _group_problems(group, entries)
+                        if not (group[0] in refused and p.kind in ("ranks not starting at 1", "gap in the ranks")))
 
     if fmt is RunFormat.IMAGE:
         for qid, entries in by_topic.items():
@@ -573,7 +577,7 @@ def detect_format(path: str | os.PathLike[str], sample: int = 2000) -> RunFormat
     path = Path(path)
     column2: set[str] = set()
     docids: list[str] = []
-    for number, text in numbered_lines(path):
+    for _, text in numbered_lines(path):
         fields, _ = _split_line(text)
         if len(fields) < 3:
             continue

@@ -30,10 +30,10 @@ from touche.retrieval.formats.runfile import (
 
 TIE_ORDERS = ("docid", "given")  # how equal scores are ordered in a written run
 
-def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, str, str, float]]:
+def _normalise_rows(rows: RowsInput, fmt: RunFormat, path: Path) -> list[tuple[str, Any, Any, Any]]:
     """(qid, column2, docid, score) for either accepted input shape."""
     default = fmt.default_column2
-    out: list[tuple[str, str, str, float]] = []
+    out: list[tuple[str, Any, Any, Any]] = []  # as given: checked next
     if isinstance(rows, Mapping):
         for qid, entries in rows.items():
             for entry in entries:

@@ -189,7 +189,7 @@ def compact(topics: Iterable[str]) -> str:
         if n is not None and previous is not None and n == previous + 1:
             previous = n
             continue
-        if start is not None:
+        if start is not None and previous is not None:  # both set together
             out.append(f"{start}-{previous}" if previous - start >= 2 else
                        f"{start}, {previous}" if previous != start else str(start))
         start = previous = n

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from touche import sources
 from touche.errors import InputError
 
 __all__ = ["Topic", "read_topics", "topics_xml", "topics_from_records"]
@@ -66,7 +67,7 @@ def read_topics(path: str | os.PathLike) -> list[Topic]:
     if p.suffix in (".jsonl", ".json"):  # BEIR's queries.jsonl (ir_datasets keeps a copy as queries.json)
         return read_beir_queries(p)
     try:
-        data = p.read_bytes()
+        data = sources.read_bytes(p, "topics file")  # a pipe: read once per command
     except FileNotFoundError:
         raise InputError("no such topics file (expected a Touché topics XML file)", path=p) from None
     except OSError as exc:
@@ -139,7 +140,7 @@ def read_beir_queries(path: Path) -> list[Topic]:
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     try:
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+        lines = sources.read_bytes(path, "queries file").decode("utf-8-sig").splitlines()
     except FileNotFoundError:
         raise InputError("no such queries file", path=path) from None
     for number, line in enumerate(lines, start=1):
@@ -159,7 +160,8 @@ def read_beir_queries(path: Path) -> list[Topic]:
         if str(int(qid)) in seen:
             raise InputError(f"query {qid} again (first at line {seen[str(int(qid))]})", path=path, where=where)
         seen[str(int(qid))] = number
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        meta = data.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         topics.append(Topic(qid, " ".join(data["text"].split()), str(meta.get("description", "")),
                             str(meta.get("narrative", ""))))
     if not topics:
@@ -178,7 +180,8 @@ def topics_from_records(records: Iterable[dict], label: str = "queries frame") -
     for row, record in enumerate(records, start=1):
         where = f"row {row}"
         qid = str(record.get("qid", record.get("number", ""))).strip()
-        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():  # pandas made an int column with gaps float
+        # pandas made an int column with gaps float
+        if qid.endswith(".0") and qid[:-2].isascii() and qid[:-2].isdigit():
             qid = qid[:-2]
         if not _NUMBER.fullmatch(qid):
             raise InputError(f"topic id {qid!r} {_number_problem(qid)} (Touché numbers topics 1, 2, …)",

@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from touche import sources
 from touche.errors import ToucheError
 from touche.retrieval.formats.runfile import Problem, RunFormat, detect_format, validate_run
 
@@ -36,7 +36,7 @@ class Verdict:
     def status(self) -> int:
         """0 valid; 1 errors (or unreadable as a run); 2 no file at all."""
         if self.unreadable is not None:
-            return 2 if not Path(self.path).is_file() else 1
+            return 2 if not sources.exists(self.path) else 1
         return 1 if self.errors else 0
 
     def lines(self, verbose: bool = False) -> list[str]:

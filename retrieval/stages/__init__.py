@@ -3,9 +3,9 @@
 Each stage is ONE class (retrieval/stages/base.py's ``Stage``): its parameters as a strict
 pydantic spec, with ``name: Literal["…"]`` the key a variant writes, and
 ``apply(ranking, ctx) -> Ranking``. To add one: a module here with the class, and one line in
-``STAGES`` below (or ``register_stage`` from anywhere). The config loader (touche/config.py) validates ``rerank:`` entries against
-these classes, the config reference lists them, and the session applies them — no other place
-knows a stage by name.
+``STAGES`` below (or ``register_stage`` from anywhere). The config loader (touche/config.py)
+validates ``rerank:`` entries against these classes, the config reference lists them, and the
+session applies them — no other place knows a stage by name.
 """
 from __future__ import annotations
 

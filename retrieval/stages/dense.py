@@ -17,6 +17,7 @@ from touche.indexing.records import Argument
 from touche.retrieval.encoders import dense
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
+from touche.specs.weights import Weight
 
 
 class DenseSimilarity(Stage):
@@ -24,7 +25,7 @@ class DenseSimilarity(Stage):
 
     name: Literal["dense"] = "dense"
     depth: int = Field(50, ge=1, le=1000, description="re-rank this many top hits (each is encoded once)")
-    weight: float = Field(1.0, ge=-10, le=10, description="weight of the cosine added to retrieval score / best score")
+    weight: Weight = Field(1.0, ge=-10, le=10, description="weight of the cosine added to retrieval score / best score")
     model: str = Field("all-MiniLM-L6-v2", description="packaged model name, or a folder in the sentence-transformers "
                                                        "layout (relative to the variant)")
     query: Literal["title", "title+description"] = Field("title", description="the topic text that is encoded")

@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext
+from touche.specs.weights import RRF_MAX_K, FusionWeights
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = 60, depth: int = 1000,
@@ -35,9 +36,11 @@ class ReciprocalRankFusion(Stage):
 
     name: Literal["rrf"] = "rrf"
     variants: tuple[str, ...] = Field(..., min_length=1, description="other variant files (relative to this one)")
-    k: int = Field(60, ge=1, description="RRF constant: score = Σ 1 / (k + rank)")
+    k: int = Field(60, ge=1, le=RRF_MAX_K, description="RRF constant: score = Σ 1 / (k + rank); at most "
+                                                        f"{RRF_MAX_K:,}, where consecutive ranks still get scores a "
+                                                        "32-bit score tells apart")
     include_self: bool = Field(True, description="fuse this variant's own ranking too")
-    weights: tuple[float, ...] | None = Field(None, description="one weight per fused ranking, this variant's "
+    weights: FusionWeights | None = Field(None, description="one weight per fused ranking, this variant's "
                                                                 "first (with include_self), then each of variants: "
                                                                 "score = Σ weight / (k + rank); default 1 each")
 

@@ -18,6 +18,7 @@ from pydantic import Field
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext
+from touche.specs.weights import Weight
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words
 
@@ -28,7 +29,7 @@ class RM3(Stage):
     name: Literal["rm3"] = "rm3"
     fb_docs: int = Field(10, ge=1, le=100, description="feedback arguments (top of the first ranking)")
     fb_terms: int = Field(10, ge=1, le=100, description="expansion terms")
-    original_weight: float = Field(0.5, ge=0, le=1, description="share of the original query in the new one")
+    original_weight: Weight = Field(0.5, ge=0, le=1, description="share of the original query in the new one")
     resolution: int = Field(20, ge=2, le=100, description="repetitions that stand for the whole query weight")
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
@@ -38,7 +39,7 @@ class RM3(Stage):
             top = hits[: self.fb_docs]
             raws = ctx.searcher.raw([d for d, _ in top])
             total_score = sum(max(s, 0.0) for _, s in top) or 1.0
-            model: Counter = Counter()
+            model: Counter = Counter()  # term → its weight, a float (most_common orders them)
             for docid, score in top:
                 raw = raws.get(docid)
                 if not raw:
@@ -50,7 +51,7 @@ class RM3(Stage):
                     continue
                 counts = Counter(tokens)
                 for term, count in counts.items():
-                    model[term] += (count / len(tokens)) * (max(score, 0.0) / total_score)
+                    model[term] += (count / len(tokens)) * (max(score, 0.0) / total_score)  # type: ignore[assignment]
             query = ctx.queries[qid]
             if not model:
                 expanded[qid] = query

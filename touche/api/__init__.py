@@ -23,7 +23,8 @@ from typing import Any
 _HOME = {
     **dict.fromkeys(["RUN_COLUMNS", "DEMO", "variant", "analyze", "index", "search", "run", "run_all", "write",
                      "frame_of_rows"], "variants"),
-    **dict.fromkeys(["evaluate", "evaluate_runs", "experiment", "compare", "explore"], "scores"),
+    **dict.fromkeys(["evaluate", "evaluate_runs", "experiment", "compare", "explore", "report", "Report",
+                     "write_report", "read_report"], "scores"),
     "validate": "checks",
     **dict.fromkeys(["sweep", "choose"], "experiments"),
     **dict.fromkeys(["datasets", "contact_sheet", "chatnoir", "regressions", "train_quality", "train_stance"], "tools"),

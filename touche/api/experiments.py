@@ -28,12 +28,12 @@ def sweep(sweep: PathLike, *, output: PathLike | None = None, corpus: PathLike |
     runs are done, which to do) is returned."""
     named = None if qrels is None else {n: Path(p) for n, p in (
         qrels.items() if isinstance(qrels, Mapping) else parse_named_qrels(qrels).items())}
-    paths = {"corpus": Path(corpus) if corpus else None, "topics": Path(topics) if topics else None,
-             "qrels": named, "output": Path(output) if output else None}
+    corpus_path, topics_path = Path(corpus) if corpus else None, Path(topics) if topics else None
+    output_path = Path(output) if output else None
     if dry_run:
-        return plan_sweep(sweep, **paths)
-    return run_sweep(sweep, **paths, index_root=Path(index_root) if index_root else None, progress=progress,
-                     limit=limit, ray=ray)
+        return plan_sweep(Path(sweep), corpus=corpus_path, topics=topics_path, qrels=named, output=output_path)
+    return run_sweep(Path(sweep), corpus=corpus_path, topics=topics_path, qrels=named, output=output_path,
+                     index_root=Path(index_root) if index_root else None, progress=progress, limit=limit, ray=ray)
 
 
 def choose(results: PathLike, out: PathLike, *, measure: str | None = None, second: str | None = "auto",
@@ -45,7 +45,7 @@ def choose(results: PathLike, out: PathLike, *, measure: str | None = None, seco
     second measure ("auto": the main one on the quality qrels; None: no pick by a second measure);
     ``reference``: run the shipped suite's primary on the sweep's data to compare; the other
     options as the command takes them."""
-    return choose_points(results, out, measure=measure, second=second, count=count, min_diff=min_diff,
+    return choose_points(Path(results), Path(out), measure=measure, second=second, count=count, min_diff=min_diff,
                          reference=reference, distinct=distinct,
                          index_root=Path(index_root) if index_root else None, partial=partial, max_loss=max_loss,
                          progress=progress)

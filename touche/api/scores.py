@@ -23,16 +23,19 @@ from touche.retrieval.evaluation.collection import Collection, on_collection
 from touche.retrieval.evaluation.experiment import experiment as run_experiment
 from touche.retrieval.evaluation.experiment import per_topic_frame
 from touche.retrieval.evaluation.measures import QrelsArg, checked_selection
+from touche.retrieval.evaluation.registry import split_measures
+from touche.retrieval.evaluation.report import Report, read_report, write_report
 from touche.retrieval.evaluation.scoring import Evaluation, evaluate_tables
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from touche.retrieval.experiments.comparison import Comparison, compare_runs, format_comparison, plot_comparison
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
-from touche.retrieval.experiments.report import Comparison, compare_runs, format_comparison, plot_comparison
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.formats.runtable import RunTable
 from touche.retrieval.formats.selection import TopicSelection
 
-__all__ = ["evaluate", "evaluate_runs", "experiment", "compare", "explore"]
+__all__ = ["evaluate", "evaluate_runs", "experiment", "compare", "explore", "report", "Report", "write_report",
+           "read_report"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 TopicSpec = Union[str, int, Sequence[Union[int, str]]]
@@ -44,9 +47,10 @@ def _selection(topics_only, topics_except) -> TopicSelection | None:
 
 
 def _measures(measures: Sequence[str] | str | None) -> list[str] | None:
-    """A list of names, or one text as ``--measures`` takes it (comma-separated)."""
+    """A list of names, or one text as ``--measures`` takes it (comma-separated, between names:
+    ``trec.nDCG(gains={0:0,1:5})@5`` is one)."""
     if isinstance(measures, str):
-        return [m.strip() for m in measures.split(",") if m.strip()]
+        return [m for m in split_measures(measures) if m]
     return list(measures) if measures is not None else None
 
 
@@ -80,13 +84,18 @@ def evaluate_runs(runs: Runs, qrels: QrelsArg | Iterable[str] | None = None,
                   measures: Sequence[str] | str | None = None, *, also: Iterable[PathLike] | None = None,
                   depth: int = 5, run_format: RunFormat | str | None = None, corpus: PathLike | None = None,
                   restrict: bool = False, topics_only: TopicSpec | None = None,
-                  topics_except: TopicSpec | None = None) -> Evaluation:
+                  topics_except: TopicSpec | None = None, per_topic: bool = False,
+                  headers: Mapping[str, str] | Sequence[str] | None = None, csv: PathLike | None = None,
+                  latex: PathLike | None = None, json: PathLike | None = None) -> Evaluation:
     """``touche evaluate``: several runs scored alike, as one ``Evaluation`` (per run its means, the
     topics each is over, its per-topic values; ``.table()``, ``.per_topic_table()``; the cautions
     and notes to show beside them). ``runs``: files, quoted globs (``"out/*.txt"``) or frames (a
     mapping names them); without ``qrels`` the files are told apart as the command does (a run's
     lines have six columns, qrels' four; ``NAME=PATH`` and ``irds:<id>`` are qrels; reports such
-    as explore.html are left out). ``also``: more runs."""
+    as explore.html are left out). ``also``: more runs. ``csv``/``latex``/``json``: the report
+    (``.report``) also written there (``-``: standard output), its tables a row per topic with
+    ``per_topic``; ``headers``: the LaTeX table's headers (``{measure: text}`` or ``MEASURE=TEXT``
+    items as ``--header`` takes them)."""
     selection, collection = _selection(topics_only, topics_except), Collection.of(corpus, restrict)
     if qrels is None:
         if isinstance(runs, Mapping) or any(isinstance(r, pd.DataFrame) for r in runs):
@@ -95,14 +104,19 @@ def evaluate_runs(runs: Runs, qrels: QrelsArg | Iterable[str] | None = None,
         runs, qrels = files, parse_named_qrels(items)
     elif also:
         runs = [*runs, *also] if not isinstance(runs, Mapping) else {**runs, **{Path(a).name: a for a in also}}
-    elif not isinstance(qrels, (Mapping, str, os.PathLike)) and not isinstance(qrels, pd.DataFrame) \
-            and all(isinstance(q, str) for q in qrels):
+    elif isinstance(qrels, (list, tuple)) and all(isinstance(q, str) for q in qrels):
         qrels = parse_named_qrels(qrels)  # [NAME=]PATH items, as the command takes them
     tables = _named_runs(runs, run_format, label=lambda p: p.name)
     sources = {} if isinstance(runs, Mapping) else \
         {name: str(run) for name, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)}
-    return evaluate_tables(tables, qrels, _measures(measures), depth=depth, selection=selection, collection=collection,
-                           sources=sources)
+    evaluation = evaluate_tables(tables, qrels, _measures(measures), depth=depth, selection=selection,
+                                 collection=collection, sources=sources, headers=headers)
+    assert evaluation.report is not None
+    for fmt, path in (("csv", csv), ("latex", latex), ("json", json)):
+        if path:
+            write_report(evaluation.report, path, fmt, per_topic=per_topic)
+            evaluation.written.append((fmt, str(path)))
+    return evaluation
 
 
 def experiment(runs: Runs, qrels: QrelsArg, measures: Sequence[str] | str | None = None, *,
@@ -126,6 +140,29 @@ def experiment(runs: Runs, qrels: QrelsArg, measures: Sequence[str] | str | None
         baseline = str(baseline)  # a key of the mapping is a name ({1: a, 2: b}, baseline=1), not a position
     return run_experiment(named, qrels, _measures(measures), baseline=baseline, correction=correction, test=test,
                           alpha=alpha, depth=depth, resamples=resamples)
+
+
+def report(runs: Runs | pd.DataFrame | PathLike, qrels: QrelsArg, measures: Sequence[str] | str | None = None, *,
+           depth: int = 5, run_format: RunFormat | str | None = None, topics_only: TopicSpec | None = None,
+           topics_except: TopicSpec | None = None, corpus: PathLike | None = None, restrict: bool = False,
+           headers: Mapping[str, str] | Sequence[str] | None = None) -> Report:
+    """Every measure of every run, per topic and overall, as one ``Report``: what ``touche
+    evaluate`` prints and writes. ``report.markdown()`` (``per_topic=True``: a row per topic),
+    ``.latex()`` (readable headers; ``headers`` overrides them, e.g. ``{"relevance:touche.nDCG@5":
+    "nDCG@5 (rel.)"}``), ``.csv()`` (tidy, per topic and ``all``), ``.to_json()``;
+    ``write_report(report, "scores.tex")`` writes one (the format from the suffix) and
+    ``read_report`` reads a JSON one back, validated. ``runs`` as ``experiment`` takes them (or
+    one run); the other arguments as ``evaluate``."""
+    if isinstance(runs, (pd.DataFrame, str, os.PathLike)):
+        runs = [runs]
+    tables = _named_runs(runs, run_format)
+    sources = {} if isinstance(runs, Mapping) else \
+        {name: str(run) for name, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)}
+    evaluation = evaluate_tables(tables, qrels, _measures(measures), depth=depth,
+                                 selection=_selection(topics_only, topics_except),
+                                 collection=Collection.of(corpus, restrict), sources=sources, headers=headers)
+    assert evaluation.report is not None
+    return evaluation.report
 
 
 def _named_runs(runs, run_format, selection: TopicSelection | None = None, collection: Collection | None = None,
@@ -162,7 +199,7 @@ def compare(run_a: PathLike, run_b: PathLike, qrels: PathLike, measure: str = "t
     file: means, wins/losses/ties, a paired t-test and a randomization test (``resamples`` sign
     flips, ``seed``). ``output``: also the Markdown report there (``-``: standard output);
     ``plot``: a PNG of the per-topic differences. ``str(format_comparison(…))`` is the report."""
-    comparison = compare_runs(run_a, run_b, resolved_qrels(qrels), measure, resamples=resamples,
+    comparison = compare_runs(run_a, run_b, str(resolved_qrels(qrels)), measure, resamples=resamples,
                               seed=seed, topics=_selection(topics_only, topics_except),
                               collection=Collection.of(corpus, restrict))
     if output:
@@ -178,18 +215,20 @@ def explore(runs: Runs, qrels: QrelsArg | Iterable[str] | None = None, *, out: P
             test: str = "randomization", resamples: int = DEFAULT_RESAMPLES, correction: str = "holm",
             rbo_p: float = DEFAULT_PERSISTENCE, markdown: PathLike | None = None, latex: PathLike | None = None,
             csv: PathLike | None = None, topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None,
-            restrict: bool = False, dataset: str | None = None, progress: bool = False) -> Path:
+            restrict: bool = False, dataset: str | None = None, progress: bool = False,
+            headers: Mapping[str, str] | Sequence[str] | None = None) -> Path:
     """``touche explore``: the run explorer of run frames (ours, PyTerrier's results) or files, one
     HTML page comparing them topic by topic, by their measures when ``qrels`` are given ({name:
     path}, or ``[NAME=]PATH`` items). ``corpus``: the documents' texts (a TIRA input folder gives
     its topics and qrels too); a run holding documents it lacks is cautioned, ``restrict`` shows
     every run on its documents only. ``markdown``/``latex``/``csv``: the overview (per-topic
     values for CSV) also written there. ``rbo_p``: RBO's persistence; ``resamples``: the
-    randomization test's; the other options as ``touche explore`` takes them."""
+    randomization test's; ``headers``: the LaTeX export's headers (``{measure: text}`` or
+    ``MEASURE=TEXT`` items); the other options as ``touche explore`` takes them."""
     corpus, topics, qrels, _ = with_dataset(dataset, corpus=corpus, topics=topics, qrels=qrels)
-    if qrels is not None and not isinstance(qrels, (Mapping, str, os.PathLike, pd.DataFrame)) and \
-            all(isinstance(q, str) for q in qrels):
+    if isinstance(qrels, (list, tuple)) and all(isinstance(q, str) for q in qrels):
         qrels = parse_named_qrels(qrels)
+    names: list[str] | None
     if isinstance(runs, Mapping):
         names, sources = [str(n) for n in runs], list(runs.values())
     else:
@@ -198,7 +237,8 @@ def explore(runs: Runs, qrels: QrelsArg | Iterable[str] | None = None, *, out: P
     exports = {kind: path for kind, path in (("markdown", markdown), ("latex", latex), ("csv", csv)) if path}
     given = qrels is not None and (isinstance(qrels, pd.DataFrame) or not isinstance(qrels, (Mapping, list, tuple))
                                    or len(qrels) > 0)
-    return write_explorer(sources, qrels if given else None, Path(out), names=names, corpus=corpus, corpus_format=corpus_format,
-                          topics=topics, baseline=baseline, measures=_measures(measures), top=top, test=test,
-                          correction=correction, rbo_p=rbo_p, exports=exports, resamples=resamples, progress=progress,
-                          selection=_selection(topics_only, topics_except), restrict=restrict)
+    return write_explorer(sources, qrels if given else None, Path(out), names=names, corpus=corpus,
+                          corpus_format=corpus_format, topics=topics, baseline=baseline,
+                          measures=_measures(measures), top=top, test=test, correction=correction, rbo_p=rbo_p,
+                          exports=exports, resamples=resamples, progress=progress,
+                          selection=_selection(topics_only, topics_except), restrict=restrict, headers=headers)

@@ -71,7 +71,7 @@ def contact_sheet(run: PathLike, collection: PathLike, out: PathLike, *, topics:
     """``touche contact-sheet``: an HTML page of an image run, per topic and stance its 10 images,
     their scores and the text that earned them (``config``: the variant whose image settings
     explain the evidence; ``topic``: only these topics)."""
-    spec = load_variant(config).variant.image if config else None
+    spec = load_variant(Path(config)).variant.image if config else None
     return write_contact_sheet(run, collection, out, topics_path=topics, spec=spec,
                                topics=list(topic) if topic else None, progress=progress)
 
@@ -80,7 +80,7 @@ def chatnoir(config: PathLike, topics: PathLike, output: PathLike, *,
              progress: Callable[[str], None] | bool = True) -> Report:
     """``touche chatnoir``: each topic's ChatNoir hits fetched as a small ClueWeb12 corpus in
     ``output`` (a new folder), to index and re-rank like any local corpus."""
-    spec = load_variant(config).variant.task2 or Task2Spec()
+    spec = load_variant(Path(config)).variant.task2 or Task2Spec()
     client = ChatNoirClient(spec.chatnoir or ChatNoirSpec())
     said = progress if callable(progress) else (lambda line: print(line, flush=True)) if progress else None
     out = fetch_corpus(load_topics(topics), spec, Path(output), client, progress=said)
@@ -115,7 +115,7 @@ def training_inputs(command: str, **given: PathLike | None) -> dict[str, Path]:
                                  "passages": shared / "corpora" / "task2-2022-passages.sample.jsonl",
                                  "qrels": shared / "qrels" / "task2-2022-stance.qrels",
                                  "topics": shared / "topics" / "task2-2022.xml"}}[command]
-    return {name: Path(given[name]) if given.get(name) else default for name, default in defaults.items()}
+    return {name: Path(value) if (value := given.get(name)) else default for name, default in defaults.items()}
 
 
 def model_output(output: PathLike, shipped: Path, replace_shipped: bool) -> Path:

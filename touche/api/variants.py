@@ -66,11 +66,12 @@ def analyze(config: PathLike | LoadedVariant, text: str, *, overrides: Overrides
 def index(of: PathLike | LoadedVariant, corpus: PathLike | None = None, *, overrides: Overrides = None,
           skip_bad_records: bool = False, dataset: str | None = None, index_root: PathLike | None = None,
           shards: int | None = None, shard: int | None = None, ray: str | bool | None = None,
-          progress: bool = False) -> IndexInfo:
+          progress: bool = True) -> IndexInfo:
     """Build (or reuse) the variant's index of ``corpus`` (a path or ``irds:<id>``, or ``dataset``'s);
     ``.documents``, ``.meta["stats"]`` and ``.path`` describe it. ``shards``: built as N shards in
     parallel processes, ``shard``: only shard K of them, ``ray``: the shards as Ray tasks (True: on
-    a local cluster; else the cluster's address)."""
+    a local cluster; else the cluster's address). ``progress``: long steps (indexing) report on
+    stderr, as every door of the toolkit does; False silences them."""
     loaded = variant(of, overrides, skip_bad_records=skip_bad_records)
     corpus = with_dataset(dataset, corpus=corpus)[0]
     if not corpus:
@@ -92,14 +93,16 @@ def _selection(topics_only, topics_except) -> TopicSelection | None:
 
 
 def search(of: PathLike | LoadedVariant, topics: PathLike | pd.DataFrame | None, corpus: PathLike, *,
-           query: str | None = None, index_root: PathLike | None = None, progress: bool = False,
+           query: str | None = None, index_root: PathLike | None = None, progress: bool = True,
            topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None) -> pd.DataFrame:
     """Run the variant (index, first stage, its task's and its stages' re-ranking) on topics: a
     topics file, ``irds:<id>``, a queries frame (PyTerrier's ``qid, query``, or Touché's ``title``
     …), or ``topics=None, query="…"`` for one query (topic 1); the run as a frame (see the module
     docstring). ``topics_only``/``topics_except``: a selection of the topics by number, as
     ``--topics-only`` takes it (``"51,55,57-60"`` or a list). Its model files are checked first,
-    as every entry checks them (``preflight``)."""
+    as every entry checks them (``preflight``). ``progress``: long steps (indexing, a dense
+    re-ranker's first encoding, which takes minutes, stance labelling) report on stderr; False
+    silences them."""
     loaded = variant(of)
     preflight(loaded)  # as every entry does, before the index: also what a session would check
     if topics is None:
@@ -125,6 +128,7 @@ class RunOutcome:
     output: str
     result: VariantResult
     evaluation: Evaluation | None
+    topic_ids: tuple[str, ...] = ()  # the topics run (the session's, after any selection)
 
     @property
     def hits(self) -> int:
@@ -132,7 +136,17 @@ class RunOutcome:
 
     @property
     def topics(self) -> int:
-        return len(self.result.ranking)
+        """The topics with hits."""
+        return sum(1 for t in self.topic_ids if self.result.ranking.get(t)) if self.topic_ids \
+            else len(self.result.ranking)
+
+    def summary(self) -> str:
+        """"OUT: H hits for N of M topics[; none for topic …] in S s": a topic without hits is named
+        ("69 hits for 2 topics" hid one with none)."""
+        empty = [t for t in self.topic_ids if not self.result.ranking.get(t)]
+        missing = f"; none for topic {', '.join(empty)}" if empty else ""
+        return (f"{self.output}: {self.hits} hits for {self.topics} of {len(self.topic_ids) or self.topics} "
+                f"topics{missing} in {self.result.seconds:.1f} s")
 
 
 def run(config: PathLike | LoadedVariant, corpus: PathLike | None = None, topics: PathLike | None = None,
@@ -163,7 +177,7 @@ def run(config: PathLike | LoadedVariant, corpus: PathLike | None = None, topics
     evaluation = None
     if named:  # scored as written, from memory: a pipe or standard output is never read back
         evaluation = evaluate_tables({loaded.name: load_run(result.written)}, named, selection=session.selection)
-    return RunOutcome(str(output), result, evaluation)
+    return RunOutcome(str(output), result, evaluation, tuple(t.number for t in session.topics))
 
 
 def run_all(input: PathLike | None = None, output: PathLike = "out", *, dataset: str | None = None,
@@ -182,7 +196,8 @@ def run_all(input: PathLike | None = None, output: PathLike = "out", *, dataset:
     which run files of an earlier call it left (``previous_primary``, ``stale``)."""
     input, _, qrels, from_dataset = with_dataset(dataset, corpus=input, qrels=qrels)
     config = variant(config).path if config else None  # a shipped name too
-    chosen = suite_for(suite, config, task_of(task, input, suite=suite, config=config))
+    chosen = suite_for(Path(suite) if suite else None, config,
+                       task_of(task, str(input) if input else None, suite=suite, config=config))
     named = qrels if isinstance(qrels, Mapping) or qrels is None else \
         parse_named_qrels(resolved_qrels(qrels, required=not from_dataset) or [])
     return run_suite(chosen, Path(input) if input else None, Path(output), only_config=Path(config) if config else None,

@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Iterable
 from types import ModuleType
 
-from touche import guard, settings
+from touche import guard, settings, sources
 from touche.cli.commands import COMMANDS
 from touche.cli.common import apply_to_args
 from touche.errors import Terminated, ToucheError
@@ -110,7 +110,7 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     top level's), and for ``--set k1 1.2`` that a setting is one word, KEY=VALUE."""
     args, extra = parser.parse_known_args(argv)
     if extra:
-        command = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
+        command = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr,index]
         loose = [pair for pair in getattr(args, "set", None) or [] if "=" not in pair]
         hint = f" (--set takes KEY=VALUE as one word: --set {loose[0]}={extra[0]})" if loose else ""
         command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
@@ -126,9 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_interrupts():  # SIGTERM unwinds as Ctrl-C does: locks released, said below
             settings.check_all()  # a bad environment variable is named now, not as a traceback later
-            apply_to_args(args)  # --dataset and irds:<id> inputs become paths
-            guard.check(args.files(args))  # no output replaces an input, before any work
-            return args.func(args)
+            with sources.reading():  # an input given as a pipe is read once, whoever looks at it
+                apply_to_args(args)  # --dataset and irds:<id> inputs become paths
+                guard.check(args.files(args))  # no output replaces an input, before any work
+                return args.func(args)
     except ToucheError as exc:
         if args.debug:
             traceback.print_exc()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from touche.api.experiments import choose
-from touche.cli.common import add_command
+from touche.cli.common import add_command, decimal_number, whole_number
 from touche.guard import Files
 
 PARAMETERS = {"no_second": "second", "no_reference": "reference"}
@@ -18,11 +18,12 @@ def add_parser(sub) -> None:
     p.add_argument("--measure", help="main measure (default: the sweep's)")
     p.add_argument("--second", default="auto", help="second measure (default: the main one on the quality qrels)")
     p.add_argument("--no-second", action="store_true", help="no pick by a second measure")
-    p.add_argument("--count", type=int, default=5, help="how many to choose (default 5)")
-    p.add_argument("--min-diff", type=int, help="swept parameters a pick must differ in from every other (default 2)")
+    p.add_argument("--count", type=whole_number, default=5, help="how many to choose (default 5)")
+    p.add_argument("--min-diff", type=whole_number,
+                   help="swept parameters a pick must differ in from every other (default 2)")
     p.add_argument("--distinct", metavar="KEY", help="a swept key every pick must differ in (e.g. rerank: five "
                                                      "strategies, not five settings of one)")
-    p.add_argument("--max-loss", type=float, metavar="D",
+    p.add_argument("--max-loss", type=decimal_number, metavar="D",
                    help="let a pick made for diversity be significantly worse than pick 1 when it loses at most D "
                         "(the measure's units; default: a point significantly worse than pick 1 is never picked for "
                         "diversity)")

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 
+from touche import numbers
 from touche.atomic import is_stdout
 from touche.cli.commands import COMMANDS
 from touche.datasets import corpus_path, parse_ref, topics_path
@@ -22,6 +23,23 @@ def add_command(sub, name: str, run, example: str) -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=run)
     return p
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number, written in the digits 0-9 (``touche/numbers.py``): argparse's
+    ``type=int`` read ``--depth ٥`` as 5."""
+    try:
+        return numbers.whole(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def decimal_number(text: str) -> float:
+    """An option's number (``0.9``, ``1e-3``), written in the digits 0-9 (``touche/numbers.py``)."""
+    try:
+        return numbers.decimal(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def note(args, text: str, *, about=None) -> None:
@@ -85,9 +103,9 @@ def apply_to_args(args) -> None:
     if hasattr(args, "task"):
         args.task = task_of(args.task, getattr(args, "input", None), suite=getattr(args, "suite", None),
                             config=getattr(args, "config", None))
-    if getattr(args, "command", None) != "run-all" and parse_ref(getattr(args, "input", None)):
-        args.input = str(corpus_path(parse_ref(args.input)))
-    if parse_ref(getattr(args, "topics", None)):
-        args.topics = str(topics_path(parse_ref(args.topics)))
+    if getattr(args, "command", None) != "run-all" and (ref := parse_ref(getattr(args, "input", None))):
+        args.input = str(corpus_path(ref))
+    if ref := parse_ref(getattr(args, "topics", None)):
+        args.topics = str(topics_path(ref))
     if "qrels" in given:
         args.qrels = resolved_qrels(args.qrels, required=not from_dataset)

@@ -28,6 +28,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from touche import datasets as ds
+from touche.atomic import write_text
 from touche.cli import build_parser
 from touche.config import StageMarker, load_suite, load_variant, stage_classes
 from touche.datasets import DATASETS
@@ -37,6 +38,7 @@ from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.suite import run_suite
+from touche.specs.weights import MIN_WEIGHT, RRF_MAX_K, WeightKey
 from touche.yamlfiles import MAX_ALIASES, MAX_INT_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,14 +76,27 @@ Every YAML file (variants, suites, sweeps) and every `--set` value is read the s
 
 - **YAML 1.2's core schema**: `010` is ten, `0o17` and `0x1f` octal and hexadecimal, `yes`,
   `off` and `12:30` are text, no timestamps are made. A key given twice in one mapping is an error.
+  Numbers are written in the digits 0-9 (`touche/numbers.py`), also under an explicit `!!int` or
+  `!!float`; YAML 1.1's other types (`!!binary`, `!!timestamp`, `!!set`, `!!omap`, `!!pairs`) are
+  refused: `tag: !!binary aGVsbG8=` once became the tag `hello`.
 - **Merge keys (`<<: *anchor`) are YAML 1.1, not 1.2, and are refused**: put the shared settings
   in a file of their own and name it with `extends:`.
 - **A budget**: a document holds at most {bytes:,} characters, {nodes:,} values once its aliases
   (`*name`) are expanded, {aliases} aliases, nesting {depth} levels deep, and integers of at most
   {digits} digits. Beyond any of these it is refused before it is built, naming the file and line
   (an alias nest of nine lists nine deep once ran 90 s and took 2.4 GB). No configuration comes near.
+
+## Weights
+
+A key marked *weight* below is 0 (its term switched off) or at least {min_weight:.3g} in size
+(2^-23: scores are 32-bit floats, Lucene's and a run file's, and a smaller weight is lost beside a
+term of weight 1 or shrinks every score towards 0). The weights of one formula (a section says
+"One formula: …") are not all 0, nor are all of a `field_weights`, `text_weights` or rrf
+`weights`, and rrf's `k` is at most {rrf_max_k:,}: otherwise every hit gets one score
+and the run is ordered by document id, which no evaluation tells from a ranking
+(`touche/specs/weights.py`).
 """.format(bytes=MAX_YAML_BYTES, nodes=MAX_YAML_NODES, aliases=MAX_ALIASES, depth=MAX_YAML_DEPTH,
-           digits=MAX_INT_DIGITS)
+           digits=MAX_INT_DIGITS, min_weight=MIN_WEIGHT, rrf_max_k=RRF_MAX_K)
 
 
 @dataclass
@@ -177,8 +192,9 @@ def type_name(annotation: Any) -> str:
     elif annotation is Any:
         text = "any"
     else:
-        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(annotation,
-                                                                                     getattr(annotation, "__name__", str(annotation)))
+        text = {int: "integer", float: "number", bool: "boolean", str: "string"}.get(
+            annotation, getattr(annotation, "__name__", str(annotation))
+        )
     return text + (" or null" if optional else "")
 
 
@@ -201,7 +217,7 @@ def _yaml(value: Any) -> str:
 def default_text(info: FieldInfo, is_section: bool) -> str:
     if info.default is PydanticUndefined and info.default_factory is None:
         return "**required**"
-    value = info.default_factory() if info.default_factory is not None else info.default
+    value = info.get_default(call_default_factory=True)
     if is_section and isinstance(value, BaseModel):
         return "(its defaults)"
     return f"`{_yaml(value)}`"
@@ -230,6 +246,8 @@ def allowed_text(info: FieldInfo) -> str:
         parts.append(f"{'≥' if low[1] == '[' else '>'} {low[0]}")
     elif high:
         parts.append(f"{'≤' if high[1] == ']' else '<'} {high[0]}")
+    if any(isinstance(m, WeightKey) for m in meta):
+        parts.append("weight")
     for m in meta:
         if isinstance(m, annotated_types.MinLen) and m.min_length:
             parts.append(f"at least {m.min_length} item{'s' if m.min_length > 1 else ''}")
@@ -254,8 +272,9 @@ def sections(model: type[BaseModel], path: str = "", note: str = "") -> list[Sec
         key = f"{path}.{name}" if path else name
         models = _models_in(info.annotation)
         origin = typing.get_origin(_unannotated(_strip_optional(info.annotation)[0])[0])
-        child_path = f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models \
-            else key
+        child_path = (
+            f"{key}[]" if origin in (tuple, list) and models else f"{key}.<name>" if origin is dict and models else key
+        )
         description = info.description or ""
         if name == "name" and _tag(model):
             description = description or "selects this kind"
@@ -282,6 +301,8 @@ def render_section(s: Section, file_title: str) -> str:
     doc = _docstring(s.model)
     if doc:
         lines += [" ".join(p.split()) + "\n" for p in doc.split("\n\n")]
+    if formula := getattr(s.model, "formula", ()):
+        lines += [f"One formula: {', '.join(f'`{n}`' for n in formula)} are not all 0.\n"]
     if not s.rows:
         lines += ["*(accepts no keys yet)*", ""]
         return "\n".join(lines)
@@ -329,8 +350,10 @@ def render_variants(suite_path: str) -> str:
 
 
 def render_datasets(_: str | None = None) -> str:
-    lines = ["| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| ir_datasets id | task (suite) | corpus.format | corpus file(s) in the ir_datasets cache | topics | qrels |",
+        "|---|---|---|---|---|---|",
+    ]
     for d in DATASETS.values():
         corpus = ", ".join(f"`{f.relpath}`" for f in d.corpus.files)
         if len(d.corpus.files) > 2:
@@ -360,7 +383,8 @@ def render_cli(_: str | None = None) -> str:
     return "\n".join(parts)
 
 
-RENDERERS = {"variants": render_variants, "datasets": render_datasets, "cli": render_cli}
+RENDERERS: dict[str, typing.Callable[..., str]] = {
+    "variants": render_variants, "datasets": render_datasets, "cli": render_cli}
 
 
 def refresh_blocks(text: str, kinds: tuple[str, ...] = LIVE_KINDS,
@@ -391,10 +415,7 @@ def _shown(path: Path) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -449,14 +470,22 @@ def _demo(_: Path, __: Path):
     return None, None  # the suite's own demo corpus, topics and qrels
 
 
-def _place(dataset_id: str, corpus: Path, topics: Path, qrels: dict[str, Path], *, link: bool = False) -> str:
-    """Put files where ir_datasets keeps them (IR_DATASETS_HOME is a temporary folder here), so the
+def _irds_home(work: Path) -> Path:
+    """The scratch ir_datasets cache of the leaderboard's run (``write_leaderboard`` points
+    IR_DATASETS_HOME at it)."""
+    return work / "ir_datasets"
+
+
+def _place(work: Path, dataset_id: str, corpus: Path, topics: Path, qrels: dict[str, Path], *,
+           link: bool = False) -> str:
+    """Put files where ir_datasets keeps them (IR_DATASETS_HOME is the scratch folder here), so the
     suite reads them through ``irds:<id>`` exactly as from a real ir_datasets cache."""
     import shutil
     d = ds.dataset(dataset_id)
-    targets = [(d.corpus.files[0], corpus), (d.topics, topics)] + [(d.qrels[n], p) for n, p in qrels.items()]
-    for f, source in targets:
-        target = ds.cached_path(f)
+    files = [d.corpus.files[0], d.topics, *(d.qrels[name] for name in d.qrels if name in qrels)]
+    given = [corpus, topics, *(qrels[name] for name in d.qrels if name in qrels)]
+    for number, f in enumerate(files):
+        source, target = given[number], _irds_home(work) / f.relpath
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists() or target.is_symlink():
             continue
@@ -489,19 +518,19 @@ def _beir_sample(work: Path, _: Path):
 
 
 def _clueweb(year: int):
-    def prepare(_: Path, __: Path):
+    def prepare(work: Path, __: Path):
         s = _shared()
         qrels = {"relevance": s / "qrels" / f"task2-{year}-relevance.qrels"}
         if year == 2021:
             qrels["quality"] = s / "qrels" / "task2-2021-quality.qrels"
-        return _place(f"clueweb12/touche-{year}-task-2", s / "corpora" / "clueweb12-sample",
+        return _place(work, f"clueweb12/touche-{year}-task-2", s / "corpora" / "clueweb12-sample",
                       s / "topics" / f"task2-{year}.xml", qrels), None
     return prepare
 
 
-def _passages(_: Path, __: Path):
+def _passages(work: Path, __: Path):
     s = _shared()
-    return _place("clueweb12/touche-2022-task-2", s / "corpora" / "task2-2022-passages.sample.jsonl",
+    return _place(work, "clueweb12/touche-2022-task-2", s / "corpora" / "task2-2022-passages.sample.jsonl",
                   s / "topics" / "task2-2022.xml",
                   {n: s / "qrels" / f"task2-2022-{n}.qrels" for n in ("relevance", "quality", "stance")}), None
 
@@ -509,14 +538,14 @@ def _passages(_: Path, __: Path):
 def _images(work: Path, _: Path):
     import zipfile
     s = _shared()
-    archive = ds.cached_path(ds.IMAGES_2022.files[0])
+    archive = _irds_home(work) / ds.IMAGES_2022.files[0].relpath
     if not archive.exists():
         archive.parent.mkdir(parents=True, exist_ok=True)
         source = s / "corpora" / "image-2022-sample" / "images"
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
             for path in sorted(source.rglob("*")):
                 zf.write(path, path.relative_to(source.parent).as_posix())
-    return _place("touche-image/2022-06-13/touche-2022-task-3", archive, s / "topics" / "task1-2022.xml",
+    return _place(work, "touche-image/2022-06-13/touche-2022-task-3", archive, s / "topics" / "task1-2022.xml",
                   {"image": s / "qrels" / "image-2022.qrels"}), None
 
 
@@ -571,14 +600,14 @@ def write_leaderboard() -> int:
     import tempfile
     with tempfile.TemporaryDirectory(prefix="touche-leaderboard-") as tmp:
         work = Path(tmp)
-        os.environ["IR_DATASETS_HOME"] = str(work / "ir_datasets")
+        os.environ["IR_DATASETS_HOME"] = str(_irds_home(work))
         os.environ.pop("TOUCHE_DATASETS_CACHE", None)
         tables = {}
         for board in BOARDS:
             print(f"== {board.name}", flush=True)
             tables[board.name] = run_board(board, work)
         text = refresh_blocks(LEADERBOARD.read_text(encoding="utf-8"), ("leaderboard",),
-                              {"leaderboard": lambda name: tables.get(name, f"*(unknown board {name})*\n")})
+                              {"leaderboard": lambda name: tables.get(str(name), f"*(unknown board {name})*\n")})
     _write(LEADERBOARD, text)
     print(f"wrote {LEADERBOARD.relative_to(REPO)}")
     return 0

@@ -2,7 +2,15 @@
 from __future__ import annotations
 
 from touche.api.scores import explore
-from touche.cli.common import add_command, collection_options, dataset_option, note, topic_options
+from touche.cli.common import (
+    add_command,
+    collection_options,
+    dataset_option,
+    decimal_number,
+    note,
+    topic_options,
+    whole_number,
+)
 from touche.guard import Files
 from touche.inputs import split_named
 from touche.retrieval.evaluation.agreement import DEFAULT_PERSISTENCE
@@ -11,7 +19,7 @@ from touche.retrieval.evaluation.significance import CORRECTIONS, DEFAULT_RESAMP
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE
 from touche.retrieval.formats.qrels import QrelsKind
 
-PARAMETERS = {"input": "corpus", "output": "out"}
+PARAMETERS = {"input": "corpus", "output": "out", "header": "headers"}
 
 
 def add_parser(sub) -> None:
@@ -30,25 +38,31 @@ def add_parser(sub) -> None:
     p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"documents shown per run and topic (default {DEFAULT_TOP})")
+    p.add_argument("--top", type=whole_number, default=DEFAULT_TOP,
+                   help=f"documents shown per run and topic (default {DEFAULT_TOP})")
     p.add_argument("--measures", help="comma-separated measures, a qrels name before one restricts it to that file "
                                       "(relevance:touche.nDCG@5); default: what the leaderboards show for the "
                                       "qrels given: " + ", ".join(leaderboard_measures(QrelsKind)))
     p.add_argument("--test", choices=tuple(SIGNIFICANCE_TESTS), default="randomization",
                    help="paired significance test against the baseline (default randomization; stance F1, one "
                         "value over all rows, is always tested by swapping predictions topic by topic)")
-    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+    p.add_argument("--resamples", type=whole_number, default=DEFAULT_RESAMPLES,
                    help=f"randomization test resamples (default {DEFAULT_RESAMPLES:,}; every sign flip is enumerated "
                         "up to 16 topics): its p is never below 2 / (resamples + 1), which the page says beside p")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+    p.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm",
                    help="multiple-testing correction over the runs tested (default holm; fdr_bh: Benjamini-Hochberg)")
-    p.add_argument("--rbo-p", type=float, default=DEFAULT_PERSISTENCE,
+    p.add_argument("--rbo-p", type=decimal_number, default=DEFAULT_PERSISTENCE,
                    help=f"RBO's persistence p (default {DEFAULT_PERSISTENCE}: the first 10 ranks weigh 86 %%)")
-    p.add_argument("--markdown", metavar="FILE", help="also write the overview as a Markdown table (- : standard output)")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="also write the overview as a Markdown table (- : standard output)")
     p.add_argument("--latex", metavar="FILE", help="also write the overview as a LaTeX table (booktabs; - : standard "
                                                    "output)")
     p.add_argument("--csv", metavar="FILE", help="also write the per-topic values as CSV (run,query_id,measure,value; "
                                                  "- : standard output)")
+    p.add_argument("--header", action="append", metavar="MEASURE=TEXT",
+                   help="a measure's header in the LaTeX export (repeatable), e.g. "
+                        "'relevance:touche.nDCG@5=nDCG@5 (rel.)'; default: the measure without touche. and with its "
+                        "qrels in brackets")
     collection_options(p, corpus=False)
     topic_options(p)
     p.add_argument("-o", "--output", default=EXPLORER_FILE, help=f"HTML file to write (default {EXPLORER_FILE}; - : "
@@ -61,7 +75,8 @@ def run(args) -> int:
                    corpus_format=args.corpus_format, baseline=args.baseline, measures=args.measures, top=args.top,
                    test=args.test, resamples=args.resamples, correction=args.correction, rbo_p=args.rbo_p,
                    markdown=args.markdown, latex=args.latex, csv=args.csv, topics_only=args.topics_only,
-                   topics_except=args.topics_except, restrict=args.restrict, dataset=args.dataset, progress=True)
+                   topics_except=args.topics_except, restrict=args.restrict, dataset=args.dataset, progress=True,
+                   headers=args.header)
     for kind in ("markdown", "latex", "csv"):
         if getattr(args, kind):
             note(args, f"wrote {getattr(args, kind)} ({kind})", about=getattr(args, kind))

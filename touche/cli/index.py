@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from touche.api.variants import index
-from touche.cli.common import add_command, dataset_option, variant_options
+from touche.cli.common import add_command, dataset_option, variant_options, whole_number
 from touche.guard import Files
 from touche.paths import default_index_root
 
@@ -16,9 +16,9 @@ def add_parser(sub) -> None:
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     dataset_option(p)
     p.add_argument("--index-root")  # its help: SHARED_HELP in touche/cli/__init__.py
-    p.add_argument("--shards", type=int, metavar="N",
+    p.add_argument("--shards", type=whole_number, metavar="N",
                    help="build the index as N shards in parallel processes, searched as one (docs/performance.md)")
-    p.add_argument("--shard", type=int, metavar="K",
+    p.add_argument("--shard", type=whole_number, metavar="K",
                    help="with --shards N: build only shard K (0-based), e.g. one per machine; a later "
                         "'touche index --shards N' assembles the N shards")
     p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
@@ -31,7 +31,7 @@ def run(args) -> int:
     info = index(args.config, args.input, overrides=args.set, skip_bad_records=args.skip_bad_records,
                  dataset=args.dataset, index_root=args.index_root, shards=args.shards, shard=args.shard, ray=args.ray,
                  progress=True)
-    stats, build = info.meta["stats"], info.meta["build"]
+    stats = info.meta["stats"]
     if args.shard is not None:  # one shard of several (docs/performance.md)
         print(f"shard {args.shard} of {args.shards}: {info.path}")
     elif info.meta.get("shards"):
@@ -40,7 +40,11 @@ def run(args) -> int:
     print(f"documents: {stats['documents']}")
     for field, s in stats["fields"].items():
         print(f"  {field}: {s['unique_terms']} unique terms, {s['total_terms']} tokens")
-    print(f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records: {build['skipped_records']}")
+    build = info.meta["build"]
+    print(
+        f"built in {build['seconds']} s ({build['docs_per_second']} docs/s); skipped records:"
+        f" {build['skipped_records']}"
+    )
     return 0
 
 

@@ -11,8 +11,12 @@ PARAMETERS = {"input": "corpus", "set": "overrides"}
 
 
 def add_parser(sub) -> None:
-    p = add_command(sub, "run", run,
-                    "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt")
+    p = add_command(
+        sub,
+        "run",
+        run,
+        "touche run -c configs/task1/examples/1-bm25.yaml -i demo/args.me -t demo/topics.xml -o runs/bm25.txt",
+    )
     variant_options(p)
     p.add_argument("-i", "--input", help="corpus file or directory, or irds:<ir_datasets id>")
     p.add_argument("-t", "--topics", help="topics XML file, or irds:<ir_datasets id>")
@@ -27,7 +31,7 @@ def run(args) -> int:
     done = run_variant(args.config, args.input, args.topics, args.output, overrides=args.set,
                        skip_bad_records=args.skip_bad_records, dataset=args.dataset, qrels=args.qrels,
                        index_root=args.index_root, topics_only=args.topics_only, topics_except=args.topics_except)
-    note(args, f"{args.output}: {done.hits} hits for {done.topics} topics in {done.result.seconds:.1f} s")
+    note(args, done.summary())
     if done.evaluation is not None:
         note(args, done.evaluation.table())
     return 0

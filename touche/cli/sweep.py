@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from touche.api.experiments import sweep
-from touche.cli.common import add_command
+from touche.cli.common import add_command, whole_number
 from touche.guard import Files
 from touche.inputs import split_named
+from touche.retrieval.experiments.sweep import SweepPlan
 
 PARAMETERS = {"input": "corpus", "quiet": "progress"}
 
@@ -17,7 +18,7 @@ def add_parser(sub) -> None:
     p.add_argument("-t", "--topics", help="topics XML (default: the sweep's topics:)")
     p.add_argument("--qrels", action="append", metavar="NAME=PATH", help="qrels instead of the sweep's (repeatable)")
     p.add_argument("--index-root")
-    p.add_argument("--limit", type=int, help="run at most this many unfinished points now")
+    p.add_argument("--limit", type=whole_number, help="run at most this many unfinished points now")
     p.add_argument("--dry-run", action="store_true", help="list the points (done/todo) and stop")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--ray", nargs="?", const=True, default=None, metavar="ADDRESS",
@@ -30,7 +31,7 @@ def run(args) -> int:
     done = sweep(args.sweep, output=args.output, corpus=args.input, topics=args.topics, qrels=args.qrels,
                  index_root=args.index_root, limit=args.limit, dry_run=args.dry_run, progress=not args.quiet,
                  ray=args.ray)
-    print("\n".join(done.lines() if args.dry_run else done.summary()))
+    print("\n".join(done.lines() if isinstance(done, SweepPlan) else done.summary()))
     return 0
 
 

@@ -3,7 +3,7 @@ from the Webis-ArgQuality-20 CSV; the same CSV gives the same weights (the file 
 from __future__ import annotations
 
 from touche.api.tools import train_quality, training_inputs
-from touche.cli.common import add_command, note
+from touche.cli.common import add_command, decimal_number, note
 from touche.guard import Files
 from touche.retrieval.stages.quality.model import MODEL_FILE
 
@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
                         "uses it with rerank: [{name: quality_model, model: FILE}]")
     p.add_argument("--replace-shipped", action="store_true",
                    help="write the model the package ships (what maintainers do after changing the features)")
-    p.add_argument("--l2", type=float, default=1.0, help="ridge penalty (default 1.0)")
+    p.add_argument("--l2", type=decimal_number, default=1.0, help="ridge penalty (default 1.0)")
 
 
 def run(args) -> int:

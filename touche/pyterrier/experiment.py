@@ -22,7 +22,7 @@ def explore(systems: Sequence[Any] | Mapping[str, Any], topics_frame: pd.DataFra
     frames, transformers run on ``topics_frame``, or run files), as ``touche explore`` writes it;
     ``options`` as ``api.explore`` takes them (corpus, topics, baseline, measures, test …)."""
     items = list(systems.items()) if isinstance(systems, Mapping) else \
-        list(zip(names or [None] * len(systems), systems))
+        list(zip(names or [None] * len(systems), systems))  # type: ignore[list-item]  # unnamed: named below
     runs: dict[str, Any] = {}
     for number, (name, system) in enumerate(items, 1):
         if isinstance(system, pt.Transformer):

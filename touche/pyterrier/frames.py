@@ -4,19 +4,22 @@ of tied scores), and the conversions between results frames and the toolkit's ra
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from pyterrier import io as pt_io
 
 from touche.datasets import parse_ref, qrels_paths, topics_path
 from touche.errors import InputError
+from touche.notes import topic_note, topic_notes
 from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
 from touche.retrieval.formats.qrels import check_named_kind
-from touche.retrieval.formats.runfile import RunFormat, canonical_topic
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES, COMPARATIVE_STANCES, RunFormat, canonical_topic
 from touche.retrieval.formats.runwriter import write_run as write_run_file
 from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.topics import Topic
@@ -73,8 +76,8 @@ def qrels(source: PathLike | Mapping[str, PathLike], *, topics_only: Any = None,
     them."""
     if isinstance(source, Mapping):
         named = {str(n): p for n, p in source.items()}
-    elif parse_ref(source):
-        named = dict(qrels_paths(parse_ref(source)))
+    elif ref := parse_ref(source):
+        named = dict(qrels_paths(ref))
     else:
         named = {"relevance": source}
     if not named:
@@ -146,25 +149,77 @@ def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
     return list(write_run_file(path, rows, fmt, tag, ties="given").warnings)
 
 
+# --------------------------------------------------------------------------- PyTerrier's own results files
+STANCE_LABELS = frozenset((*COMPARATIVE_STANCES, *ARGUMENT_STANCES))
+_PT_TREC = pt_io.SUPPORTED_RESULTS_FORMATS["trec"]  # PyTerrier's own (reader, writer)
+
+
+def write_results_trec(res: pd.DataFrame, filename, run_name: str = "pyterrier", append: bool = False) -> None:
+    """PyTerrier's TREC results writer (``pt.io.write_results``, ``pt.Experiment``'s ``save_dir``)
+    with a frame's ``stance`` in the second column, where Touché's run files hold it and PyTerrier
+    writes ``Q0``: a saved run keeps its stance when ``save_mode="reuse"`` reads it back."""
+    if "stance" not in res.columns:
+        write = _PT_TREC[1]
+        assert write is not None  # PyTerrier's trec format writes
+        write(res, filename, run_name=run_name, append=append)
+        return None
+    out = res[["qid", "stance", "docno", "rank", "score"]].copy()
+    out["stance"] = out["stance"].map(lambda s: "Q0" if s is None or (isinstance(s, float) and math.isnan(s))
+                                      else str(s))
+    out.insert(5, "run_name", run_name)
+    out.to_csv(filename, sep=" ", mode="a" if append else "w", header=False, index=False)
+    return None
+
+
+def read_results_trec(filename) -> pd.DataFrame:
+    """PyTerrier's TREC results reader, keeping a second column of Touché's stance labels as the
+    ``stance`` column (PyTerrier drops that column: it is ``Q0`` in its files)."""
+    frame = pd.read_csv(filename, sep=r"\s+", names=["qid", "iter", "docno", "rank", "score", "name"],
+                        dtype={"qid": str, "docno": str, "rank": int, "score": float, "iter": str})
+    labels = set(frame["iter"].unique())
+    if labels - {"Q0"} and labels <= STANCE_LABELS | {"Q0"}:
+        return frame.drop(columns="iter").assign(stance=frame["iter"])
+    return frame.drop(columns="iter")
+
+
+def install_results_format() -> None:
+    """Make these PyTerrier's ``trec`` results format (once; importing touche.pyterrier does it)."""
+    pt_io.SUPPORTED_RESULTS_FORMATS["trec"] = (read_results_trec, write_results_trec)
+
+
 # --------------------------------------------------------------------------- frames and rankings
 _TOPIC_NUMBER = re.compile(r"[0-9]+(\.0+)?")
 
 
-def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, Callable[[pd.DataFrame], pd.DataFrame]]:
+def numbered_topics(frame: pd.DataFrame) -> tuple[pd.DataFrame, "OwnIds"]:
     """PyTerrier allows any qid (``x1``); Touché numbers its topics. A frame with other ids goes
     through a variant numbered 1, 2, … in order of appearance, and the returned function gives
     its results their own ids back. Numbered frames pass unchanged."""
     if "qid" not in frame.columns:
-        return frame, lambda results: results  # the gate names the missing column
+        return frame, OwnIds({})  # the gate names the missing column
     missing = frame["qid"].isna().to_numpy()
     if missing.any():
         raise InputError("the qid is missing", path="queries frame", where=f"row {int(missing.argmax()) + 1}")
     qids = frame["qid"].astype(str)
     if qids.map(lambda q: bool(_TOPIC_NUMBER.fullmatch(q))).all():
-        return frame, lambda results: results
+        return frame, OwnIds({})
     numbers = {qid: str(number) for number, qid in enumerate(dict.fromkeys(qids), start=1)}
-    back = {number: qid for qid, number in numbers.items()}
-    return frame.assign(qid=qids.map(numbers)), lambda results: results.assign(qid=results["qid"].map(back))
+    return frame.assign(qid=qids.map(numbers)), OwnIds({number: qid for qid, number in numbers.items()})
+
+
+class OwnIds:
+    """A results frame's own qids back (``names``: the topic number the gate saw → the frame's
+    qid); ``notes()`` is the context in which a note about a topic names it by the frame's qid
+    and is a Python warning too (``touche.notes``)."""
+
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def __call__(self, results: pd.DataFrame) -> pd.DataFrame:
+        return results.assign(qid=results["qid"].map(self.names)) if self.names else results
+
+    def notes(self):
+        return topic_notes(self.names, warn=True)
 
 
 def topics_of(frame: pd.DataFrame) -> list[Topic]:
@@ -188,8 +243,9 @@ def answerable(frame: pd.DataFrame) -> pd.DataFrame:
     usable = texts.map(has_query_word).to_numpy(dtype=bool)
     if usable.all():
         return frame
-    for qid, text in frame.loc[~usable, ["qid", column]].drop_duplicates("qid").itertuples(index=False):
-        log.warning("warning: query %s (%r) has no word: no results for it", qid, str(text)[:80])
+    with topic_notes(warn=True):
+        for qid, text in frame.loc[~usable, ["qid", column]].drop_duplicates("qid").itertuples(index=False):
+            topic_note(log, str(qid), f"the query {str(text)[:80]!r} has no word: no results for it")
     return frame[usable]
 
 
@@ -273,7 +329,7 @@ def as_ranking(frame: pd.DataFrame) -> Ranking:
     order_of_topic = {q: i for i, q in enumerate(dict.fromkeys(qids))}
     tie = frame["rank"].to_numpy() if "rank" in frame.columns else np.arange(len(frame))
     scores = frame["score"].to_numpy(dtype=float)
-    order = np.lexsort((np.arange(len(frame)), tie, -scores, [order_of_topic[q] for q in qids]))
+    order = np.lexsort((np.arange(len(frame)), tie, -scores, np.array([order_of_topic[q] for q in qids])))
     ranking: Ranking = {}
     docnos = frame["docno"].astype(str).to_numpy()
     for i in order:

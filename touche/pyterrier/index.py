@@ -18,13 +18,15 @@ from typing import Any
 
 import pandas as pd
 import pyterrier as pt
+from pydantic import ValidationError
 
 from touche import api
-from touche.atomic import atomic_open, place_folder, write_text
-from touche.config import BM25, AnalyzerSpec, LMDirichlet
-from touche.errors import InputError
-from touche.indexing.builder import META_FILE, ensure_index
-from touche.indexing.corpora import source_class
+from touche.atomic import atomic_open
+from touche.config import BM25, AnalyzerSpec, LMDirichlet, describe_validation_error
+from touche.errors import ConfigError, InputError
+from touche.guard import named_location
+from touche.indexing.builder import META_FILE, build_index
+from touche.indexing.corpora import check_fields, open_corpus, source_class
 from touche.progress import progress_bar
 from touche.pyterrier.frames import (
     answerable,
@@ -62,6 +64,7 @@ def _indexer(path: PathLike, *, variant: PathLike = INDEXER_VARIANT, text_field:
 
 
 class Index(pt.Artifact, pt.Transformer):
+    path: Path  # PyTerrier's artifacts may have none; ours always has its folder
     """The toolkit's index at ``path`` (see the module docstring). As a transformer it is its
     ``bm25()``; ``retriever``, ``bm25``, ``dirichlet``, ``reranker``, ``text_loader`` and ``variant``
     give the rest. ``Index(path)`` of a folder not built yet is one to build: ``built()`` says
@@ -73,7 +76,7 @@ class Index(pt.Artifact, pt.Transformer):
     indexer = _OnClassOrIndex(_indexer)
 
     def __init__(self, path: PathLike):
-        super().__init__(path)
+        super().__init__(Path(path))
         self._meta: dict | None = None
         self._searcher: Searcher | None = None
         if (self.path / META_FILE).exists() or (self.path.exists() and any(self.path.iterdir())):
@@ -85,8 +88,7 @@ class Index(pt.Artifact, pt.Transformer):
             if not self.path.exists():
                 raise InputError("this index is not built yet: build it with Index(path).indexer().index(documents), "
                                  "or Index.of(variant, corpus)", path=self.path)
-            raise InputError(f"not an index of the toolkit: {META_FILE} is missing (build one with "
-                             "touche.pyterrier.Index.of(variant, corpus) or touche index)", path=self.path)
+            raise InputError(foreign_index(self.path), path=self.path)
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
             self._analyzer = AnalyzerSpec.model_validate(meta["analyzer"])
@@ -118,10 +120,12 @@ class Index(pt.Artifact, pt.Transformer):
         return f"touche.Index({str(self.path)!r})"
 
     @classmethod
-    def of(cls, variant: PathLike, corpus: PathLike, *, index_root: PathLike | None = None,
-           progress: bool = False) -> "Index":
-        """The index a variant (name or YAML) searches on ``corpus``, built unless it exists."""
-        return cls(api.index(variant, corpus, index_root=index_root, progress=progress).path)
+    def of(cls, variant: PathLike, corpus: PathLike, *, overrides: Mapping[str, Any] | None = None,
+           index_root: PathLike | None = None, progress: bool = True) -> "Index":
+        """The index a variant (name or YAML, with ``overrides`` as ``Variant`` and ``--set`` take
+        them: ``{"analyzer.stemmer": "porter"}``) searches on ``corpus``, built unless it exists;
+        its indexing reports on stderr unless ``progress=False``."""
+        return cls(api.index(api.variant(variant, overrides), corpus, index_root=index_root, progress=progress).path)
 
     @property
     def documents(self) -> int:
@@ -195,11 +199,42 @@ class Retriever(pt.Transformer):
         if unknown:
             raise InputError(f"fields {', '.join(unknown)} are not in this index (it has {', '.join(index.fields)})",
                              path=index.path)
-        self.index, self.similarity, self.num_results, self.field_weights = index, similarity, num_results, field_weights
+        self.index, self.similarity, self.num_results, self.field_weights = (
+            index,
+            similarity,
+            num_results,
+            field_weights,
+        )
         self.candidates_only = False  # a re-ranker: a frame without documents is refused
 
     def __repr__(self) -> str:
         return f"touche.Retriever({self.index!r}, {self.similarity!r})"
+
+    # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch): the similarity's own
+    # parameters (k1 and b of BM25, mu of LM-Dirichlet) and num_results, validated as a
+    # variant's YAML validates them
+    def parameters(self) -> list[str]:
+        return [f for f in type(self.similarity).model_fields if f != "name"] + ["num_results"]
+
+    def get_parameter(self, name: str) -> Any:
+        if name not in self.parameters():
+            raise ValueError(f"{self!r} has no parameter {name!r} (its parameters: {', '.join(self.parameters())})")
+        return self.num_results if name == "num_results" else getattr(self.similarity, name)
+
+    def set_parameter(self, name: str, value: Any) -> "Retriever":
+        """Set a parameter; a value the schema refuses is refused at once (ConfigError naming it),
+        not in the middle of a grid."""
+        self.get_parameter(name)
+        if name == "num_results":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"num_results must be a whole number of at least 1, got {value!r}")
+            self.num_results = value
+            return self
+        try:
+            self.similarity = type(self.similarity).model_validate({**self.similarity.model_dump(), name: value})
+        except ValidationError as exc:
+            raise ConfigError(f"{self.similarity.name} {describe_validation_error(exc)}") from None
+        return self
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
         """Queries → the index's best documents; a results frame (``docno``) → its documents
@@ -216,8 +251,9 @@ class Retriever(pt.Transformer):
         topics = topics_of(queries)  # through the gate; a topic's title is the frame's query
         searcher = self.index.searcher()
         searcher.set_similarity(self.similarity)
-        ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
-                                  within=candidates_of(queries) if reranking else None)
+        with own_ids.notes():
+            ranking = searcher.search({t.number: t.title for t in topics}, self.field_weights, self.num_results,
+                                      within=candidates_of(queries) if reranking else None)
         results = own_ids(as_frame(ranking, queries_part(queries)))
         return only_candidates(results, given) if reranking else results
 
@@ -261,26 +297,52 @@ class Indexer(pt.Indexer):
             raise InputError(f"an indexer of documents needs a passages variant (corpus.format: passages), "
                              f"not {self.loaded.variant.corpus.format!r}", path=self.loaded.path)
 
-    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:
+    def index(self, documents: Iterable[Mapping[str, Any]]) -> Index:  # type: ignore[override]  # no **kwargs
         if self.path.exists() or self.path.is_symlink():
             raise InputError("the index folder exists: give a new path (nothing is replaced)", path=self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=f".{self.path.name}-", dir=self.path.parent) as work:
+        folder = named_location(self.path.parent, "folder of the index")
+        variant = self.loaded.variant
+        with tempfile.TemporaryDirectory(prefix="touche-documents-") as work:
             corpus = Path(work) / "documents.jsonl"
             with atomic_open(corpus, "w") as out:
-                for number, doc in enumerate(progress_bar(documents, desc="documents", unit=" docs", leave=False), start=1):
+                shown = progress_bar(documents, desc="documents", unit=" docs", leave=False)
+                for number, doc in enumerate(shown, start=1):
                     docno, text = doc.get("docno"), doc.get(self.text_field)
                     if not isinstance(docno, str) or not docno.strip() or not isinstance(text, str):
                         raise InputError(f"document {number}: expected a non-empty string 'docno' and a string "
                                          f"'{self.text_field}', got keys {sorted(doc)}")
                     out.write(json.dumps({"id": docno, "contents": text}, ensure_ascii=False) + "\n")
-            built = ensure_index(self.loaded.variant, corpus, Path(work) / "indexes", base_dir=self.loaded.path.parent,
-                                 progress=True)
-            meta = json.loads((built.path / META_FILE).read_text(encoding="utf-8"))
-            meta["corpus"]["path"] = None  # the iterator's documents live in the index alone
-            write_text(built.path / META_FILE, json.dumps(meta, indent=2))
-            place_folder(built.path, self.path)
+            source = open_corpus(variant.corpus.format, corpus, skip_bad_records=variant.corpus.skip_bad_records)
+            check_fields(source, variant.index.fields)
+            # the iterator's documents live in the index alone: no corpus path to describe
+            build_index(source, variant.analyzer, variant.index, self.path, base_dir=self.loaded.path.parent,
+                        progress=True, extra_meta={"corpus": {**source.describe(), "path": None}}, folder=folder)
         return Index(self.path)
+
+
+def foreign_index(path: Path) -> str:
+    """Why a folder the toolkit did not build is no ``Index`` of it, and what opens it instead."""
+    rebuild = ("or build the toolkit's index of the same documents: touche.pyterrier.Index.indexer(folder).index("
+               "dataset.get_corpus_iter()), or Index.of(variant, corpus)")
+    try:
+        pt_meta = json.loads((path / "pt_meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pt_meta = None
+    lucene = any(child.name.startswith("segments_") for child in path.iterdir())
+    if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" or lucene:
+        whose = "pyterrier-anserini's index (its pt_meta.json says format 'anserini')" \
+            if isinstance(pt_meta, dict) and pt_meta.get("format") == "anserini" else \
+            "a Lucene index the toolkit did not build (Anserini's or Pyserini's, say)"
+        return (f"this is {whose}, and touche.pyterrier.Index cannot open it: the toolkit's index says in its "
+                f"{META_FILE} which analyzer its documents went through (queries must go through the same one) and "
+                "which fields it holds, and this index records neither, so its queries could only be analysed by "
+                "guess. Search it with pyterrier_anserini.AnseriniIndex(path).bm25() (it shares the JVM with the "
+                f"toolkit), {rebuild}")
+    if isinstance(pt_meta, dict):
+        return (f"this is a PyTerrier artifact of type {pt_meta.get('type')!r}, format {pt_meta.get('format')!r}, not "
+                f"an index of the toolkit ({META_FILE} is missing): open it with pt.Artifact.load(path), {rebuild}")
+    return (f"not an index of the toolkit: {META_FILE} is missing (build one with touche.pyterrier.Index.of(variant, "
+            "corpus), Index.indexer(path).index(documents) or touche index)")
 
 
 def artifact_metadata(path: str, listing: list[str]) -> dict | None:

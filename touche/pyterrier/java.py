@@ -74,14 +74,12 @@ class ToucheJavaInit(pt.java.JavaInitializer):
 
     def pre_init(self, jnius_config) -> None:
         if jnius_config.vm_running:
-            raise EnvironmentProblem(
-                "Java already runs in this process, started by the toolkit before touche.pyterrier was imported (a "
-                "touche.api call, a variant or an index), and a process has one JVM: import touche.pyterrier (or "
-                "call touche.pyterrier.start_java()) before the first variant, index or search, so that PyTerrier "
-                "starts the one JVM for the toolkit, Terrier and pyterrier-anserini")
+            raise running_jvm_problem()
         configured = pt.java.configure
         if not configured["java_home"]:
             pt.java.set_java_home(str(jvm.java_home()))
+        else:  # the user's choice: a Java older than 21 fails on Anserini's classes, said here by name
+            jvm.checked_java_home(configured["java_home"], f"pt.java.set_java_home({configured['java_home']!r})")
         _drop_missing_vector_module(Path(configured["java_home"]))
         for option in jvm.jvm_options(jvm.requested_heap()):
             if not _already_set(option, configured):
@@ -93,6 +91,23 @@ class ToucheJavaInit(pt.java.JavaInitializer):
     def message(self) -> str:
         skipped = f"; without Terrier ({_terrier_skipped})" if _terrier_skipped else ""
         return f"touche-toolkit's Lucene helpers and Anserini{skipped}"
+
+
+def running_jvm_problem() -> EnvironmentProblem:
+    """Why PyTerrier cannot start its Java here, naming who started the one JVM a process has."""
+    if jvm.started_by_toolkit():
+        who = ("started by the toolkit before touche.pyterrier was imported (a touche.api call, a variant or an "
+               "index)")
+        fix = ("import touche.pyterrier first, or call touche.pyterrier.start_java() before the first variant, index "
+               "or search")
+    else:
+        who = ("started by another library before PyTerrier's start (pyjnius starts it on 'import jnius'; neither "
+               "the toolkit nor PyTerrier did)")
+        fix = ("start Java through PyTerrier before anything imports jnius: import touche.pyterrier and call "
+               "touche.pyterrier.start_java() (or pt.java.init()) first")
+    return EnvironmentProblem(f"Java already runs in this process, {who}, and a process has one JVM, which cannot "
+                              f"take PyTerrier's jars and options once it runs: {fix}, so that PyTerrier starts the "
+                              "one JVM for the toolkit, Terrier and pyterrier-anserini")
 
 
 def _already_set(option: str, configured) -> bool:
@@ -120,7 +135,7 @@ def _drop_missing_vector_module(java_home: Path) -> None:
     def add_option(option: str) -> None:
         for kept in without_module([option], VECTOR_MODULE):
             original(kept)
-    add_option._touche_original = original
+    add_option._touche_original = original  # type: ignore[attr-defined]
     pyterrier.java.add_option = add_option
 
 
@@ -137,8 +152,8 @@ def _guard_terrier() -> None:
             original(self, jnius_config)
         except OSError as exc:  # urllib's URLError, a socket's error: no Maven here
             skip_terrier(f"its jars come from Maven, which cannot be reached: {getattr(exc, 'reason', exc)}")
-    pre_init._touche = True
-    TerrierJavaInit.pre_init = pre_init
+    pre_init._touche = True  # type: ignore[attr-defined]
+    TerrierJavaInit.pre_init = pre_init  # type: ignore[method-assign]  # PyTerrier's own, patched
 
 
 def skip_terrier(why: str) -> None:
@@ -150,8 +165,8 @@ def skip_terrier(why: str) -> None:
         return
     _terrier_skipped = why
     from pyterrier.terrier.java import TerrierJavaInit
-    TerrierJavaInit.post_init = lambda self, jnius: None
-    TerrierJavaInit.message = lambda self: f"skipped: {why}"
+    TerrierJavaInit.post_init = lambda self, jnius: None  # type: ignore[method-assign]
+    TerrierJavaInit.message = lambda self: f"skipped: {why}"  # type: ignore[method-assign]
     pt.java.configure["redirect_io"] = False  # PyTerrier redirects Java's output through a Terrier class
     log_level = pyterrier.java.set_log_level
 
@@ -215,14 +230,11 @@ def start_java(*, terrier: bool = True) -> None:
     if pt.java.started():
         return
     if "jnius_config" in sys.modules and sys.modules["jnius_config"].vm_running:
-        raise EnvironmentProblem("Java is already running in this process (the toolkit started its own JVM for a "
-                                 "variant or an index used before), and a process has one JVM: call "
-                                 "touche.pyterrier.start_java() before the first variant, index or other Java "
-                                 "component is used")
+        raise running_jvm_problem()
     if not terrier:
         skip_terrier("asked: touche.pyterrier.start_java(terrier=False)")
         from pyterrier.terrier.java import TerrierJavaInit
-        TerrierJavaInit.pre_init = lambda self, jnius_config: None
+        TerrierJavaInit.pre_init = lambda self, jnius_config: None  # type: ignore[method-assign]
     pt.java.init()
 
 

@@ -21,7 +21,9 @@ class Restrict(pt.Transformer):
 
     def __init__(self, corpus: PathLike, restrict: bool = True, *, corpus_format: str | None = None,
                  name: str = "results"):
-        self.collection = Collection.of(corpus, restrict, corpus_format=corpus_format, option="corpus")
+        collection = Collection.of(corpus, restrict, corpus_format=corpus_format, option="corpus")
+        assert collection is not None  # a corpus is given
+        self.collection = collection
         self.name = name  # how a caution names the results (a system of the experiment)
         self.cautions: list[str] = []
 

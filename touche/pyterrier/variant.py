@@ -17,6 +17,7 @@ import pyterrier as pt
 from touche import api
 from touche.config import LoadedVariant, dotted_get
 from touche.paths import default_index_root
+from touche.pyterrier.caching import refuse_one_column_cache
 from touche.pyterrier.frames import (
     answerable,
     as_frame,
@@ -44,8 +45,9 @@ class Variant(pt.Transformer):
     first use and reused as ``touche run`` reuses it (``index_root``); one JVM per process.
 
     Long steps (indexing, a dense re-ranker's encoding, stance labelling) show progress bars on
-    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted (``retrieval.similarity.k1``): what
-    ``pt.GridScan``/``pt.GridSearch`` read and set, as ``touche sweep`` varies them."""
+    stderr unless ``progress=False``. Its parameters are the variant's YAML keys, dotted
+    (``retrieval.similarity.k1``): what ``pt.GridScan``/``pt.GridSearch`` read and set, as
+    ``touche sweep`` varies them."""
 
     def __init__(self, name_or_yaml: PathLike | LoadedVariant, corpus: PathLike, *,
                  overrides: Mapping[str, Any] | None = None, index_root: PathLike | None = None,
@@ -70,7 +72,7 @@ class Variant(pt.Transformer):
             [stage.name for stage in self.loaded.variant.rerank]
         self.first_stage = FirstStage(self)
         self.rows = RunRows(self)
-        stages = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
+        stages: list[pt.Transformer] = [Rerank(self, i, name) for i, name in enumerate(parts)] + [self.rows]
         self.stages = functools.reduce(lambda a, b: a >> b, stages)
 
     # PyTerrier's parameter protocol (pt.GridScan, pt.GridSearch)
@@ -109,7 +111,7 @@ class Variant(pt.Transformer):
         return state
 
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]  # read-only: the variant's own name
         return self.loaded.name
 
     def __repr__(self) -> str:
@@ -125,6 +127,8 @@ class Variant(pt.Transformer):
         """Queries → the variant's run; a results frame (``docno``) → its documents re-ranked by
         the variant: the first stage scores each query's candidates only, then the variant's
         stages, and only candidates come out (PyTerrier's ``bm25 % 100 >> variant``)."""
+        if self.rows.format is not RunFormat.Q0:
+            refuse_one_column_cache(self)
         results = self.stages.transform(self.first_stage.transform(queries))
         return only_candidates(results, queries) if "docno" in queries.columns else results
 
@@ -152,9 +156,11 @@ class FirstStage(pt.Transformer):
         if queries.empty:
             return pd.DataFrame(columns=[*queries_part(queries).columns, "docno", "score", "rank"])
         queries, own_ids = numbered_topics(queries)
-        pipeline = self.variant.pipeline(queries)
-        within = candidates_of(queries) if "docno" in queries.columns else None
-        return own_ids(as_frame(pipeline.search(pipeline.queries(lenient=True), within), queries_part(queries)))
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(queries)
+            within = candidates_of(queries) if "docno" in queries.columns else None
+            ranking = pipeline.search(pipeline.queries(lenient=True), within)
+        return own_ids(as_frame(ranking, queries_part(queries)))
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return [*input_columns, "docno", "score", "rank"]
@@ -174,10 +180,11 @@ class Rerank(pt.Transformer):
             return results
         given = results
         results, own_ids = numbered_topics(results)
-        pipeline = self.variant.pipeline(results)
-        _, apply = pipeline.rerankers()[self.position]
-        return carried(own_ids(as_frame(apply(as_ranking(results), pipeline.queries(lenient=True)),
-                                        queries_part(results))), given)
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(results)
+            _, apply = pipeline.rerankers()[self.position]
+            ranking = apply(as_ranking(results), pipeline.queries(lenient=True))
+        return carried(own_ids(as_frame(ranking, queries_part(results))), given)
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         return list(input_columns)
@@ -199,9 +206,10 @@ class RunRows(pt.Transformer):
             return pd.DataFrame(columns=self.transform_outputs(list(results.columns)))
         given = results
         results, own_ids = numbered_topics(results)
-        pipeline = self.variant.pipeline(results)
-        rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
-                           untie=True)  # as its run file: no evaluator orders a topic otherwise
+        with own_ids.notes():
+            pipeline = self.variant.pipeline(results)
+            rows = ranked_rows(pipeline.rows(as_ranking(results)), self.format, self.variant.loaded.variant.tag,
+                               untie=True)  # as its run file: no evaluator orders a topic otherwise
         queries = queries_part(results).astype({"qid": str})
         canonical = {canonical_topic(q): q for q in queries["qid"]}
         frame = pd.DataFrame({"qid": [canonical.get(r.qid, r.qid) for r in rows], "docno": [r.docid for r in rows],

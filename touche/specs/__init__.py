@@ -3,8 +3,11 @@
 Each is a strict pydantic model like the rest of the schema: unknown keys are errors.
 """
 import typing
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from touche.specs.weights import all_zero_problem
 
 
 class Strict(BaseModel):
@@ -13,6 +16,8 @@ class Strict(BaseModel):
     ≤ 10)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # The weights whose terms together make one score (touche/specs/weights.py): not all 0.
+    formula: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -25,3 +30,9 @@ class Strict(BaseModel):
                     if (int in kinds or float in kinds) and bool not in kinds:
                         raise ValueError(f"{name}: expected a number, not {str(value).lower()}")
         return data
+
+    @model_validator(mode="after")
+    def _formula_weighs_something(self):
+        if self.formula and not any(getattr(self, name) for name in self.formula):
+            raise ValueError(all_zero_problem(list(self.formula)))
+        return self

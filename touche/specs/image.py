@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from touche.specs import Strict
+from touche.specs.weights import FieldWeights, Weight
 
 # Fields whose text is stored with each image (the index's raw record) and can be scored.
 STORED_TEXT_FIELDS = ("page_title", "near_text", "alt_text", "ocr_text", "url_text")
@@ -25,8 +26,6 @@ def _check_weights(value: dict[str, float]) -> dict[str, float]:
     for name, weight in value.items():
         if not 0 <= weight <= 100:
             raise ValueError(f"weight of '{name}' must be in [0, 100], got {weight}")
-    if not any(value.values()):
-        raise ValueError("at least one text field needs a positive weight")
     return value
 
 
@@ -50,11 +49,13 @@ class StanceSpec(Strict):
     (topic-specific cues: "against lowering the voting age", not any "against").
     """
 
-    text_weights: dict[str, float] = Field(
+    formula = ("sentiment_weight", "cue_weight")
+
+    text_weights: FieldWeights = Field(
         {"alt_text": 1.0, "ocr_text": 1.0, "near_text": 0.5, "page_title": 0.5},
         description="field → weight of its sentiment and cues (fields: " + ", ".join(STORED_TEXT_FIELDS) + ")")
-    sentiment_weight: float = Field(1.0, ge=0, le=10, description="weight of the VADER sentiment term")
-    cue_weight: float = Field(1.0, ge=0, le=10, description="weight of the pro/con cue-word term")
+    sentiment_weight: Weight = Field(1.0, ge=0, le=10, description="weight of the VADER sentiment term")
+    cue_weight: Weight = Field(1.0, ge=0, le=10, description="weight of the pro/con cue-word term")
     cue_window: int = Field(0, ge=0, le=100, description="count cue words only within this many words of a topic "
                                                          "term (0: anywhere in the text)")
     pro_cues: tuple[str, ...] = Field(
@@ -95,11 +96,13 @@ class ArgumentSpec(Strict):
     in the image), emotion (|VADER compound| of the image's own text) and cues (argument words:
     because, should, pros, cons …)."""
 
-    text_weight: float = Field(1.0, ge=0, le=10, description="weight of the amount of text inside the image")
+    formula = ("text_weight", "chart_weight", "emotion_weight", "cue_weight")
+
+    text_weight: Weight = Field(1.0, ge=0, le=10, description="weight of the amount of text inside the image")
     text_words: int = Field(25, ge=1, le=1000, description="OCR words at which the text signal reaches 1")
-    chart_weight: float = Field(1.0, ge=0, le=10, description="weight of chart/statistics cues")
-    emotion_weight: float = Field(0.5, ge=0, le=10, description="weight of the emotional strength of the image's text")
-    cue_weight: float = Field(0.5, ge=0, le=10, description="weight of argument words")
+    chart_weight: Weight = Field(1.0, ge=0, le=10, description="weight of chart/statistics cues")
+    emotion_weight: Weight = Field(0.5, ge=0, le=10, description="weight of the emotional strength of the image's text")
+    cue_weight: Weight = Field(0.5, ge=0, le=10, description="weight of argument words")
     text_fields: tuple[str, ...] = Field(("ocr_text", "alt_text"),
                                          description="the image's own text for the emotion and cue signals")
     chart_words: tuple[str, ...] = Field(
@@ -116,14 +119,11 @@ class ArgumentSpec(Strict):
     def _fields(cls, value):
         unknown = [f for f in value if f not in STORED_TEXT_FIELDS]
         if unknown or not value:
-            raise ValueError(f"text_fields must name stored fields ({', '.join(STORED_TEXT_FIELDS)}), got {list(value)}")
+            raise ValueError(
+                f"text_fields must name stored fields ({', '.join(STORED_TEXT_FIELDS)}), got {list(value)}"
+            )
         return value
 
-    @model_validator(mode="after")
-    def _some_weight(self):
-        if not any((self.text_weight, self.chart_weight, self.emotion_weight, self.cue_weight)):
-            raise ValueError("at least one argumentativeness weight must be positive")
-        return self
 
 
 class ImageSpec(Strict):
@@ -140,24 +140,19 @@ class ImageSpec(Strict):
     (s ∈ [0, 1]), so the rank order never mixes the tiers.
     """
 
+    formula = ("relevance_weight", "argumentative_weight", "stance_weight", "crawl_weight")
+
     candidates: int = Field(200, ge=20, le=1000, description="hits per topic considered (retrieval.top_k caps it)")
     duplicates: DuplicateSpec = Field(default_factory=DuplicateSpec, description="near-duplicate collapse")
     stance: StanceSpec = Field(default_factory=StanceSpec, description="the stance formula")
     argumentative: ArgumentSpec = Field(default_factory=ArgumentSpec, description="the argumentativeness formula")
-    relevance_weight: float = Field(1.0, ge=0, le=10, description="weight of the normalised retrieval score")
-    argumentative_weight: float = Field(0.5, ge=0, le=10, description="weight of argumentativeness")
-    stance_weight: float = Field(0.5, ge=0, le=10, description="weight of stance confidence |stance|")
+    relevance_weight: Weight = Field(1.0, ge=0, le=10, description="weight of the normalised retrieval score")
+    argumentative_weight: Weight = Field(0.5, ge=0, le=10, description="weight of argumentativeness")
+    stance_weight: Weight = Field(0.5, ge=0, le=10, description="weight of stance confidence |stance|")
     min_relevance: float = Field(0.25, ge=0, le=1, description="images below this normalised retrieval score never "
                                                                "get a preferred side: they only fill a list")
-    crawl_weight: float = Field(0.0, ge=0, le=10, description="weight of the crawl prior: 1 / (1 + log2 rank) when "
+    crawl_weight: Weight = Field(0.0, ge=0, le=10, description="weight of the crawl prior: 1 / (1 + log2 rank) when "
                                                               "rankings.jsonl ranked the image for this topic's number")
     fill: Literal["collection", "none"] = Field(
         "collection", description="a topic with fewer than 20 distinct hits: 'collection' fills it with unretrieved "
                                   "images (the run stays valid); 'none' fails, naming the topic")
-
-    @model_validator(mode="after")
-    def _some_weight(self):
-        if not any((self.relevance_weight, self.argumentative_weight, self.stance_weight, self.crawl_weight)):
-            raise ValueError("at least one of relevance_weight, argumentative_weight, stance_weight, crawl_weight "
-                             "must be positive")
-        return self

@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 
 from touche.specs import Strict
 from touche.specs.similarity import Similarity, bm25_unless_named
+from touche.specs.weights import Weight
 
 
 class CandidateSpec(Strict):
@@ -26,7 +27,9 @@ class CandidateSpec(Strict):
                                            "(up to all retrieved), then relax the sentence filters")
     min_words: int = Field(6, ge=1, le=200, description="premise sentences with fewer words are no candidates")
     min_words_conclusion: int = Field(3, ge=1, le=200, description="conclusions with fewer words are no candidates")
-    max_words: int = Field(60, ge=2, le=2000, description="sentences with more words are no candidates (run-ons, lists)")
+    max_words: int = Field(
+        60, ge=2, le=2000, description="sentences with more words are no candidates (run-ons, lists)"
+    )
     min_argumentativeness: float = Field(0.2, ge=0, le=1, description="sentences with a lower argumentativeness "
                                                                       "score are no candidates")
 
@@ -51,23 +54,30 @@ class SentenceRetrievalSpec(Strict):
 class RelevanceSpec(Strict):
     """A sentence's relevance: a weighted sum of two normalised retrieval scores."""
 
-    sentence: float = Field(0.5, ge=0, le=10, description="weight of the sentence's own score in the sentence index "
+    formula = ("sentence", "argument")
+
+    sentence: Weight = Field(0.5, ge=0, le=10, description="weight of the sentence's own score in the sentence index "
                                                           "(divided by the topic's best)")
-    argument: float = Field(0.5, ge=0, le=10, description="weight of its argument's score (min-max normalised per topic)")
+    argument: Weight = Field(0.5, ge=0, le=10,
+                             description="weight of its argument's score (min-max normalised per topic)")
 
 
 class ArgumentativenessSpec(Strict):
     """A sentence's argumentativeness in [0, 1] from lexical cues and length."""
 
-    markers: float = Field(1.0, ge=0, le=10, description="weight of argumentative markers (because, therefore, should, "
-                                                         "evidence, leads to, ...): 0 markers → 0, 2 or more → 1")
-    length: float = Field(0.5, ge=0, le=10, description="weight of the length feature: 1 inside ideal_words, "
+    formula = ("markers", "length")
+
+    markers: Weight = Field(1.0, ge=0, le=10,
+                            description="weight of argumentative markers (because, therefore, should, evidence, "
+                                        "leads to, ...): 0 markers → 0, 2 or more → 1")
+    length: Weight = Field(0.5, ge=0, le=10, description="weight of the length feature: 1 inside ideal_words, "
                                                         "falling linearly to 0 at half / twice the bounds")
     ideal_words: tuple[int, int] = Field((10, 35), description="[shortest, longest] sentence length in words that "
                                                                "counts as ideal")
-    noise_penalty: float = Field(1.0, ge=0, le=10, description="subtracted for debate procedure or spam cues "
+    noise_penalty: Weight = Field(1.0, ge=0, le=10, description="subtracted for debate procedure or spam cues "
                                                                "(vote pro, next round, my opponent, forfeit, links)")
-    question_penalty: float = Field(0.3, ge=0, le=10, description="subtracted for questions, which rarely state a claim")
+    question_penalty: Weight = Field(0.3, ge=0, le=10,
+                                     description="subtracted for questions, which rarely state a claim")
     conclusion_prior: float = Field(0.5, ge=0, le=1, description="a conclusion is a claim by the corpus' own account: "
                                                                  "its marker and length score is at least this "
                                                                  "(penalties still apply)")
@@ -77,8 +87,6 @@ class ArgumentativenessSpec(Strict):
         low, high = self.ideal_words
         if not 1 <= low <= high:
             raise ValueError(f"ideal_words must be [low, high] with 1 <= low <= high, got {list(self.ideal_words)}")
-        if self.markers + self.length == 0:
-            raise ValueError("markers and length cannot both be 0")
         return self
 
 
@@ -91,27 +99,37 @@ class BuildingSpec(Strict):
                                                     "(1: adjacent only; 0: no premise pairs)")
     cross_arguments: int = Field(20, ge=0, le=500, description="per stance: pair sentences across the top this-many "
                                                                "arguments of that stance (0: no cross-argument pairs)")
-    cross_same_conclusion: bool = Field(True, description="pair across arguments only where they share their "
-                                                          "conclusion (one debate's claim): args.me stances are toward "
-                                                          "the conclusion, so only there does one stance mean agreement")
+    cross_same_conclusion: bool = Field(
+        True,
+        description="pair across arguments only where they share their "
+        "conclusion (one debate's claim): args.me stances are toward "
+        "the conclusion, so only there does one stance mean agreement",
+    )
     cross_sentences: int = Field(2, ge=1, le=20, description="best sentences per argument used in cross-argument pairs")
-    conclusion_needs_support: bool = Field(True, description="args.me stance is the premise's toward its conclusion: in "
-                                                             "an argument whose premises are CON, the conclusion is the "
-                                                             "claim they attack, so it is no candidate")
+    conclusion_needs_support: bool = Field(
+        True,
+        description="args.me stance is the premise's toward its conclusion: in "
+        "an argument whose premises are CON, the conclusion is the "
+        "claim they attack, so it is no candidate",
+    )
 
 
 class ScoreSpec(Strict):
     """A pair's score: weighted means of its sentences' features plus pair features."""
 
-    relevance: float = Field(1.0, ge=0, le=10, description="weight of the mean sentence relevance")
-    argumentativeness: float = Field(0.5, ge=0, le=10, description="weight of the mean argumentativeness")
-    representativeness: float = Field(0.3, ge=0, le=10, description="weight of the mean similarity of each sentence to "
-                                                                    "the rest of its argument")
-    coherence: float = Field(0.5, ge=0, le=10, description="weight of the topical overlap of the two sentences "
+    formula = ("relevance", "argumentativeness", "representativeness", "coherence")
+
+    relevance: Weight = Field(1.0, ge=0, le=10, description="weight of the mean sentence relevance")
+    argumentativeness: Weight = Field(0.5, ge=0, le=10,
+                                      description="weight of the mean argumentativeness")
+    representativeness: Weight = Field(0.3, ge=0, le=10,
+                                       description="weight of the mean similarity of each sentence to the rest of "
+                                                   "its argument")
+    coherence: Weight = Field(0.5, ge=0, le=10, description="weight of the topical overlap of the two sentences "
                                                            "(cosine of their stemmed content words)")
-    same_argument: float = Field(0.2, ge=0, le=10, description="bonus for two sentences of one argument")
-    conclusion: float = Field(0.1, ge=0, le=10, description="bonus for a pair holding a conclusion")
-    contradiction: float = Field(1.0, ge=0, le=10, description="penalty for a contradiction cue: overlapping "
+    same_argument: Weight = Field(0.2, ge=0, le=10, description="bonus for two sentences of one argument")
+    conclusion: Weight = Field(0.1, ge=0, le=10, description="bonus for a pair holding a conclusion")
+    contradiction: Weight = Field(1.0, ge=0, le=10, description="penalty for a contradiction cue: overlapping "
                                                                "sentences of which exactly one is negated")
     contradiction_overlap: float = Field(0.3, ge=0, le=1, description="the overlap from which differing negation "
                                                                       "counts as a contradiction cue")
@@ -139,8 +157,10 @@ class StanceSpec(Strict):
     """The PRO/CON label of a pair, toward the topic; Q0 when unknown."""
 
     source: Literal["corpus", "lexicon", "corpus+lexicon", "none"] = Field(
-        "corpus", description="corpus: args.me's premise stance; lexicon: pro/con cue words of the argument against the "
-                              "topic's polarity; corpus+lexicon: the lexicon where the corpus has no stance; none: Q0")
+        "corpus",
+        description="corpus: args.me's premise stance; lexicon: pro/con cue words of the argument against the "
+        "topic's polarity; corpus+lexicon: the lexicon where the corpus has no stance; none: Q0",
+    )
     conclusion_polarity: bool = Field(False, description="args.me stance is toward the argument's conclusion: flip it "
                                                          "when the lexicon finds the conclusion opposed to the topic "
                                                          "('Zoos are essential' for 'Should zoos be abolished?')")

@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 from touche import registry
 from touche.specs import Strict
+from touche.specs.weights import Weight, WholeWeight
 
 DEFAULT_COMPARATIVE_TERMS = ("better", "vs", "versus", "compared", "comparison", "advantages", "disadvantages",
                              "pros", "cons", "difference")
@@ -35,11 +36,14 @@ class ComparativeQuerySpec(Strict):
     """Bag-of-words query: the title's content words, the objects and comparative cue words, each
     repeated by its weight (a term's query weight in Lucene is its count)."""
 
-    title_weight: int = Field(1, ge=0, le=10, description="weight of the title's content words (0: leave them out)")
-    object_weight: int = Field(2, ge=0, le=10, description="weight of each object's words")
-    aspect_weight: int = Field(1, ge=0, le=10, description="weight of the comparison aspect's words "
+    formula = ("title_weight", "object_weight", "aspect_weight", "comparative_weight", "description")
+
+    title_weight: WholeWeight = Field(1, ge=0, le=10,
+                                      description="weight of the title's content words (0: leave them out)")
+    object_weight: WholeWeight = Field(2, ge=0, le=10, description="weight of each object's words")
+    aspect_weight: WholeWeight = Field(1, ge=0, le=10, description="weight of the comparison aspect's words "
                                                            "(title words that are neither objects nor scaffolding)")
-    comparative_weight: int = Field(0, ge=0, le=10, description="weight of each comparative cue word (0: none)")
+    comparative_weight: WholeWeight = Field(0, ge=0, le=10, description="weight of each comparative cue word (0: none)")
     comparative_terms: tuple[str, ...] = Field(DEFAULT_COMPARATIVE_TERMS,
                                                description="comparative cue words added to every query")
     description: bool = Field(False, description="also add the topic's description (2020 and 2022 topics have one)")
@@ -49,26 +53,35 @@ class FeatureWeights(Strict):
     """Weights of the re-ranking formula: score = Σ weight × feature; every feature lies in [0, 1]
     (dense, a cosine, in [-1, 1])."""
 
-    retrieval: float = Field(1.0, ge=0, le=100, description="first-stage score divided by the topic's best score")
-    objects_all: float = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
-    object_share: float = Field(0.0, ge=-10, le=10, description="share of the objects mentioned")
-    object_balance: float = Field(0.0, ge=-10, le=10, description="mentions of the rarer object / of the commoner")
-    cooccurrence: float = Field(0.0, ge=-10, le=10, description="share of sentences naming two objects (scaled, capped at 1)")
-    comparative: float = Field(0.0, ge=-10, le=10, description="share of sentences with comparative language (scaled, capped)")
-    comparative_objects: float = Field(0.0, ge=-10, le=10,
-                                       description="share of sentences naming an object in comparative language (scaled, capped)")
-    comparison: float = Field(0.0, ge=-10, le=10,
-                              description="share of sentences naming two objects in comparative language (scaled, capped)")
-    argumentative: float = Field(0.0, ge=-10, le=10, description="argumentative markers per sentence (scaled, capped)")
-    aspect: float = Field(0.0, ge=-10, le=10, description="share of the aspect's words present")
-    length: float = Field(0.0, ge=-10, le=10, description="log length bonus, 0 at min_words, 1 at max_words")
-    language: float = Field(0.0, ge=-10, le=10, description="looks like running prose: stopword share, sentence length")
-    prose: float = Field(0.0, ge=-10, le=10, description="share of words in well-formed sentences (6–60 words, "
+    formula = ("retrieval", "objects_all", "object_share", "object_balance", "cooccurrence", "comparative",
+               "comparative_objects", "comparison", "argumentative", "aspect", "length", "language", "prose",
+               "capitals", "spam", "dense")
+
+    retrieval: Weight = Field(1.0, ge=0, le=100, description="first-stage score divided by the topic's best score")
+    objects_all: Weight = Field(0.0, ge=-10, le=10, description="1 when every object is mentioned")
+    object_share: Weight = Field(0.0, ge=-10, le=10, description="share of the objects mentioned")
+    object_balance: Weight = Field(0.0, ge=-10, le=10, description="mentions of the rarer object / of the commoner")
+    cooccurrence: Weight = Field(0.0, ge=-10, le=10,
+                                 description="share of sentences naming two objects (scaled, capped at 1)")
+    comparative: Weight = Field(0.0, ge=-10, le=10,
+                                description="share of sentences with comparative language (scaled, capped)")
+    comparative_objects: Weight = Field(0.0, ge=-10, le=10, description="share of sentences naming an object in "
+                                                                         "comparative language (scaled, capped)")
+    comparison: Weight = Field(0.0, ge=-10, le=10, description="share of sentences naming two objects in "
+                                                                "comparative language (scaled, capped)")
+    argumentative: Weight = Field(0.0, ge=-10, le=10, description="argumentative markers per sentence (scaled, capped)")
+    aspect: Weight = Field(0.0, ge=-10, le=10, description="share of the aspect's words present")
+    length: Weight = Field(0.0, ge=-10, le=10, description="log length bonus, 0 at min_words, 1 at max_words")
+    language: Weight = Field(0.0, ge=-10, le=10,
+                             description="looks like running prose: stopword share, sentence length")
+    prose: Weight = Field(0.0, ge=-10, le=10, description="share of words in well-formed sentences (6–60 words, "
                                                           "ending in punctuation, with function words)")
-    capitals: float = Field(0.0, ge=-10, le=10, description="share of capitalised words ×2, capped: menus and tag clouds "
+    capitals: Weight = Field(0.0, ge=-10, le=10,
+                             description="share of capitalised words ×2, capped: menus and tag clouds "
                                                              "(use a negative weight)")
-    spam: float = Field(0.0, ge=-10, le=10, description="looks like boilerplate, link lists or spam (use a negative weight)")
-    dense: float = Field(0.0, ge=-10, le=10, description="cosine of the topic's query and the text under the dense "
+    spam: Weight = Field(0.0, ge=-10, le=10,
+                         description="looks like boilerplate, link lists or spam (use a negative weight)")
+    dense: Weight = Field(0.0, ge=-10, le=10, description="cosine of the topic's query and the text under the dense "
                                                           "model of task2.rerank.dense (0: the model is not loaded)")
 
 
@@ -107,10 +120,12 @@ class StanceSpec(Strict):
     model_file: str | None = Field(None, description="a stance model written by `touche train-stance -o FILE` "
                                                      "(relative to the variant); default: the shipped one")
     gate: bool = Field(True, description="NO unless the passage names every object, uses comparative language "
-                                         "about one and is running prose (see retrieval/tasks/task2/stance/patterns.py)")
-    gate_min_prose: float = Field(0.3, ge=0, le=1, description="the gate's minimum share of words in well-formed sentences")
-    comparative_weight: float = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
-    sentiment_weight: float = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
+                                         "about one and is running prose "
+                                         "(see retrieval/tasks/task2/stance/patterns.py)")
+    gate_min_prose: float = Field(0.3, ge=0, le=1,
+                                  description="the gate's minimum share of words in well-formed sentences")
+    comparative_weight: Weight = Field(1.0, ge=0, le=10, description="weight of 'A better than B'-type evidence")
+    sentiment_weight: Weight = Field(0.3, ge=0, le=10, description="weight of sentiment of sentences naming one object")
     margin: float = Field(0.4, ge=0, le=10, description="|evidence| above this picks a side, below it NEUTRAL")
     min_evidence: float = Field(0.1, ge=0, le=100,
                                 description="without the gate: total evidence below this (and no comparison of "
@@ -154,7 +169,8 @@ class ChatNoirSpec(Strict):
     index: Literal["clueweb12", "clueweb09", "clueweb22/b"] = Field("clueweb12", description="ChatNoir index")
     size: int = Field(100, ge=1, le=1000, description="hits fetched per topic")
     page_size: int = Field(100, ge=1, le=1000, description="hits per API request")
-    search_method: Literal["default", "bm25"] = Field("default", description="ChatNoir's ranking (BM25F + quality) or plain BM25")
+    search_method: Literal["default", "bm25"] = Field("default",
+                                                      description="ChatNoir's ranking (BM25F + quality) or plain BM25")
     allowed_hosts: tuple[str, ...] = Field(("chatnoir.eu", "www.chatnoir.eu"), min_length=1,
                                            description="hosts the API key may be sent to (over https; plain http "
                                                        "only to this machine, for tests)")
@@ -162,7 +178,9 @@ class ChatNoirSpec(Strict):
     retries: int = Field(5, ge=0, le=20, description="retries of timeouts, 429 and 5xx answers")
     backoff: float = Field(1.0, ge=0, le=600, description="seconds before the first retry; doubled each time")
     max_backoff: float = Field(60.0, ge=0, le=3600, description="longest wait between retries")
-    fetch: Literal["plain", "html"] = Field("html", description="cache contents to fetch: ChatNoir's plain text or the page's HTML")
+    fetch: Literal["plain", "html"] = Field(
+        "html", description="cache contents to fetch: ChatNoir's plain text or the page's HTML"
+    )
 
     @field_validator("base_url")
     @classmethod

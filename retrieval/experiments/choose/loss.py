@@ -13,13 +13,14 @@ import math
 from dataclasses import dataclass
 
 from touche.errors import ToucheError
+from touche.render import number as format_number
+from touche.render import p_text
 from touche.retrieval.evaluation.significance import (
     DEFAULT_RESAMPLES,
     paired_on_common,
     per_topic_scores,
     split_measure,
 )
-from touche.retrieval.experiments.report import format_number
 
 ALPHA = 0.05
 
@@ -39,7 +40,7 @@ class Loss:
     def text(self) -> str:
         if math.isnan(self.delta):
             return "no per-topic values to compare"
-        p = "no test" if self.p is None else ("p < 0.001" if self.p < 0.001 else f"p = {self.p:.3f}")
+        p = "no test" if self.p is None else f"p = {p_text(self.p, ALPHA)}"
         return f"Δ {self.delta:+.3f}, {p}"
 
 

@@ -39,11 +39,11 @@ import yaml
 from touche import guard
 from touche.config import MAX_SUBMISSIONS, load_suite, load_variant, resolve_raw, validate
 from touche.errors import ToucheError
+from touche.render import number as format_number
 from touche.retrieval.evaluation.significance import split_measure
 from touche.retrieval.experiments.choose.loss import Loss, LossToBest, allowed, why_allowed
 from touche.retrieval.experiments.choose.reference import reference_value, shipped_reference
 from touche.retrieval.experiments.choose.report import format_choices
-from touche.retrieval.experiments.report import describe_overrides, format_number, format_value, point_slug
 from touche.retrieval.experiments.robust import heaviest
 from touche.retrieval.experiments.sweep import (
     MANIFEST_FILE,
@@ -53,6 +53,7 @@ from touche.retrieval.experiments.sweep import (
     read_records,
     sort_records,
 )
+from touche.retrieval.experiments.sweep.axes import describe_overrides, format_value, point_slug
 from touche.retrieval.experiments.sweep.manifest import ManifestSet, SweepManifest
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.retrieval.formats.gate import load_run
@@ -237,6 +238,7 @@ def pick(results: SweepResults, *, measure: str | None = None, second: str | Non
     chosen: list[Pick] = []
     if results.several:
         stored = results.manifest.choice
+        assert stored is not None  # a sweep of several sets stores its choice
         by_point = {r.point: r for r in results.records}
         order = [by_point[number] for number in stored.order if number in by_point]
         order_of = {r.key: i for i, r in enumerate(order)}
@@ -422,9 +424,16 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                  max_loss=max_loss)
     if len(picks) < count and picks.skipped:
         record, loss = min(picks.skipped, key=lambda item: -item[1].delta)
-        log.warning("%d of the %d picks asked for: the other points that differ enough from the picks are significantly "
-                    "worse than pick 1 (choice.md lists them; the closest, point %d, loses %.3f): --max-loss %.3f lets "
-                    "such points in", len(picks), count, record.point, -loss.delta, math.ceil(-loss.delta * 1000) / 1000)
+        log.warning(
+            "%d of the %d picks asked for: the other points that differ enough from the picks are significantly "
+            "worse than pick 1 (choice.md lists them; the closest, point %d, loses %.3f): --max-loss %.3f lets "
+            "such points in",
+            len(picks),
+            count,
+            record.point,
+            -loss.delta,
+            math.ceil(-loss.delta * 1000) / 1000,
+        )
     shipped = shipped_reference(results, main, index_root=index_root, progress=progress) if reference else None
     if shipped is not None:
         best = reference_value(results, picks[0].record, shipped)
@@ -449,9 +458,9 @@ def choose(results_path: str | Path, out_dir: str | Path, *, measure: str | None
                          used)
         used.add(tag)
         if results.several:  # the sort measure on every set
-            scores = f"{manifest.measure}: " + "; ".join(
-                f"{name} {format_number(getattr(results.by_set.get(name, {}).get(choice.record.point), 'measures', {}).get(manifest.measure))}"
-                for name in results.by_set)
+            on_set = {name: getattr(points.get(choice.record.point), "measures", {}).get(manifest.measure)
+                      for name, points in results.by_set.items()}
+            scores = f"{manifest.measure}: " + "; ".join(f"{name} {format_number(v)}" for name, v in on_set.items())
         else:
             scores = "; ".join(f"{m} = {format_number(choice.record.measures.get(m))}" for m in shown)
         header = (f"# Chosen by `touche choose` from sweep {Path(manifest.sweep).name} "
@@ -472,7 +481,8 @@ def _files(results: SweepResults, picks: list[Pick], base: Path, out: Path) -> g
         ([("source topics", results.path(entry.source_topics))] if entry.source_topics else []) + \
         [("qrels", results.path(q)) for q in entry.qrels.values()]
     return guard.Files.of(
-        reads=[("sweep results", results.directory / RESULTS_FILE), ("sweep manifest", results.directory / MANIFEST_FILE),
+        reads=[("sweep results", results.directory / RESULTS_FILE),
+               ("sweep manifest", results.directory / MANIFEST_FILE),
                ("base variant", base), *data],
         writes=[("chosen variant", choice_path(p, n, out)) for n, p in enumerate(picks, 1)]
         + [("suite", out / "suite.yaml"), ("choice report", out / "choice.md")]
@@ -504,7 +514,8 @@ def _write_suite(results: SweepResults, choices: list[Pick], folder: guard.Outpu
     def rel(p: str | Path) -> str:
         return os.path.relpath(p, out)
 
-    suite = {"variants": [c.path.name for c in choices], "primary": choices[0].path.name,
+    paths = [c.path for c in choices if c.path is not None]  # every pick written has its file
+    suite = {"variants": [p.name for p in paths], "primary": paths[0].name,
              "topics": rel(topics), "corpus": rel(corpus), "qrels": {n: rel(q) for n, q in entry.qrels.items()}}
     how = (f"the most robust across its {len(manifest.sets)} sets by {manifest.criterion}; its data: set "
            f"{entry.name}, which weighs most" if results.several else f"best by {manifest.measure}")

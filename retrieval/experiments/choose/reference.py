@@ -12,15 +12,16 @@ from __future__ import annotations
 import logging
 import math
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from touche.config import TunedOn, load_suite, load_variant
 from touche.errors import ToucheError
 from touche.paths import CONFIGS, default_index_root
+from touche.render import number as format_number
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import format_number
 from touche.retrieval.experiments.robust import weighted_mean
 from touche.retrieval.experiments.sweep import Record
 from touche.retrieval.formats.gate import load_qrels
@@ -62,7 +63,8 @@ class Reference:
         return text
 
 
-def shipped_reference(results, measure: str, *, index_root: Path | None = None, progress: bool = False) -> Reference | None:
+def shipped_reference(results, measure: str, *, index_root: Path | None = None,
+                      progress: bool = False) -> Reference | None:
     """The shipped suite's primary for the sweep's task (``configs/<task>/suite.yaml``), run on
     each of the sweep's sets and scored by ``measure`` on its qrels; None when the task has no
     shipped suite. Says what it runs and how to skip it first: a dense re-ranker takes minutes."""
@@ -116,12 +118,13 @@ def in_sample_qrels(results, tuned_on: TunedOn | None) -> list[str]:
     return found
 
 
-def weighted(results, values: dict[str, float | None]) -> float:
+def weighted(results, values: Mapping[str, float | None]) -> float:
     """The weighted mean over the sets, as the criterion weighted them (NaN when a set has none)."""
     if any(v is None or math.isnan(v) for v in values.values()):
         return math.nan
+    known = {n: v for n, v in values.items() if v is not None}  # every one, as checked above
     weights = results.weights
-    return float(weighted_mean([values[n] for n in weights], list(weights.values())))
+    return float(weighted_mean([known[n] for n in weights], list(weights.values())))
 
 
 def reference_value(results, record: Record, shipped: Reference) -> float:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from touche.render import MISSING, escape, markdown_table, rank_of
+from touche.render import number as format_number
 from touche.retrieval.experiments.choose.loss import ALPHA
 from touche.retrieval.experiments.choose.reference import Reference, reference_value
-from touche.retrieval.experiments.report import describe_overrides, format_number, rank_of
 from touche.retrieval.experiments.robust import criterion_named, tied_with_pick
+from touche.retrieval.experiments.sweep.axes import describe_overrides
 
 
 def _loss_cell(choice) -> str:
-    return "–" if choice.loss is None else choice.loss.text()
+    return MISSING if choice.loss is None else choice.loss.text()
 
 
 def _skipped_lines(skipped, measure: str, max_loss: float | None) -> list[str]:
@@ -48,17 +50,15 @@ def format_choices(results, choices, measures: list[str], shipped: Reference | N
         return _format_several_sets(results, choices, shipped, skipped, max_loss)
     points = len(results.manifest.points)
     main = measures[0]
-    lines = [f"# Chosen from sweep {Path(results.manifest.sweep).name}", "",
+    lines = [escape(f"# Chosen from sweep {Path(results.manifest.sweep).name}", "markdown"), "",
              f"{len(choices)} pick(s) from the sweep's {len(results.records)} finished point(s)"
              + (f" (**{points - len(results.records)} of {points} points have not run**)"
                 if len(results.records) < points else "") + "; primary (run.txt) = pick 1.", "",
-             "| pick | file | tag | " + " | ".join(measures) + f" | against pick 1 ({main}) | why | overrides |",
-             "|---:|---|---|" + "---:|" * len(measures) + "---|---|---|"]
-    for number, c in enumerate(choices, 1):
-        overrides = describe_overrides(c.record.overrides)
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {c.tag} | "
-                     + " | ".join(format_number(c.record.measures.get(m)) for m in measures)
-                     + f" | {_loss_cell(c)} | {c.reason} | {overrides} |")
+             markdown_table(["pick", "file", "tag", *measures, f"against pick 1 ({main})", "why", "overrides"],
+                            [[place, c.path.name if c.path else "", c.tag,
+                              *(format_number(c.record.measures.get(m)) for m in measures), _loss_cell(c), c.reason,
+                              describe_overrides(c.record.overrides)] for place, c in enumerate(choices, 1)],
+                            "rll" + "r" * len(measures) + "lll")]
     lines += ["", "*against pick 1*: the mean difference on the topics both are scored on and the paired "
                   "randomization test's p (two-sided, uncorrected).", ""]
     lines += _skipped_lines(skipped, main, max_loss)
@@ -66,6 +66,18 @@ def format_choices(results, choices, measures: list[str], shipped: Reference | N
         best = choices[0].record.measures.get(shipped.measure, math.nan) if choices else math.nan
         lines += _reference_lines(shipped, best, len(results.records), several=False)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _several_sets_table(choices, stored, names: list[str], index: dict, criterion: str) -> str:
+    rows = []
+    for place, c in enumerate(choices, 1):
+        i = index[c.record.point]
+        rows.append([place, c.path.name if c.path else "",
+                     *(f"{format_number(stored.means[i][s])} [{format_number(stored.intervals[i][s][0])}, "
+                       f"{format_number(stored.intervals[i][s][1])}]" for s in range(len(names))),
+                     format_number(stored.values[i]), f"{stored.pick_share[i]:.0%}", _loss_cell(c), c.reason])
+    return markdown_table(["pick", "file", *(f"{n} [95 % CI]" for n in names), criterion, "picked in",
+                           "against pick 1", "why"], rows, "rl" + "r" * (len(names) + 2) + "ll")
 
 
 def _format_several_sets(results, choices, shipped: Reference | None, skipped, max_loss: float | None) -> str:
@@ -78,19 +90,11 @@ def _format_several_sets(results, choices, shipped: Reference | None, skipped, m
     names = [e.name for e in manifest.sets]
     index = {p.point: i for i, p in enumerate(manifest.points)}
     missing = manifest.runs - manifest.finished
-    lines = [f"# Chosen from sweep {Path(manifest.sweep).name}", "",
+    lines = [escape(f"# Chosen from sweep {Path(manifest.sweep).name}", "markdown"), "",
              f"{len(choices)} of {len(manifest.points)} points, ordered by **{criterion.name}** over {len(names)} sets "
              f"(weights {', '.join(f'{n} {format_number(w, 2)}' for n, w in results.weights.items())}); primary "
              "(run.txt) = pick 1." + (f" **{missing} of {manifest.runs} runs have not run.**" if missing else ""), "",
-             "| pick | file | " + " | ".join(f"{n} [95 % CI]" for n in names)
-             + f" | {criterion.name} | picked in | against pick 1 | why |",
-             "|---:|---|" + "---:|" * len(names) + "---:|---:|---|---|"]
-    for number, c in enumerate(choices, 1):
-        i = index[c.record.point]
-        cells = " | ".join(f"{format_number(stored.means[i][s])} [{format_number(stored.intervals[i][s][0])}, "
-                           f"{format_number(stored.intervals[i][s][1])}]" for s in range(len(names)))
-        lines.append(f"| {number} | {c.path.name if c.path else ''} | {cells} | {format_number(stored.values[i])} | "
-                     f"{stored.pick_share[i]:.0%} | {_loss_cell(c)} | {c.reason} |")
+             _several_sets_table(choices, stored, names, index, criterion.name)]
     lines += ["", "*picked in*: the share of 1,000 topic resamples (each set's topics drawn again with replacement) in "
               f"which the criterion picks that point. *against pick 1*: {manifest.measure}, the mean difference over "
               "the topics of every set (pooled, unweighted) and the paired randomization test's p (two-sided, "
@@ -107,13 +111,10 @@ def _format_several_sets(results, choices, shipped: Reference | None, skipped, m
                   f"its 95 % interval under topic resampling is {interval} ({criterion.name}'s units). "
                   "These sets cannot tell the two apart; the other picks hedge.", ""]
     if stored.transfers:
-        lines += ["## Expected transfer (leave one set out)", "",
-                  "| left out | pick on the others | its score there | rank there | the set's own best |",
-                  "|---|---|---:|---:|---:|"]
-        for t in stored.transfers:
-            lines.append(f"| {t.left_out} | point {t.pick} | {format_number(t.score)} | {rank_of(t.rank, len(manifest.points))} "
-                         f"| {format_number(t.best_score)} (point {t.best}) |")
-        lines.append("")
+        lines += ["## Expected transfer (leave one set out)", "", markdown_table(
+            ["left out", "pick on the others", "its score there", "rank there", "the set's own best"],
+            [[t.left_out, f"point {t.pick}", format_number(t.score), rank_of(t.rank, len(manifest.points)),
+              f"{format_number(t.best_score)} (point {t.best})"] for t in stored.transfers], "llrrr"), ""]
     if shipped is not None:
         best = reference_value(results, choices[0].record, shipped) if choices else math.nan
         lines += _reference_lines(shipped, best, len(manifest.points), several=True)

@@ -37,16 +37,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from touche import guard
+from touche import guard, sources
 from touche.atomic import check_writable, write_text
 from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.indexing.corpora import document_texts, open_corpus
 from touche.inputs import distinct_labels, printable_label, resolve_input
 from touche.progress import progress_bar
-from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, pair_count
+from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, check_persistence, pair_count
 from touche.retrieval.evaluation.collection import Collection, on_collection
-from touche.retrieval.evaluation.measures import checked_selection, named_qrels
+from touche.retrieval.evaluation.measures import QrelsArg, QrelsSource, checked_selection, named_qrels
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, check_correction, check_resamples, check_test
 from touche.retrieval.experiments.contact_sheet import ImageRecords, thumbnail
 from touche.retrieval.experiments.explorer.data import explorer_data
@@ -134,23 +134,23 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
         raise ToucheError("give at least one run file")
     if any(is_frame(p) or isinstance(p, WrittenRun) for p in paths):
         return _load_frames(paths, names)
-    paths = [Path(p) for p in paths]
+    files = [Path(p) for p in paths]
     labels = [printable_label(n) for n in names] if names else \
-        distinct_labels(paths, label=lambda p: p.stem, what="run file")
+        distinct_labels(files, label=lambda p: p.stem, what="run file")
     formats: dict[Path, RunFormat] = {}
     runs: dict[str, RunTable] = {}
     digests: dict[str, str] = {}  # content → the first run that has it
     folded: dict[str, str] = {}
-    for path in paths:
-        if not path.is_file():
+    for path in files:
+        if not sources.exists(path):  # a file, or a pipe (read once: sources.reading)
             raise InputError("run file not found", path=path)
-    sizes = [path.stat().st_size for path in paths]
-    for label, path, size in zip(labels, paths, sizes):
+    sizes = [len(sources.read_bytes(path)) if sources.is_stream(path) else path.stat().st_size for path in files]
+    for label, path, size in zip(labels, files, sizes):
         # only a file of another's size can be its copy: the others are not hashed
-        digest = hashlib.sha256(path.read_bytes()).hexdigest() if sizes.count(size) > 1 else f"size {size}"
+        digest = hashlib.sha256(sources.read_bytes(path)).hexdigest() if sizes.count(size) > 1 else f"size {size}"
         if digest in digests:  # run.txt beside its variant's file: one run, shown once (and tested once)
             folded[label] = digests[digest]
-            log.warning("note: %s is a byte copy of %s: shown once", path, paths[labels.index(digests[digest])])
+            log.warning("note: %s is a byte copy of %s: shown once", path, files[labels.index(digests[digest])])
             continue
         digests[digest] = label
         fmt = detect_format(path)
@@ -165,10 +165,10 @@ def load_runs(paths: Sequence[str | os.PathLike | pd.DataFrame], names: Sequence
     first_label = kept[0]
     for label in kept[1:]:
         if not topic_sets[label] & topic_sets[first_label]:
-            raise InputError(f"this run and {paths[0]} have no topic in common (this one: "
+            raise InputError(f"this run and {files[0]} have no topic in common (this one: "
                              f"{_sample(topic_sets[label])}; that one: {_sample(topic_sets[first_label])}): "
-                             "are they for the same topics?", path=paths[labels.index(label)])
-    return LoadedRuns(runs, formats[paths[0]], {label: paths[labels.index(label)] for label in kept}, folded)
+                             "are they for the same topics?", path=files[labels.index(label)])
+    return LoadedRuns(runs, formats[files[0]], {label: files[labels.index(label)] for label in kept}, folded)
 
 
 def _load_frames(sources, names) -> LoadedRuns:
@@ -193,7 +193,7 @@ def _sample(ids: set[str]) -> str:
     return ", ".join(shown[:5]) + (f", … ({len(shown)})" if len(shown) > 5 else "")
 
 
-def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, RunTable]) -> dict[str, QrelsKind]:
+def check_qrels(qrels: Mapping[str, QrelsSource], fmt: RunFormat, runs: Mapping[str, RunTable]) -> dict[str, QrelsKind]:
     """Each qrels file of a kind that fits the runs, judging at least one of their topics and at
     least one document of each run."""
     kinds = {}
@@ -202,22 +202,22 @@ def check_qrels(qrels: Mapping[str, Path], fmt: RunFormat, runs: Mapping[str, Ru
         judged = load_qrels(path)
         if fmt not in _KIND_FITS[judged.kind]:
             raise InputError(f"these are {judged.kind.value} qrels, which do not judge {fmt.name} runs (qrels of "
-                             "another task?)", path=path)
+                             "another task?)", path=str(path))
         if not judged.topics() & topics:
             raise InputError(f"these qrels judge none of the runs' topics (qrels: {_sample(set(judged.topics()))}; "
-                             f"runs: {_sample(topics)}): qrels of another year or task?", path=path)
+                             f"runs: {_sample(topics)}): qrels of another year or task?", path=str(path))
         for run, table in runs.items():
             if not table.judged_mask(judged.judgments).any():
                 raise InputError(f"these qrels judge none of the documents of run {run} (its ids: "
                                  f"{_sample(set(table.frame['docid'].head(5).tolist()))}): qrels of another task "
-                                 "or collection?", path=path)
+                                 "or collection?", path=str(path))
         kinds[name] = judged.kind
     return kinds
 
 
 # --------------------------------------------------------------------------- the page
 def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
-                   qrels: Mapping[str, str | os.PathLike] | Sequence | None,
+                   qrels: QrelsArg | None,
                    out_html: str | os.PathLike, *, corpus: str | os.PathLike | None = None,
                    corpus_format: str | None = None, topics: str | os.PathLike | None = None,
                    baseline: str | None = None, top: int = DEFAULT_TOP, names: Sequence[str] | None = None,
@@ -226,7 +226,8 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
                    rbo_p: float = DEFAULT_PERSISTENCE, exports: Mapping[str, str | os.PathLike] | None = None,
                    resamples: int = DEFAULT_RESAMPLES, into: OutputFolder | None = None,
                    selection: TopicSelection | None = None, restrict: bool = False,
-                   collection: Collection | None = None) -> Path:
+                   collection: Collection | None = None,
+                   headers: Mapping[str, str] | Sequence[str] | None = None) -> Path:
     """Check the inputs, read what the page shows, and write it atomically; returns its path.
     ``qrels``: none (the runs compared by how their rankings agree), or named files;
     ``documents``: texts already read (``read_documents``) instead of reading ``corpus``;
@@ -238,7 +239,8 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
     the qrels it holds are then the defaults). A run holding documents the corpus lacks is
     cautioned on the page and in the log; ``restrict`` (or a ``collection`` that restricts) shows
     every run on the corpus's documents only; ``baseline`` names a run by its name, file name or
-    path."""
+    path. ``headers``: measure → its header in the LaTeX export (default
+    ``report.readable_header``)."""
     out = Path(out_html)
     if corpus is not None and Path(corpus).is_dir() and (Path(corpus) / "topics.xml").is_file() and topics is None:
         inputs = resolve_input(Path(corpus))  # a TIRA input folder: its corpus, its topics, qrels it holds
@@ -255,8 +257,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
     check_test(test)
     check_correction(correction)
     check_resamples(resamples)
-    if not 0 < rbo_p < 1:
-        raise ToucheError(f"RBO's persistence p must lie strictly between 0 and 1, got {rbo_p}")
+    check_persistence(rbo_p)
     exports = {kind: Path(path) for kind, path in (exports or {}).items()}
     unknown = sorted(set(exports) - {"markdown", "latex", "csv"})
     if unknown:
@@ -267,11 +268,15 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
         raise ToucheError("measures need qrels (--qrels [NAME=]FILE, qrels=): without judgements the page compares "
                           "the runs by how their rankings agree")
     for kind, path in exports.items():
-        check_writable(path, f"{kind} export")
-    guard.check(guard.Files.of(
-        reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))] + [("qrels", p) for p in named.values() if isinstance(p, Path)]
-        + [("topics", topics), ("corpus", corpus)],
-        writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()]))
+        check_writable(Path(path), f"{kind} export")
+    guard.check(
+        guard.Files.of(
+            reads=[("run", p) for p in run_paths if not (is_frame(p) or isinstance(p, WrittenRun))]
+            + [("qrels", p) for p in named.values() if isinstance(p, Path)]
+            + [("topics", topics), ("corpus", corpus)],
+            writes=[("explorer page", out)] + [(f"{kind} export", path) for kind, path in exports.items()],
+        )
+    )
     if len(run_paths) > MAX_RUNS:  # refused at once: not after minutes of work on a page no browser opens
         raise ToucheError(f"{len(run_paths):,} runs are {pair_count(len(run_paths)):,} pairs: the page "
                           f"compares every pair (any run the baseline, the agreement heat map) and takes at most "
@@ -299,7 +304,7 @@ def write_explorer(run_paths: Sequence[str | os.PathLike | WrittenRun],
         cautions += absent_from_corpus(loaded.runs, documents, top)
     data = explorer_data(loaded, named, kinds, topics=topic_map, documents=documents, baseline=baseline, top=top,
                          measures=measures, title=title, test=test, correction=correction, rbo_p=rbo_p,
-                         resamples=resamples)
+                         resamples=resamples, headers=headers)
     data["notes"] = [*cautions, *data["notes"]]
     for kind, path in exports.items():
         write_text(path, EXPORTS[kind](data))  # the page's export of its first view, byte for byte

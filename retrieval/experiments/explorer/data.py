@@ -28,6 +28,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,13 +38,16 @@ from touche.inputs import printable_label
 from touche.retrieval.evaluation import pooled as pooled_measures
 from touche.retrieval.evaluation.agreement import AGREEMENT_DEPTH, DEFAULT_PERSISTENCE, Agreement, agreement
 from touche.retrieval.evaluation.experiment import score_runs
-from touche.retrieval.evaluation.measures import pooled_parts
+from touche.retrieval.evaluation.measures import QrelsSource, pooled_parts
 from touche.retrieval.evaluation.pooled import accuracy
 from touche.retrieval.evaluation.registry import leaderboard_measures, parse_measure, ranking_measure
+from touche.retrieval.evaluation.report import headers_for
 from touche.retrieval.evaluation.significance import (
+    CORRECTIONS,
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    SIGNIFICANCE_TESTS,
     measure_interval,
     p_floor,
     pairwise,
@@ -64,11 +68,12 @@ UNDEFINED = -32768  # an agreement value that is not defined (fewer than two sha
 RANK_CAP = 255  # a shown document's rank in another run, up to this (0: not ranked within it)
 
 
-def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKind], *,
+def explorer_data(loaded, qrels: Mapping[str, QrelsSource], kinds: Mapping[str, QrelsKind], *,
                   topics: Mapping[str, Topic] | None = None, documents=None, baseline: str | None = None,
                   top: int = 10, measures: Sequence[str] | None = None, test: str = "randomization",
                   correction: str = "holm", rbo_p: float = DEFAULT_PERSISTENCE, title: str = "Run explorer",
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict:
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                  headers: Mapping[str, str] | Sequence[str] | None = None) -> dict:
     """Everything the page shows (see the module docstring); ``loaded``: ``explorer.LoadedRuns``."""
     if top < 1:
         raise ToucheError(f"--top must be at least 1, got {top}")
@@ -80,6 +85,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
     effectiveness = _effectiveness(tables, qrels, kinds, measures, test, resamples, seed)
     heads = {name: table.head(max(top, AGREEMENT_DEPTH)) for name, table in tables.items()}
     agreed = agreement({name: _rankings(head) for name, head in heads.items()}, p=rbo_p)
+    assert agreed.means is not None  # rankings were given
     stance = _stance(tables, qrels, kinds)
     judgments = {name: load_qrels(path).judgments for name, path in qrels.items()}
     labelled = effectiveness["measures"]
@@ -90,6 +96,9 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
             "measures": labelled, "agreement_measures": agreed.measures, "rbo_p": rbo_p,
             "agreement_depth": AGREEMENT_DEPTH, "qrels": {n: k.value for n, k in kinds.items()},
             "test": test, "correction": correction, "alpha": ALPHA, "resamples": resamples,
+            # names from the registries, so that the page's script holds none of its own
+            "test_name": SIGNIFICANCE_TESTS[test].title, "correction_names": dict(CORRECTIONS),
+            "headers": headers_for(labelled, headers) if labelled else {},
             "judgement_measures": [m for m in labelled if parse_measure(m.rpartition(":")[2]).family
                                    .describes_judgements(parse_measure(m.rpartition(":")[2]))],
             # file names only (a page is shared), shown as names are (an U+202E reversed the text after it)
@@ -107,7 +116,7 @@ def explorer_data(loaded, qrels: Mapping[str, Path], kinds: Mapping[str, QrelsKi
 # --------------------------------------------------------------------------- effectiveness
 def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dict:
     """Cells, every pair's test per measure, and the per-topic values."""
-    empty = {"measures": [], "notes": [], "cells": {}, "pairs": {}, "per_topic": {}}
+    empty: dict[str, Any] = {"measures": [], "notes": [], "cells": {}, "pairs": {}, "per_topic": {}}
     if not qrels:
         return empty
     measures = list(measures) if measures else leaderboard_measures(kinds.values())
@@ -154,10 +163,12 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
             cells[name][measure] = _cell(means[name].get(measure), math.nan, math.nan, 0)
         notes.append(f"{measure}: no Δ or p against the baseline: it is not a mean over topics and has no per-topic "
                      "parts to resample")
-    notes += [f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
-              "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
-              "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
-              for m in pooled_notes]
+    notes += [
+        f"{m}: one value over all judged rows, not a mean of topics: Δ is the difference of the two pooled values "
+        "(on the topics both are judged on), p the paired randomization test swapping the two runs' predictions "
+        "topic by topic, the interval resamples topics; wins and losses compare per-topic values"
+        for m in pooled_notes
+    ]
     notes += [f"{m}: a count, not an effectiveness measure: not tested against the baseline" for m in counted]
     return {"measures": labelled, "notes": notes, "cells": cells, "pairs": tested, "per_topic": per_topic}
 
@@ -207,7 +218,7 @@ def _stance(tables, qrels, kinds) -> dict:
     out = {}
     for name, table in tables.items():
         predicts = bool(table.frame["column2"].isin(STANCE_LABELS).any())
-        record = {"predicts": predicts, "confusion": None, "per_topic": {}}
+        record: dict[str, Any] = {"predicts": predicts, "confusion": None, "per_topic": {}}
         if stance_qrels and predicts:
             parts = pooled_parts(table, qrels, f"{stance_qrels[0]}:stance.F1_macro")
             if parts is not None:

@@ -3,37 +3,30 @@ values as CSV, for a view of the page (``View``: the baseline, the runs shown in
 correction). The page makes them from its current view in ``templates/explorer-exports.js``; this module
 makes them from the default view for ``touche explore --markdown/--latex/--csv``, and the static
 overview the page shows without JavaScript. The two are held byte for byte equal by the browser
-tests (tests/test_explorer_page.py): one format, written in the two languages the page and the
-command speak.
+tests (tests/test_explorer_page.py, run in CI, where a missing browser fails them): one format,
+written in the two languages the page and the command speak. What is not computed from the view
+(the test's and corrections' names, the LaTeX headers) the page reads from its data, made here.
 
-Layout as ranx's ``Report`` and PyTerrier's ``Experiment`` print it: a row per run, a column per
-measure, the best value of each column in bold, a dagger where the run differs from the baseline
-significantly after the correction (the test and correction named in the caption). LaTeX uses
-booktabs rules (``\\usepackage{booktabs}``). The CSV is the tidy ``run,query_id,measure,value``
-of ir_measures' ``iter_calc`` and ranx's per-topic scores; a text cell a spreadsheet would read as
-a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) gets a ``'`` before it,
-as OWASP's CSV-injection guidance asks.
+Layout as ranx's ``Report`` and PyTerrier's ``Experiment`` print it: a row per run, the topics its
+means are over, a column per measure, the best value of each column in bold, Δ, p and n against the
+baseline, a dagger where the run differs from the baseline significantly after the correction (the
+test and correction named in the caption). LaTeX uses booktabs rules and readable headers
+(``headers``: measure → header, the caller's where given). The CSV is the tidy
+``run,query_id,measure,value`` of ir_measures' ``iter_calc`` and ranx's per-topic scores. Every cell
+goes through ``touche/render.py``: one escaping (Markdown, LaTeX, CSV formula neutralisation), one
+way to write a number.
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, one_line, p_text, signed, table
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
-
-TEST_NAMES = {"randomization": "paired randomization test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}
-CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg", "none": "no"}
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "†": r"$^{\dagger}$", "α": r"$\alpha$", "Δ": r"$\Delta$", "τ": r"$\tau$", "≤": r"$\leq$"}
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -67,64 +60,16 @@ class Comparison:
 
 
 # --------------------------------------------------------------------------- numbers as the page writes them
-def fixed(value: float, digits: int = 3) -> str:
-    return f"{0.0 if value == 0 else value:.{digits}f}"
-
-
-def number(value: float | None, digits: int = 3, missing: str = "–") -> str:
-    return missing if value is None or (isinstance(value, float) and math.isnan(value)) else fixed(value, digits)
-
-
-def signed(value: float) -> str:
-    """A difference with its sign; one that rounds to zero has none (±0.000)."""
-    text = f"{0.0 if value == 0 else value:+.3f}"
-    return "±0.000" if text in ("+0.000", "-0.000") else text
-
-
-def p_text(p: float | None, alpha: float = 0.05, floor: float | None = None) -> str:
-    """A p-value whose digits never disagree with its mark: three decimals, more where rounding
-    would cross ``alpha`` (0.049595 is 0.0496, not 0.050), an exponent below 0.001; at the
-    randomization test's floor ``≤`` the floor."""
-    if p is None or math.isnan(p):
-        return "–"
-    if at_floor(p, floor):
-        return "≤ " + p_text(floor, alpha)
-    if p < 0.001:
-        return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{p:.1e}")
-    for digits in range(3, 13):
-        text = fixed(p, digits)
-        if (float(text) < alpha) == (p < alpha):
-            return text
-    return repr(p)
-
-
-def at_floor(p: float | None, floor: float | None) -> bool:
-    """Whether a randomization test's p is its floor: the true p may be lower still."""
-    return p is not None and floor is not None and not math.isnan(floor) and p <= floor * (1 + 1e-9)
+def number(value: float | None, digits: int = 3) -> str:
+    """A mean as the page writes it (its script's ``number``): fixed decimals, ``MISSING`` if none."""
+    return MISSING if value is None or math.isnan(value) else fixed(float(value), digits)
 
 
 def corrected_p_text(test: Comparison, alpha: float = 0.05) -> str:
     """The corrected p; ``≤`` when the p it corrects is at the floor (a correction is monotone, so
     the true corrected p is at most this)."""
     text = p_text(test.p_corrected, alpha)
-    return "≤ " + text if at_floor(test.p, test.floor) and text != "–" else text
-
-
-def csv_value(value: float) -> str:
-    """A per-topic value in the CSV: six decimals, trailing zeros dropped."""
-    text = fixed(value, 6).rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text
-
-
-def csv_text(text: str) -> str:
-    """A text cell no spreadsheet reads as a formula (OWASP: a leading ' makes it text)."""
-    text = str(text)
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-def one_line(text: str) -> str:
-    """A run name on one line: a newline in it split a Markdown row, or put a blank line in LaTeX."""
-    return " ".join(str(text).splitlines()) if ("\n" in str(text) or "\r" in str(text)) else str(text)
+    return "≤ " + text if at_floor(test.p, test.floor) and text != MISSING else text
 
 
 # --------------------------------------------------------------------------- the view's tests
@@ -188,10 +133,17 @@ def _caption(data: dict, view: View) -> str:
     if data["test"] == "randomization":
         floor = (f" ≤: p at the randomization test's floor, 2/({data['resamples']:,} + 1) when the sign flips are "
                  "sampled.")
-    return (f"Means over topics; best per column in bold; † significantly different from the baseline "
-            f"{one_line(view.baseline)} (α = {data['alpha']}, {TEST_NAMES[data['test']]}, "
-            f"{CORRECTION_NAMES[view.correction]} correction over the {len(view.shown) - 1} runs tested); Δ and p "
-            f"against the baseline.{floor}")
+    return (f"Means over topics (topics: how many most of a run's means are taken over); best per column in bold; "
+            f"† significantly different from the baseline {one_line(view.baseline)} (α = {data['alpha']}, "
+            f"{data['test_name']}, {data['correction_names'][view.correction]} correction over the "
+            f"{len(view.shown) - 1} runs tested); in brackets Δ, p and n (the topics both are scored on) against the "
+            f"baseline.{floor}")
+
+
+def topics_of(data: dict, run: str) -> int | None:
+    """How many topics most of a run's means are taken over (ties: the larger); None without qrels."""
+    found = [c["topics"] for c in data["cells"].get(run, {}).values()]
+    return max(set(found), key=lambda n: (found.count(n), n)) if found else None
 
 
 def _rows(data: dict, view: View):
@@ -213,57 +165,47 @@ def _rows(data: dict, view: View):
     return rows
 
 
-def overview_markdown(data: dict, view: View | None = None) -> str:
-    view = view or View.default(data)
+def _overview(data: dict, view: View, fmt: str, header_of) -> str:
+    """The overview in ``fmt``: the same rows and cells in Markdown and LaTeX."""
     columns = _columns(data)
-    lines = ["| run | " + " | ".join(name for _, name in columns) + " |",
-             "|---|" + "|".join("---:" for _ in columns) + "|"]
+    counted = bool(data["measures"])
+    header = ["Run" if fmt == "latex" else "run", *(["topics"] if counted else []),
+              *(header_of(name) for _, name in columns)]
+    rows = []
     for run, cells in _rows(data, view):
-        shown = []
+        shown: list[object] = [f"{one_line(run)} (baseline)" if run == view.baseline else run]
+        if counted:
+            n = topics_of(data, run)
+            shown.append(MISSING if n is None else str(n))
         for cell in cells:
             if cell is None:
-                shown.append("–")
+                shown.append(MISSING)
                 continue
             value, best, test = cell
-            text = f"**{number(value)}**" if best else number(value)
+            note = ""
             if test and test.delta is not None:
-                text += f" ({signed(test.delta)}, p {corrected_p_text(test, data['alpha'])})"
-                text += "†" if test.significant else ""
-            shown.append(text)
-        label = f"{one_line(run)} (baseline)" if run == view.baseline else one_line(run)
-        lines.append(f"| {_markdown_escape(label)} | " + " | ".join(shown) + " |")
-    return "\n".join(lines) + "\n\n" + _caption(data, view) + "\n"
+                note = f" ({signed(test.delta)}, p {corrected_p_text(test, data['alpha'])}, n {test.topics})"
+            shown.append(Cell(number(value), bold=best, note=note, dagger=bool(test and test.significant)))
+        rows.append(shown)
+    if fmt == "markdown":
+        return table("markdown", header, rows) + "\n\n" + escape(_caption(data, view), "markdown") + "\n"
+    return table("latex", header, rows, caption=_caption(data, view), comment="touche explore: ")
+
+
+def overview_markdown(data: dict, view: View | None = None) -> str:
+    return _overview(data, view or View.default(data), "markdown", lambda name: name)
 
 
 def overview_latex(data: dict, view: View | None = None) -> str:
-    view = view or View.default(data)
-    columns = _columns(data)
-    lines = ["% touche explore: needs \\usepackage{booktabs}", "\\begin{table}[t]", "  \\centering",
-             f"  \\caption{{{_latex_escape(_caption(data, view))}}}",
-             "  \\begin{tabular}{l" + "r" * len(columns) + "}", "    \\toprule",
-             "    Run & " + " & ".join(_latex_escape(name) for _, name in columns) + " \\\\", "    \\midrule"]
-    for run, cells in _rows(data, view):
-        shown = []
-        for cell in cells:
-            if cell is None:
-                shown.append("--")
-                continue
-            value, best, test = cell
-            text = f"\\textbf{{{number(value)}}}" if best else number(value)
-            shown.append(text + ("$^{\\dagger}$" if test and test.significant else ""))
-        label = _latex_escape(one_line(run)) + (" (baseline)" if run == view.baseline else "")
-        lines.append(f"    {label} & " + " & ".join(shown) + " \\\\")
-    lines += ["    \\bottomrule", "  \\end{tabular}", "\\end{table}"]
-    return "\n".join(lines) + "\n"
+    headers = data.get("headers") or {}
+    return _overview(data, view or View.default(data), "latex", lambda name: headers.get(name, name))
 
 
 def per_topic_csv(data: dict, view: View | None = None) -> str:
     """Tidy per-topic values of the shown runs: the measures, stance F1 and accuracy per topic,
     and each run's agreement with the baseline (``measure`` ``RBO vs <baseline>``)."""
     view = view or View.default(data)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "query_id", "measure", "value"])
+    rows: list[list[object]] = []
     stance_qrels = next((n for n, k in data["qrels"].items() if k == "stance"), None)
     runs, base = data["runs"], data["runs"].index(view.baseline)
     for topic in data["topics"]:
@@ -273,28 +215,17 @@ def per_topic_csv(data: dict, view: View | None = None) -> str:
             for measure in data["measures"]:
                 value = topic["values"][run].get(measure)
                 if value is not None:
-                    writer.writerow([csv_text(run), csv_text(topic["id"]), csv_text(measure), csv_value(value)])
+                    rows.append([run, topic["id"], measure, float(value)])
             found = topic["stance"].get(run) if topic.get("stance") else None
             if found and stance_qrels:
-                writer.writerow([csv_text(run), csv_text(topic["id"]), csv_text(f"{stance_qrels}:stance.F1_macro"),
-                                 csv_value(found[0])])
-                writer.writerow([csv_text(run), csv_text(topic["id"]), csv_text(f"{stance_qrels}:stance.accuracy"),
-                                 csv_value(found[1])])
+                rows.append([run, topic["id"], f"{stance_qrels}:stance.F1_macro", float(found[0])])
+                rows.append([run, topic["id"], f"{stance_qrels}:stance.accuracy", float(found[1])])
             if agreed is not None and run != view.baseline:
                 row = agreed[pair_index(runs.index(run), base, len(runs))]
                 for measure, value in zip(data["agreement_measures"], row):
                     if not np.isnan(value):
-                        writer.writerow([csv_text(run), csv_text(topic["id"]),
-                                         csv_text(f"{measure} vs {one_line(view.baseline)}"), csv_value(float(value))])
-    return out.getvalue()
+                        rows.append([run, topic["id"], f"{measure} vs {one_line(view.baseline)}", float(value)])
+    return table("csv", ["run", "query_id", "measure", "value"], rows, csv_number=csv_value)
 
 
 EXPORTS = {"markdown": overview_markdown, "latex": overview_latex, "csv": per_topic_csv}
-
-
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
-
-
-def _markdown_escape(text: str) -> str:
-    return str(text).replace("|", "\\|")

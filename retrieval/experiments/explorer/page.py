@@ -16,24 +16,21 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from touche.render import one_line, p_text, signed
 from touche.retrieval.evaluation.agreement import pair_index
 from touche.retrieval.evaluation.significance import TIE_TOLERANCE
 from touche.retrieval.experiments.explorer.data import decode_agreement
 from touche.retrieval.experiments.explorer.export import (
-    CORRECTION_NAMES,
-    TEST_NAMES,
     View,
     agreement_of,
     corrected_p_text,
     has_best,
     number,
-    one_line,
-    p_text,
-    signed,
     tests,
 )
 from touche.retrieval.formats.runfile import natural_key
@@ -82,7 +79,7 @@ def overview(data: dict, view: View) -> list[dict]:
         best[m] = max(values) if values and has_best(data, "measure", m) else None
     out = []
     for name in view.shown:
-        cells = []
+        cells: list[dict[str, Any] | None] = []
         for measure in data["measures"]:
             cell = data["cells"].get(name, {}).get(measure)
             predicts = data["stance"].get(name, {}).get("predicts", True)
@@ -116,7 +113,8 @@ def heat_map(data: dict, view: View) -> dict:
         cells = []
         for b in order:
             value = 1.0 if a == b else agreement_of(data, a, b, "RBO")
-            cells.append({"value": number(value, 2), "shade": _shade(value), "title": f"{a} · {b}: RBO {number(value)}"})
+            cells.append({"value": number(value, 2), "shade": _shade(value),
+                          "title": f"{a} · {b}: RBO {number(value)}"})
         rows.append({"run": a, "number": runs.index(a) + 1, "cells": cells})
     return {"order": [{"run": r, "number": runs.index(r) + 1} for r in order], "rows": rows,
             "numbers": len(order) <= 30}
@@ -163,6 +161,7 @@ def delta_chart(data: dict, name: str, baseline: str, agreed: dict | None = None
             if a is not None and b is not None:
                 values.append((b - a, topic["id"]))
         else:
+            assert agreed is not None  # given without qrels
             value = agreed[topic["id"]][name]
             if value is not None:
                 values.append((value, topic["id"]))
@@ -196,6 +195,7 @@ def topic_rows(data: dict, view: View, agreed: dict | None = None) -> list[dict]
     if data["measures"]:
         return [{"id": t["id"], "title": t["title"],
                  "cells": [number(t["values"][n].get(data["main"])) for n in view.shown]} for t in data["topics"]]
+    assert agreed is not None  # given without qrels
     return [{"id": t["id"], "title": t["title"], "cells": [number(agreed[t["id"]][n]) for n in view.shown]}
             for t in data["topics"]]
 
@@ -225,7 +225,7 @@ def render_explorer(data: dict) -> str:
         data=data, view=view, overview=overview(data, view), topic_rows=topic_rows(data, view, agreed),
         confusions=confusion_tables(data, view), heat=heat_map(data, view), one_line=one_line,
         charts=[delta_chart(data, n, view.baseline, agreed) for n in view.shown if n != view.baseline],
-        test_name=TEST_NAMES[data["test"]], correction_name=CORRECTION_NAMES[data["correction"]],
+        test_name=data["test_name"], correction_name=data["correction_names"][data["correction"]],
         style=Markup((TEMPLATES / "explorer.css").read_text(encoding="utf-8")),
         script=Markup(page_script()),
         thumbnails=thumbnail_rules(data["thumbnails"]),

@@ -56,10 +56,10 @@ import numpy as np
 from touche import guard
 from touche.folderlock import folder_lock
 from touche.paths import default_index_root
-from touche.retrieval.experiments.report import describe_overrides, grid_edges
 from touche.retrieval.experiments.robust import criterion_named, heaviest
 from touche.retrieval.experiments.sweep import runners
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, analyse, sort_records
+from touche.retrieval.experiments.sweep.axes import describe_overrides, grid_edges
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
 from touche.retrieval.experiments.sweep.manifest import (
     MANIFEST_FILE,
@@ -118,6 +118,7 @@ class SweepOutcome:
             lines.append(f"no pick: {analysis.why_no_pick}")
         elif self.records:
             best = self.best()
+            assert best is not None  # there are records
             value = best.measures.get(sweep.spec.measure, math.nan)
             lines.append(f"best {sweep.spec.measure} = {value:.4f}: point {best.point} "
                          f"({describe_overrides(best.overrides)})")
@@ -196,7 +197,9 @@ def run_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | No
                            f"{LOCK_FILE} held)"):
         # before anything is written: every entry a sweep writes here is its own or absent, and
         # nothing else may pass for its results (an index root inside the folder is left alone)
-        index_inside = [Path(index_root).name] if index_root and Path(index_root).parent.resolve() == sweep.output else []
+        index_inside = (
+            [Path(index_root).name] if index_root and Path(index_root).parent.resolve() == sweep.output else []
+        )
         out.claim(SWEEP_ENTRIES, refuse=lambda entry: entry.name not in index_inside,
                   because="a sweep's folder holds its own results only")
         sweep.folder("runs").claim((), refuse=lambda entry: True,

@@ -111,6 +111,11 @@ def measure_columns(records: list[Record], main: str) -> list[str]:
     return [main] + [c for c in columns if c != main]
 
 
+def every_measure_column(measure: str, set_name: str) -> str:
+    """A column of the results table of several sets: one measure on one set."""
+    return f"{measure} ({set_name})"
+
+
 def analyse(sweep: Sweep, records: list[Record]) -> SweepAnalysis:
     fmt = next(iter(sorted(sweep.corpus_formats)))
     coverages = {dev.name: set_coverage(dev, sweep.qrels_name, fmt, sweep.set_folder(dev)) for dev in sweep.sets}
@@ -166,6 +171,10 @@ def _several(sweep: Sweep, records: list[Record], coverages: dict[str, dict[str,
                             float(used[s]), finished[dev.name]) for s, dev in enumerate(sweep.sets)]
     keys = swept_keys(sweep.spec)
     header = several_sets_columns(keys, [dev.name for dev in sweep.sets], sweep.spec.criterion)
+    by_key = {r.key: r for r in records}
+    every = [(dev, measure_columns([by_key[k] for k in dev.keys if k in by_key], sweep.spec.measure))
+             for dev in sweep.sets]  # every measure of every set, beside the criterion's
+    header += [every_measure_column(m, dev.name) for dev, measures in every for m in measures]
     rows = []
     if choice is not None:
         for rank, i in enumerate(choice.order, 1):
@@ -177,6 +186,8 @@ def _several(sweep: Sweep, records: list[Record], coverages: dict[str, dict[str,
                 row += [choice.means[i, s], choice.intervals[i, s, 0], choice.intervals[i, s, 1],
                         len(scores[s].per_topic.get(str(point.number), {}))]
             row += [criterion.shown(choice.values[i]), choice.pick_share[i]]
+            row += [by_key[dev.keys[i]].measures.get(m, math.nan) if dev.keys[i] in by_key else math.nan
+                    for dev, measures in every for m in measures]
             rows.append(row)
     coordinates = {str(p.number): dict(p.coordinates) for p in sweep.points}
     transfers = leave_one_set_out(scores, numbers, sweep.spec.criterion) if choice is not None else []

@@ -18,7 +18,7 @@ from touche.errors import ConfigError, InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.evaluation.registry import parse_measure
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import Axis
+from touche.retrieval.experiments.sweep.axes import Axis
 from touche.retrieval.experiments.sweep.sets import DevSet, check_set, dev_set, set_folder
 from touche.retrieval.experiments.sweep.spec import Point, SweepSpec, axes_of, canonical, expand_path, expand_points
 from touche.retrieval.fingerprint import variant_fingerprint
@@ -66,7 +66,9 @@ class Sweep:
 
     @property
     def qrels_name(self) -> str:
-        return split_measure(self.spec.measure)[0]
+        name, _ = split_measure(self.spec.measure)
+        assert name is not None  # the spec's measure is QRELS-NAME:MEASURE (validated)
+        return name
 
     @property
     def measures(self) -> list[str]:
@@ -125,6 +127,7 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
     out = Path(output).resolve() if output else (expand_path(spec.output, here, path) if spec.output
                                                   else Path.cwd() / "out" / "sweeps" / path.stem)
     qrels_name, _ = split_measure(spec.measure)
+    assert qrels_name is not None  # the spec's measure is QRELS-NAME:MEASURE (validated)
     if spec.sets:
         if corpus or topics or qrels:
             raise ConfigError("this sweep has sets: (each with its corpus, topics and qrels); -i, -t and --qrels "
@@ -139,7 +142,7 @@ def load_sweep(path: str | Path, *, corpus: Path | None = None, topics: Path | N
             loaded = load_variant(base, point.overrides)
         except ConfigError as exc:
             raise ConfigError(f"point {point.number} ({point.describe()}) of the sweep gives an invalid variant: "
-                              f"{exc.message}", path=path, where=f"base {exc.path}") from None
+                              f"{exc.message}", path=path, where=f"base {exc.path or base}") from None
         variants.append(loaded)
     checked: set[tuple] = set()
     for point, loaded in zip(points, variants):  # model files load now, not after the first set ran

@@ -19,7 +19,7 @@ from touche.guard import OutputFolder
 from touche.specs import Strict
 
 MANIFEST_FILE = "sweep.json"
-MANIFEST_FORMAT = 3
+MANIFEST_FORMAT: Literal[3] = 3
 
 
 class Loose(Strict):

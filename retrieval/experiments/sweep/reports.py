@@ -1,26 +1,20 @@
 """A sweep's reports, formatted from its analysis (nothing is computed here): ``results.csv``,
-``results.md``, ``sweep.png``."""
+``results.md``, ``sweep.png``. Every table is laid out and escaped by ``touche/render.py``: a swept
+value such as ``+HYPERLINK(…)`` is text in the CSV, ``a|b<img …>`` text in the Markdown."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from pathlib import Path
 from typing import Any
 
-from touche.retrieval.experiments.report import (
-    PlotPoint,
-    describe_overrides,
-    format_number,
-    format_p,
-    format_value,
-    grid_edges,
-    plot_sweep,
-    rank_of,
-)
+from touche.render import MISSING, Cell, escape, markdown_table, p_text, rank_of
+from touche.render import csv_table as render_csv
+from touche.render import number as format_number
 from touche.retrieval.experiments.robust import STABILITY_RESAMPLES, criterion_named, weighted_mean
 from touche.retrieval.experiments.sweep.analysis import SweepAnalysis, measure_columns
+from touche.retrieval.experiments.sweep.axes import describe_overrides, format_value, grid_edges
+from touche.retrieval.experiments.sweep.figure import PlotPoint, plot_sweep
 from touche.retrieval.experiments.sweep.loading import Sweep
 from touche.retrieval.experiments.sweep.spec import swept_keys
 
@@ -30,13 +24,8 @@ def base_label(sweep: Sweep) -> str:
 
 
 def format_csv(header: list[str], rows: list[list[Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if isinstance(v, float) and math.isnan(v) else
-                         json.dumps(v) if isinstance(v, (dict, list)) else v for v in row])
-    return buffer.getvalue()
+    """results.csv: numbers whole, a dict or list value as its JSON, text neutralised against formulas."""
+    return render_csv(header, [[json.dumps(v) if isinstance(v, (dict, list)) else v for v in row] for row in rows])
 
 
 def _unfinished_line(analysis: SweepAnalysis, unit: str) -> list[str]:
@@ -70,16 +59,16 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
 
     def cell(name: str, value: Any) -> str:
         if isinstance(value, float) and math.isnan(value):
-            return "-"
+            return MISSING
         if name == "p_vs_best":
-            return format_p(value)
+            return p_text(value)
         if name in measures:
             return f"{value:.3f}" if isinstance(value, float) else str(value)
         if name == "seconds":
             return f"{value:.1f}"
         return format_value(value)
 
-    lines = [f"# Sweep {sweep.name}: {main}", ""]
+    lines = [escape(f"# Sweep {sweep.name}: {main}", "markdown"), ""]
     if sweep.spec.description:
         lines += [sweep.spec.description, ""]
     lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {len(sweep.points)} points finished, "
@@ -94,7 +83,7 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
                         "check it on a fully judged set (sets:)**" if summary.mostly_unjudged else ""))
     if analysis.ranked:
         best = analysis.ranked[0]
-        lines.append(f"- best: point {best.point} ({describe_overrides(best.overrides)}) "
+        lines.append(f"- best: point {best.point} ({escape(describe_overrides(best.overrides), 'markdown')}) "
                      f"with {main} = {cell(main, best.measures.get(main, math.nan))}")
         lines += edge_note(analysis)
     lines += ["- p_vs_best: paired randomization test of each point against the best on the topics both are "
@@ -102,11 +91,8 @@ def format_one_set(analysis: SweepAnalysis, plot: Path | None) -> str:
               "cannot tell the point from the best)", ""]
     if plot is not None:
         lines += [f"![{main} over the swept parameters]({plot.name})", ""]
-    lines.append("| " + " | ".join(shown) + " |")
-    lines.append("|" + "|".join("---:" if n in measures or n in ("rank", "point", "p_vs_best", "seconds") else "---"
-                                for n in shown) + "|")
-    for row in analysis.rows:
-        lines.append("| " + " | ".join(cell(n, row[index[n]]) for n in shown) + " |")
+    align = "".join("r" if n in measures or n in ("rank", "point", "p_vs_best", "seconds") else "l" for n in shown)
+    lines.append(markdown_table(shown, [[cell(n, row[index[n]]) for n in shown] for row in analysis.rows], align))
     return "\n".join(lines) + "\n"
 
 
@@ -116,23 +102,24 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
     main = sweep.spec.measure
     keys = swept_keys(sweep.spec)
     cell = format_number
-    lines = [f"# Sweep {sweep.name}: {main} on {len(sweep.sets)} development sets", ""]
+    lines = [escape(f"# Sweep {sweep.name}: {main} on {len(sweep.sets)} development sets", "markdown"), ""]
     if sweep.spec.description:
         lines += [sweep.spec.description, ""]
     lines += [f"- base: `{base_label(sweep)}`; {len(records)} of {analysis.runs} runs finished "
               f"({len(sweep.points)} points × {len(sweep.sets)} sets), {analysis.indexes} distinct index(es)"]
     lines += _unfinished_line(analysis, "runs")
-    lines += [f"- points ordered by **{criterion.name}**: {criterion.description}", "", "## The sets", "",
-              "| set | topics | scored (best point) | judged coverage: mean, median | weight | used weight | |",
-              "|---|---:|---:|---:|---:|---:|---|"]
+    lines += [f"- points ordered by **{criterion.name}**: {criterion.description}", "", "## The sets", ""]
     pick = analysis.pick
+    rows: list[list[Any]] = []
     for s, summary in enumerate(analysis.sets):
         scored = len(analysis.scores[s].per_topic.get(str(sweep.points[pick].number), {})) if pick is not None else 0
-        warning = ("**mostly unjudged: its scores rank what other systems found, not what is relevant**"
-                   if summary.mostly_unjudged else "")
-        lines.append(f"| {summary.name} | {summary.topics} | {scored} | {cell(summary.mean_coverage, 2)}, "
-                     f"{cell(summary.median_coverage, 2)} | {cell(summary.weight, 2)} | {cell(summary.used_weight, 2)} "
-                     f"| {warning} |")
+        warning = Cell("mostly unjudged: its scores rank what other systems found, not what is relevant", bold=True) \
+            if summary.mostly_unjudged else ""
+        rows.append([summary.name, summary.topics, scored,
+                     f"{cell(summary.mean_coverage, 2)}, {cell(summary.median_coverage, 2)}",
+                     cell(summary.weight, 2), cell(summary.used_weight, 2), warning])
+    lines.append(markdown_table(["set", "topics", "scored (best point)", "judged coverage: mean, median", "weight",
+                                 "used weight", ""], rows, "lrrrrrl"))
     lines += ["", "Judged coverage: per topic, the share of its judged documents the set's corpus holds (1.0: a "
               "perfect ranking of the corpus scores 1.0). Unless a set gives `weight:`, its weight is its mean "
               "coverage; the used weight is what the criterion gives it"
@@ -142,21 +129,25 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
         lines += ["## The pick", "", f"**No pick: {analysis.why_no_pick}.**", ""]
     else:
         chosen = sweep.points[choice.pick]
-        lines += ["## The pick", "", f"Point {chosen.number} ({describe_overrides(chosen.overrides)}): "
-                  + "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} "
-                              f"[{cell(choice.intervals[choice.pick, s, 0])}, {cell(choice.intervals[choice.pick, s, 1])}]"
-                              for s, dev in enumerate(sweep.sets)) + ".", "",
-                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion picks "
-                  f"it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
+        said = escape(describe_overrides(chosen.overrides), "markdown")
+        lows, highs = choice.intervals[choice.pick, :, 0], choice.intervals[choice.pick, :, 1]
+        means = "; ".join(f"{dev.name} {cell(choice.means[choice.pick, s])} [{cell(lows[s])}, {cell(highs[s])}]"
+                          for s, dev in enumerate(sweep.sets))
+        lines += ["## The pick", "", f"Point {chosen.number} ({said}): {means}.", "",
+                  f"Drawing each set's topics again with replacement ({STABILITY_RESAMPLES} times), the criterion "
+                  f"picks it in {choice.pick_share[choice.pick]:.0%} of the draws (points tied in a draw share it)."]
         lines += [line.removeprefix("- ") for line in edge_note(analysis)]
         if choice.tied:
-            lines.append(f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
-                         f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only.")
+            lines.append(
+                f"**A tie, not a decision**: point(s) {', '.join(str(sweep.points[i].number) for i in choice.tied)} "
+                f"score exactly what it scores by {criterion.name}; it comes first by the grid's order only."
+            )
         if choice.runner_up is not None:
             runner = sweep.points[choice.runner_up]
             low, high = choice.lead_interval
             interval = f"[{low:+.3f}, {high:+.3f}]" if math.isfinite(low) and math.isfinite(high) else "undefined"
-            lines.append(f"Its lead over the runner-up, point {runner.number} ({describe_overrides(runner.overrides)}), "
+            lines.append(f"Its lead over the runner-up, point {runner.number} "
+                         f"({escape(describe_overrides(runner.overrides), 'markdown')}), "
                          f"lies in {interval} (95 % of the draws, in {criterion.name}'s units"
                          f"{': ' + criterion.units if criterion.units != 'score' else ''})"
                          + (": **within the noise: these sets cannot tell the two apart**." if choice.lead_is_noise
@@ -167,54 +158,54 @@ def format_several_sets(analysis: SweepAnalysis, plot: Path | None) -> str:
                   "Choosing on all sets but one, and scoring the pick on the one left out: the expected transfer to "
                   "topics the choice did not see, beside the best the left-out set allows and what the argmax of each "
                   "single other set would have given.", "",
-                  "| left out | pick (on the others) | its score there | its rank there | best there | "
-                  "argmax of one other set → score there |", "|---|---|---:|---:|---:|---|"]
-        for t in analysis.transfers:
-            naive = "; ".join(f"{name}: p{point} → {cell(score)}" for name, (point, score) in t.naive.items())
-            lines.append(f"| {t.left_out} | p{t.pick} | {cell(t.score)} | {rank_of(t.rank, len(sweep.points))} | "
-                         f"{cell(t.best_score)} (p{t.best}) | {naive} |")
-        lines.append("")
+                  markdown_table(["left out", "pick (on the others)", "its score there", "its rank there", "best there",
+                                  "argmax of one other set → score there"],
+                                 [[t.left_out, f"p{t.pick}", cell(t.score), rank_of(t.rank, len(sweep.points)),
+                                   f"{cell(t.best_score)} (p{t.best})",
+                                   "; ".join(f"{name}: p{point} → {cell(score)}"
+                                             for name, (point, score) in t.naive.items())]
+                                  for t in analysis.transfers], "llrrrl"), ""]
     if analysis.agreement is not None and len(sweep.sets) > 1:
         names = [d.name for d in sweep.sets]
         lines += ["## Do the sets agree?", "", "Spearman's ρ of the points' scores between sets (two biased sets "
                   "that agree are no evidence: compare with the most completely judged set).", "",
-                  "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-        for a, name in enumerate(names):
-            lines.append(f"| {name} | " + " | ".join(cell(float(analysis.agreement[a, b]), 2)
-                                                    for b in range(len(names))) + " |")
-        lines.append("")
+                  markdown_table(["", *names], [[name, *(cell(float(analysis.agreement[a, b]), 2)
+                                                         for b in range(len(names)))]
+                                                for a, name in enumerate(names)]), ""]
     if analysis.effects:
         lines += ["## What each swept value does, per set", "",
                   "The mean per-topic difference of the points with the value against those with the axis' first "
                   "value that agree on every other axis; [95 % topic-bootstrap interval]; **bold** where the "
-                  "interval excludes 0.", "",
-                  "| key | value (against) | pairs | " + " | ".join(d.name for d in sweep.sets) + " |",
-                  "|---|---|---:|" + "---|" * len(sweep.sets)]
+                  "interval excludes 0.", ""]
+        rows = []
         for e in analysis.effects:
-            cells = []
+            cells: list[Any] = []
             for dev in sweep.sets:
                 found = e.per_set.get(dev.name)
                 if found is None:
-                    cells.append("–")
+                    cells.append(MISSING)
                     continue
                 mean, low, high, _ = found
-                text = f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
-                cells.append(f"**{text}**" if (low > 0 or high < 0) else text)
-            lines.append(f"| {e.axis} | {format_value(e.value)} (vs {format_value(e.reference)}) | {e.pairs} | "
-                         + " | ".join(cells) + " |")
-        lines.append("")
+                cells.append(Cell(f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]", bold=bool(low > 0 or high < 0)))
+            rows.append([e.axis, f"{format_value(e.value)} (vs {format_value(e.reference)})", e.pairs, *cells])
+        lines += [markdown_table(["key", "value (against)", "pairs", *(d.name for d in sweep.sets)], rows,
+                                 "llr" + "l" * len(sweep.sets)), ""]
     if plot is not None:
         lines += [f"![{main} over the swept parameters]({plot.name})", ""]
-    lines += ["## Every point", "", "| rank | point | " + " | ".join(keys) + " | "
-              + " | ".join(f"{d.name} [95 % CI]" for d in sweep.sets) + f" | {criterion.name} | picked |",
-              "|---:|---:|" + "---|" * len(keys) + "---:|" * len(sweep.sets) + "---:|---:|"]
     index = {name: analysis.header.index(name) for name in analysis.header}
-    for row in analysis.rows:
-        sets_cells = " | ".join(f"{cell(row[index[d.name]])} [{cell(row[index[d.name + '_ci_low']], 2)}, "
-                                f"{cell(row[index[d.name + '_ci_high']], 2)}]" for d in sweep.sets)
-        lines.append(f"| {row[0]} | {row[1]} | " + " | ".join(format_value(row[index[k]]) for k in keys) + " | "
-                     + sets_cells + f" | {cell(row[index[criterion.name]], 2)} | "
-                     f"{row[index['pick_share']]:.0%} |")
+    rows = [[row[0], row[1], *(format_value(row[index[k]]) for k in keys),
+             *(f"{cell(row[index[d.name]])} [{cell(row[index[d.name + '_ci_low']], 2)}, "
+               f"{cell(row[index[d.name + '_ci_high']], 2)}]" for d in sweep.sets),
+             cell(row[index[criterion.name]], 2), f"{row[index['pick_share']]:.0%}"] for row in analysis.rows]
+    lines += ["## Every point", "", markdown_table(
+        ["rank", "point", *keys, *(f"{d.name} [95 % CI]" for d in sweep.sets), criterion.name, "picked"], rows,
+        "rr" + "l" * len(keys) + "r" * (len(sweep.sets) + 2))]
+    every = [column for column in analysis.header if column.endswith(tuple(f" ({d.name})" for d in sweep.sets))]
+    if every:
+        lines += ["", "## Every measure at every point", "", "Each point's mean of every measure on each set "
+                  "(also in results.csv).", "", markdown_table(
+                      ["rank", "point", *every], [[row[0], row[1], *(cell(row[index[c]]) for c in every)]
+                                                  for row in analysis.rows], "rr")]
     return "\n".join(lines) + "\n"
 
 

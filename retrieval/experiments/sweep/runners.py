@@ -18,7 +18,7 @@ from touche.indexing import distributed
 from touche.progress import fit_label, progress_bar
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.evaluation.significance import per_topic_scores, split_measure
-from touche.retrieval.experiments.report import point_slug
+from touche.retrieval.experiments.sweep.axes import point_slug
 from touche.retrieval.experiments.sweep.loading import Sweep, load_sweep
 from touche.retrieval.experiments.sweep.sets import DevSet
 from touche.retrieval.experiments.sweep.spec import Point
@@ -77,6 +77,7 @@ def score(sweep: Sweep, dev: DevSet, point: Point, run: Path, seconds: float = 0
 def main_per_topic(sweep: Sweep, dev: DevSet, run: Path) -> dict[str, dict[str, float]]:
     """Per-topic values of the sort measure, for the significance column (when it has them)."""
     qrels_name, measure = split_measure(sweep.spec.measure)
+    assert qrels_name is not None  # the spec's measure is QRELS-NAME:MEASURE (validated)
     try:
         return {sweep.spec.measure: per_topic_scores(run, dev.qrels[qrels_name], measure)}
     except ToucheError:

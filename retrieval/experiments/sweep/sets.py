@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +112,9 @@ class DevSet:
 
 
 def dev_set(name: str, spec: DevSetSpec, here: Path, sweep_file: Path, output: Path) -> DevSet:
-    files = [expand_path(c, here, sweep_file) for c in (spec.corpus if isinstance(spec.corpus, list) else [spec.corpus])]
+    files = [
+        expand_path(c, here, sweep_file) for c in (spec.corpus if isinstance(spec.corpus, list) else [spec.corpus])
+    ]
     topics = expand_path(spec.topics, here, sweep_file)
     for what, found in [("corpus", f) for f in files] + [("topics", topics)]:
         if not found.exists():
@@ -136,7 +139,7 @@ def set_folder(output: Path, name: str) -> Path:
     return output / "sets" / name
 
 
-def check_set(dev: DevSet, qrels_name: str, formats: set[str], measures: list[str] = ()) -> None:
+def check_set(dev: DevSet, qrels_name: str, formats: set[str], measures: Sequence[str] = ()) -> None:
     """What can be checked before the first run (see the module docstring); ``measures``: the
     ones the sweep file names, each of which must fit one of the set's qrels files."""
     topics = [canonical_topic(t.number) for t in dev.selected_topics()]
@@ -172,7 +175,7 @@ def set_coverage(dev: DevSet, qrels_name: str, fmt: str, cache: OutputFolder | N
     except OSError:
         return {}
     stored_file = cache.path / COVERAGE_FILE if cache is not None else None
-    if stored_file is not None and cache.ours(COVERAGE_FILE):
+    if stored_file is not None and cache is not None and cache.ours(COVERAGE_FILE):
         try:
             stored = json.loads(stored_file.read_text(encoding="utf-8"))
             if stored.get("fingerprint") == fingerprint:

@@ -18,8 +18,8 @@ from pydantic import Field, field_validator, model_validator
 
 from touche.errors import ConfigError, ToucheError
 from touche.retrieval.evaluation.significance import split_measure
-from touche.retrieval.experiments.report import Axis, describe_overrides
 from touche.retrieval.experiments.robust import CRITERIA, DEFAULT_CRITERION
+from touche.retrieval.experiments.sweep.axes import Axis, describe_overrides
 from touche.retrieval.formats.selection import TopicSelection
 from touche.specs import Strict
 
@@ -159,7 +159,7 @@ class SweepSpec(Strict):
                     raise ValueError(f"measure '{self.measure}' names qrels '{qrels_name}', but set '{name}' has "
                                      f"{', '.join(dev.qrels)}")
             given = [dev.weight for dev in self.sets.values()]
-            if all(w is not None for w in given) and not any(w > 0 for w in given):
+            if all(w is not None for w in given) and not any(w > 0 for w in given if w is not None):
                 raise ValueError("every set has weight 0: the criterion would order nothing (give one set a "
                                  "positive weight)")
         elif not self.qrels:
@@ -236,7 +236,7 @@ class Point:
 
 def axes_of(spec: SweepSpec) -> list[tuple[Axis, tuple[str, ...]]]:
     """The sweep's axes with the dotted keys each sets: one per grid key, one per zip group."""
-    out = [(Axis(key, tuple(values)), (key,)) for key, values in spec.grid.items()]
+    out: list[tuple[Axis, tuple[str, ...]]] = [(Axis(key, tuple(values)), (key,)) for key, values in spec.grid.items()]
     for group in spec.zip:
         keys = tuple(group)
         out.append((Axis(" + ".join(keys), tuple(zip(*group.values()))), keys))

@@ -14,6 +14,7 @@ from pydantic import Field
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, place_below
+from touche.specs.weights import Weight
 
 
 def premise_words(raw: str | None) -> int:
@@ -30,7 +31,8 @@ class ArgumentQuality(Stage):
     depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
     min_words: int = Field(15, ge=0, description="premises shorter than this are penalised")
     short_penalty: float = Field(0.5, ge=0, le=1, description="score multiplier for too-short arguments")
-    length_weight: float = Field(0.1, ge=0, le=10, description="weight of log(1 + words) added to the normalised score")
+    length_weight: Weight = Field(0.1, ge=0, le=10,
+                                  description="weight of log(1 + words) added to the normalised score")
     max_words: int = Field(1000, ge=1, description="the length bonus stops growing here")
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:

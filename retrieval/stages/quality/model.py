@@ -29,6 +29,8 @@ from touche.errors import InputError
 from touche.indexing.records import Argument
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import Stage, StageContext, add_to_head
+from touche.sources import regular_file
+from touche.specs.weights import Weight
 from touche.stemming.stoplists import shipped
 from touche.stemming.words import words as word_list
 
@@ -135,8 +137,11 @@ def save(model: dict, path: Path = MODEL_FILE) -> Path:
     return write_text(path, json.dumps(model, indent=1) + "\n")
 
 
+_MAKE_ONE = "write one with `touche train-quality -o FILE`"
+
+
 def load(path: Path = MODEL_FILE) -> dict:
-    path = Path(path)
+    path = regular_file(path, "quality model file", _MAKE_ONE)
     stat = path.stat()
     return _load(path, stat.st_mtime_ns, stat.st_size)
 
@@ -184,7 +189,8 @@ def check_model_values(model: dict) -> None:
 def predict(model: dict, conclusion: str, premises: str) -> float:
     """Predicted quality in units of the training target's standard deviation."""
     values = text_features(conclusion, premises)
-    z = sum(c * (values[f] - m) / s for f, c, m, s in zip(model["features"], model["coef"], model["mean"], model["std"]))
+    z = sum(c * (values[f] - m) / s for f, c, m, s in zip(model["features"], model["coef"],
+                                                          model["mean"], model["std"]))
     return (z + model["intercept"]) / (model.get("target_std") or 1.0)
 
 
@@ -193,7 +199,7 @@ class QualityModel(Stage):
 
     name: Literal["quality_model"] = "quality_model"
     depth: int = Field(100, ge=1, le=1000, description="re-rank this many top hits")
-    weight: float = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
+    weight: Weight = Field(0.1, ge=-10, le=10, description="weight of the predicted quality (in standard deviations) "
                                                           "added to the retrieval score / best score")
     model: str | None = Field(None, description="a model file written by `touche train-quality -o FILE` (relative "
                                                 "to the variant); default: the shipped model")
@@ -206,16 +212,18 @@ class QualityModel(Stage):
 
     def check_files(self, variant_dir: Path) -> None:
         path = self.model_path(variant_dir)
-        if not path.is_file():
-            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
-                             path=path, where="rerank: quality_model.model")
+        try:
+            regular_file(path, "quality model file", _MAKE_ONE)
+        except InputError as exc:
+            raise InputError(exc.message, path=path, where="rerank: quality_model.model") from None
         load(path.resolve())
 
     def apply(self, ranking: Ranking, ctx: StageContext) -> Ranking:
         path = self.model_path(ctx.variant_path.parent)
-        if not path.is_file():
-            raise InputError("the quality model file does not exist (write one with `touche train-quality -o FILE`)",
-                             path=path, where=f"{ctx.variant_path}, rerank: quality_model.model")
+        try:
+            regular_file(path, "quality model file", _MAKE_ONE)
+        except InputError as exc:
+            raise InputError(exc.message, path=path, where=f"{ctx.variant_path}, rerank: quality_model.model") from None
         model = load(path.resolve())
         values: dict[str, dict[str, float]] = {}
         for qid, hits in ranking.items():

@@ -263,11 +263,12 @@ def select(candidates: list[Candidate], spec: ImageSpec, per_stance: int = PER_S
     for stance in sorted(STANCES, key=lambda s: len(chosen[s])):
         sign = 1 if stance == "PRO" else -1
         # Relevant images leaning this way first, then the other relevant ones, then the rest.
-        take(stance, retrieved, 1, lambda c: (c.relevance < spec.min_relevance, -sign * c.stance > spec.stance.neutral_band,
-                                              -quality[c.id], c.id))
+        take(stance, retrieved, 1, lambda c, sign=sign: (c.relevance < spec.min_relevance,
+                                                         -sign * c.stance > spec.stance.neutral_band,
+                                                         -quality[c.id], c.id))
     for stance in sorted(STANCES, key=lambda s: len(chosen[s])):
         sign = 1 if stance == "PRO" else -1
-        take(stance, rest, 0, lambda c: (-c.argumentative, -sign * c.stance, c.id))
+        take(stance, rest, 0, lambda c, sign=sign: (-c.argumentative, -sign * c.stance, c.id))
     return [choice for stance in STANCES for choice in _strictly_decreasing(chosen[stance])]
 
 

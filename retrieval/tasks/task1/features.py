@@ -151,7 +151,9 @@ def argumentativeness(text: str, n_words: int, spec, conclusion: bool = False) -
     minus noise and question penalties."""
     text_lower = text.lower()
     markers = min(1.0, len(set(m.group(0) for m in ARGUMENT_MARKERS.finditer(text_lower))) / 2)
-    value = (spec.markers * markers + spec.length * length_feature(n_words, spec.ideal_words)) / (spec.markers + spec.length)
+    value = (spec.markers * markers + spec.length * length_feature(n_words, spec.ideal_words)) / (
+        spec.markers + spec.length
+    )
     if conclusion:
         value = max(value, spec.conclusion_prior)
     if NOISE_MARKERS.search(text_lower):

@@ -248,7 +248,8 @@ class PairBuilder:
         return analysed
 
     def candidates(self, arguments: Sequence[SentencedArgument], argument_relevance: Mapping[str, float],
-                   sentence_relevance: Mapping[str, float], t_polarity: int, filters: _Filters) -> list[ArgumentCandidates]:
+                   sentence_relevance: Mapping[str, float], t_polarity: int,
+                   filters: _Filters) -> list[ArgumentCandidates]:
         spec, w = self.spec, self.spec.score
         analysed = [self.analyse(record) for record in arguments]
         best_by_key: dict[str, float] = {}  # a text's sentence relevance: the best of its copies
@@ -290,7 +291,8 @@ class PairBuilder:
         pairs: list[Pair] = []
         for argument in arguments:
             conclusions = [c for c in argument.candidates if c.is_conclusion]
-            premises = sorted((c for c in argument.candidates if not c.is_conclusion), key=lambda c: c.sentence.position)
+            premises = sorted((c for c in argument.candidates if not c.is_conclusion),
+                              key=lambda c: c.sentence.position)
             if conclusions and b.conclusion_premises:
                 best = sorted(premises, key=lambda c: (-c.individual, c.sentence.position))[: b.conclusion_premises]
                 pairs += [Pair(conclusions[0], p, "conclusion-premise", argument.stance) for p in best
@@ -428,7 +430,7 @@ class ArgumentStore:
         if missing:
             for docid, raw in self._raw(missing).items():
                 self._cache[docid] = SentencedArgument.from_json(raw) if raw is not None else None
-        return {i: self._cache[i] for i in ids if self._cache.get(i) is not None}
+        return {i: found for i in ids if (found := self._cache.get(i)) is not None}
 
 
 def search_sentences(ctx: TaskContext, queries: Mapping[str, str], spec: PairsSpec) -> Ranking:

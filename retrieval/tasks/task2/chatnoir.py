@@ -128,7 +128,11 @@ class ChatNoirClient:
         except (requests.Timeout, requests.ConnectionError) as exc:
             self.requests_sent += attempts
             timed_out = isinstance(exc, requests.Timeout) or "timed out" in str(exc).lower()
-            last = f"no answer within {self.spec.timeout:g} s" if timed_out else f"connection failed ({type(exc).__name__})"
+            last = (
+                f"no answer within {self.spec.timeout:g} s"
+                if timed_out
+                else f"connection failed ({type(exc).__name__})"
+            )
             raise ChatNoirError(f"{last}; gave up after {attempts} attempts "
                                 "(raise task2.chatnoir.retries or .timeout, or try later)", path=url) from None
         retries = getattr(response.raw, "retries", None)

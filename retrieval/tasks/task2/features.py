@@ -96,7 +96,9 @@ class TextIndex:
 @lru_cache(maxsize=1)
 def cue_stems() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """Porter stems of the comparative, argumentative and spam cue words."""
-    return tuple(frozenset(stem_of(w) for w in cues) for cues in (COMPARATIVE_CUES, ARGUMENTATIVE_CUES, SPAM_CUES))
+    comparative, argumentative, spam = (frozenset(stem_of(w) for w in cues)
+                                        for cues in (COMPARATIVE_CUES, ARGUMENTATIVE_CUES, SPAM_CUES))
+    return comparative, argumentative, spam
 
 
 def _well_formed(words_in: int, stops_in: int, capitals_in: int, last_char: str) -> bool:
@@ -172,14 +174,16 @@ def text_features(text: str, matcher: ObjectMatcher, spec: RerankSpec) -> dict[s
     for obj in matcher.objects:
         found = None
         for s in obj:
-            found = set(index.stem_sentences.get(s, ())) if found is None else found & index.stem_sentences.get(s, set())
+            found = (
+                set(index.stem_sentences.get(s, ())) if found is None else found & index.stem_sentences.get(s, set())
+            )
         object_sentences.append(found or set())
     mentions = [len(o) for o in object_sentences]
     n_objects = len(mentions)
     counts: dict[int, int] = {}
     for sents in object_sentences:
-        for s in sents:
-            counts[s] = counts.get(s, 0) + 1
+        for number in sents:
+            counts[number] = counts.get(number, 0) + 1
     with_object = set(counts)
     cooc = sum(1 for c in counts.values() if c >= 2)
     comparative, argumentative = index.comparative, index.argumentative
@@ -232,7 +236,7 @@ def hit_features(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapp
                  spec: RerankSpec, dense: Mapping[str, Mapping[str, float]] | None = None,
                  ) -> dict[str, list[tuple[str, dict[str, float]]]]:
     """Features of the top ``spec.depth`` hits of every topic (``dense``: {qid: {docid: cosine}})."""
-    out = {}
+    out: dict[str, list[tuple[str, dict[str, float]]]] = {}
     for qid, hits in ranking.items():
         head = hits[: spec.depth]
         if not head:

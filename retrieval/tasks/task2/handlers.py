@@ -85,7 +85,8 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     label = stance_labeller(ctx, spec.stance)
     rows: Rows = {}
     # labelling every retrieved passage is the task's longest step (minutes for 50 topics × 1,000)
-    for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics", disable=not ctx.progress, leave=False):
+    for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics",
+                                  disable=not ctx.progress, leave=False):
         comp = comps.get(qid, Comparison((), ()))
         rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows

@@ -146,7 +146,8 @@ def _share_head(left: list[str], right: list[str]) -> list[str]:
 
 
 def _split_items(tokens: list[str]) -> list[list[str]]:
-    items, current = [], []
+    items: list[list[str]] = []
+    current: list[str] = []
     for tok in tokens:
         if tok == ",":
             items.append(_clean_object(current))

@@ -224,6 +224,20 @@ public final class BatchSearcher implements AutoCloseable {
     return sb.toString();
   }
 
+  /**
+   * The ids (one per line) this index does not hold, one per line: a re-ranker's candidates that no
+   * score of this index can be given (one JNI call for all of them).
+   */
+  public String missing(String joined) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (String id : joined.split("\n")) {
+      if (!id.isEmpty() && internalId(id) < 0) {
+        sb.append(id).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
   /** Lucene's document number of an id (-1 if absent): a term lookup per segment, no scoring. */
   private int internalId(String docid) throws IOException {
     BytesRef term = new BytesRef(docid);

@@ -1,15 +1,19 @@
-  // ------------------------------------------------------------------ exports (explorer_export.py, line for line)
-  const TEST_NAMES = {randomization: 'paired randomization test', t: 'paired t-test', wilcoxon: 'Wilcoxon signed-rank test'};
-  const CORRECTION_NAMES = {holm: 'Holm', bonferroni: 'Bonferroni', fdr_bh: 'Benjamini-Hochberg', none: 'no'};
+  // ------------------------------------------------------------------ exports (export.py: the same tables; names and headers from the data)
   const columns = () => data.measures.length ? data.measures.map(m => ['measure', m]) : data.agreement_measures.map(m => ['agreement', m]);
   const exportValue = (kind, name, run) => kind === 'measure' ? cellMean(run, name) : agreementMean(run, state.baseline, name);
   function caption(shown) {
     if (!data.measures.length) return "Agreement of each run's ranking with " + oneLine(state.baseline) + "'s (no judgements): means over the " +
       'topics both rank; RBO with p = ' + data.rbo_p + ', rank correlations over the documents both top 10s hold.';
     const floor = data.test === 'randomization' ? " ≤: p at the randomization test's floor, 2/(" + data.resamples.toLocaleString('en-US') + ' + 1) when the sign flips are sampled.' : '';
-    return 'Means over topics; best per column in bold; † significantly different from the baseline ' + oneLine(state.baseline) +
-      ' (α = ' + data.alpha + ', ' + TEST_NAMES[data.test] + ', ' + CORRECTION_NAMES[state.correction] + ' correction over the ' +
-      (shown.length - 1) + ' runs tested); Δ and p against the baseline.' + floor;
+    return "Means over topics (topics: how many most of a run's means are taken over); best per column in bold; † significantly different from the baseline " +
+      oneLine(state.baseline) + ' (α = ' + data.alpha + ', ' + data.test_name + ', ' + data.correction_names[state.correction] + ' correction over the ' +
+      (shown.length - 1) + ' runs tested); in brackets Δ, p and n (the topics both are scored on) against the baseline.' + floor;
+  }
+  function topicsOf(run) {  // export.topics_of: the count most of a run's means are over (ties: the larger)
+    const found = Object.values(data.cells[run] || {}).map(c => c.topics);
+    if (!found.length) return null;
+    const count = n => found.filter(x => x === n).length;
+    return found.reduce((best, n) => (count(n) > count(best) || (count(n) === count(best) && n > best)) ? n : best);
   }
   function exportRows(shown) {
     const cols = columns(), tests = testsOf(shown);
@@ -22,35 +26,35 @@
       return missing(value) ? null : [value, value === best[c], kind === 'measure' ? (tests[name] || {})[run] || null : null];
     })]);
   }
-  function markdown(shown) {
-    const cols = columns();
-    const lines = ['| run | ' + cols.map(c => c[1]).join(' | ') + ' |', '|---|' + cols.map(() => '---:').join('|') + '|'];
-    for (const [run, cells] of exportRows(shown)) {
-      const text = cells.map(cell => {
-        if (!cell) return '–';
+  // export._overview: the same rows in Markdown and LaTeX, each cell escaped by the format's escape
+  function overview(shown, escape, bold, dagger, headerOf, head) {
+    const cols = columns(), counted = data.measures.length > 0;
+    const header = [head].concat(counted ? ['topics'] : [], cols.map(c => headerOf(c[1]))).map(escape);
+    const rows = exportRows(shown).map(([run, cells]) => {
+      const label = run === state.baseline ? oneLine(run) + ' (baseline)' : run;
+      const n = counted ? [topicsOf(run) === null ? '–' : String(topicsOf(run))] : [];
+      return [label].concat(n).map(escape).concat(cells.map(cell => {
+        if (!cell) return escape('–');
         const [value, best, test] = cell;
-        let t = best ? '**' + number(value) + '**' : number(value);
-        if (test && test.delta !== null) t += ' (' + signed(test.delta) + ', p ' + correctedPText(test) + ')' + (test.significant ? '†' : '');
-        return t;
-      });
-      const label = run === state.baseline ? oneLine(run) + ' (baseline)' : oneLine(run);
-      lines.push('| ' + markdownEscape(label) + ' | ' + text.join(' | ') + ' |');
-    }
-    return lines.join('\n') + '\n\n' + caption(shown) + '\n';
+        const note = test && test.delta !== null ? ' (' + signed(test.delta) + ', p ' + correctedPText(test) + ', n ' + test.topics + ')' : '';
+        return (best ? bold(escape(number(value))) : escape(number(value))) + escape(note) + (test && test.significant ? dagger : '');
+      }));
+    });
+    return [header, rows, cols.length + (counted ? 1 : 0)];
+  }
+  function markdown(shown) {
+    const [header, rows, count] = overview(shown, markdownEscape, t => '**' + t + '**', '†', name => name, 'run');
+    const lines = ['| ' + header.join(' | ') + ' |', '|---|' + Array.from({length: count}, () => '---:').join('|') + '|'];
+    for (const row of rows) lines.push('| ' + row.join(' | ') + ' |');
+    return lines.join('\n') + '\n\n' + markdownEscape(caption(shown)) + '\n';
   }
   function latex(shown) {
-    const cols = columns();
+    const [header, rows, count] = overview(shown, latexEscape, t => '\\textbf{' + t + '}', '$^{\\dagger}$',
+      name => (data.headers || {})[name] || name, 'Run');
     const lines = ['% touche explore: needs \\usepackage{booktabs}', '\\begin{table}[t]', '  \\centering',
-      '  \\caption{' + latexEscape(caption(shown)) + '}', '  \\begin{tabular}{l' + 'r'.repeat(cols.length) + '}', '    \\toprule',
-      '    Run & ' + cols.map(c => latexEscape(c[1])).join(' & ') + ' \\\\', '    \\midrule'];
-    for (const [run, cells] of exportRows(shown)) {
-      const text = cells.map(cell => {
-        if (!cell) return '--';
-        const [value, best, test] = cell;
-        return (best ? '\\textbf{' + number(value) + '}' : number(value)) + (test && test.significant ? '$^{\\dagger}$' : '');
-      });
-      lines.push('    ' + latexEscape(oneLine(run)) + (run === state.baseline ? ' (baseline)' : '') + ' & ' + text.join(' & ') + ' \\\\');
-    }
+      '  \\caption{' + latexEscape(caption(shown)) + '}', '  \\begin{tabular}{l' + 'r'.repeat(count) + '}', '    \\toprule',
+      '    ' + header.join(' & ') + ' \\\\', '    \\midrule'];
+    for (const row of rows) lines.push('    ' + row.join(' & ') + ' \\\\');
     lines.push('    \\bottomrule', '  \\end{tabular}', '\\end{table}');
     return lines.join('\n') + '\n';
   }

@@ -60,18 +60,21 @@
   }
   const correctedPText = t => { const text = pText(t.p_corrected, null); return atFloor(t.p, t.floor) && text !== '–' ? '≤ ' + text : text; };
   const csvValue = v => { const t = fixed(v, 6).replace(/0+$/, '').replace(/\.$/, ''); return (t === '' || t === '-0') ? '0' : t; };
+  // touche/render.py's escape, format by format: the one escaping of every table.
   const csvText = t => /^[=+\-@\t\r]/.test(t) ? "'" + t : t;
   const csvCell = t => /[",\n\r]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   function oneLine(text) {  // as Python's " ".join(text.splitlines()) when the name holds a line break
-    if (!/[\n\r]/.test(text)) return text;
+    if (!/[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/.test(text)) return text;
     const parts = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
     if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
     return parts.join(' ');
   }
   const LATEX = {'\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', '$': '\\$', '#': '\\#', '_': '\\_', '{': '\\{', '}': '\\}',
-    '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', '†': '$^{\\dagger}$', 'α': '$\\alpha$', 'Δ': '$\\Delta$', 'τ': '$\\tau$', '≤': '$\\leq$'};
-  const latexEscape = t => Array.from(String(t)).map(c => LATEX[c] || c).join('');
-  const markdownEscape = t => String(t).replace(/\|/g, '\\|');
+    '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', '<': '\\textless{}', '>': '\\textgreater{}', '|': '\\textbar{}',
+    '†': '$^{\\dagger}$', 'α': '$\\alpha$', 'Δ': '$\\Delta$', 'τ': '$\\tau$', '≤': '$\\leq$', '±': '$\\pm$', '–': '--'};
+  const MARKDOWN = {'\\': '\\\\', '|': '\\|', '&': '&amp;', '<': '&lt;', '>': '&gt;'};
+  const latexEscape = t => Array.from(oneLine(String(t))).map(c => LATEX[c] || c).join('');
+  const markdownEscape = t => Array.from(oneLine(String(t))).map(c => MARKDOWN[c] || c).join('');
   const breakable = name => { const s = el('span'); String(name).split(/(?<=[:.])/).forEach((part, i) => { if (i) s.appendChild(el('wbr')); s.appendChild(document.createTextNode(part)); }); return s; };
   function bytesOf(text) {
     const raw = atob(text);

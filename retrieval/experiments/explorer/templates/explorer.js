@@ -46,7 +46,7 @@
     const tested = document.getElementById('note-tested');
     if (tested) tested.textContent = String(shown.length - 1);
     const correction = document.getElementById('note-correction');
-    if (correction) correction.textContent = CORRECTION_NAMES[state.correction];
+    if (correction) correction.textContent = data.correction_names[state.correction];
   }
 
   // ------------------------------------------------------------------ heat map
@@ -194,7 +194,7 @@
       return b;
     });
     const controls = [select('baseline', 'baseline', runs.map(r => [r, '[' + number1(r) + '] ' + oneLine(r)]), state.baseline, v => keepingFocus(() => setBaseline(v)))];
-    if (Object.keys(data.pairs).length) controls.push(select('correction', 'correction', Object.entries(CORRECTION_NAMES).map(([k, v]) => [k, k === 'none' ? 'none' : v]),
+    if (Object.keys(data.pairs).length) controls.push(select('correction', 'correction', Object.entries(data.correction_names).map(([k, v]) => [k, k === 'none' ? 'none' : v]),
       state.correction, v => { state.correction = v; keepingFocus(refresh); }));
     holder.replaceChildren(...controls, panel, el('span', {class: 'exports'}, ['export: ', ...exportButtons]));
   }

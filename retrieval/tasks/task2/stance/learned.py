@@ -63,6 +63,7 @@ from touche.retrieval.tasks.task2.stance.patterns import (
     takes_stance,
 )
 from touche.retrieval.tasks.task2.stance.registry import MODEL_FILE  # noqa: E402 (one place says where it lies)
+from touche.sources import regular_file
 from touche.specs.task2 import RerankSpec, StanceSpec
 from touche.stemming.sentences import web_sentences
 from touche.stemming.stems import porter as stem_of
@@ -126,12 +127,13 @@ def masked_sentence(tokens: Sequence[str], first: set[int], second: set[int]) ->
     return " ".join(out)
 
 
-def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[int], second: Sequence[int]) -> np.ndarray:
+def cue_features(tokens: Sequence[str], stems: Sequence[str], first: Sequence[int],
+                 second: Sequence[int]) -> np.ndarray:
     """The 19 pattern cues of a sentence; ``first``/``second``: positions of the object named
     first / second in it."""
     positive, negative = stance_cue_stems()
     comparative = cue_stems()[0]  # the comparative cue words
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for i, stem in enumerate(stems):
         sign = 1 if stem in positive else -1 if stem in negative else 0
         counts["comparative"] += stem in comparative
@@ -286,7 +288,8 @@ def passage_evidence(text: str, comp: Comparison, classifier: SentenceClassifier
                float(aspect < 0), cue_sentences / share, with_aspect]
     ev = evidence(text, comp)
     text_values = text_features(text, matcher, RerankSpec())
-    rules = [ev.comparative, ev.sentiment, float(ev.compared), float(takes_stance(text, comp, StanceSpec(), text_values))]
+    rules = [ev.comparative, ev.sentiment, float(ev.compared),
+             float(takes_stance(text, comp, StanceSpec(), text_values))]
     rules += [text_values[k] for k in RULE_TEXT_FEATURES]
     return PassageEvidence(votes, np.asarray(learned + rules, dtype=float), bool(n_first or n_second))
 
@@ -337,12 +340,8 @@ class StanceModel:
 
 
 def load(path: Path = MODEL_FILE) -> StanceModel:
-    path = Path(path)
-    try:
-        stat = path.stat()
-    except OSError:
-        raise InputError("the stance model file does not exist (write one with `touche train-stance -o FILE`)",
-                         path=path) from None
+    path = regular_file(path, "stance model file", "write one with `touche train-stance -o FILE`")
+    stat = path.stat()
     return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
@@ -363,7 +362,8 @@ def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
     try:
         check_model_data(data)
         return StanceModel(SentenceClassifier(data["sentences"]), PassageClassifier(data["passages"]["all"]),
-                           tuple((frozenset(f["topics"]), PassageClassifier(f["model"])) for f in data["passages"]["folds"]))
+                           tuple((frozenset(f["topics"]),
+                                  PassageClassifier(f["model"])) for f in data["passages"]["folds"]))
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise InputError(f"not a stance model written by `touche train-stance`: {exc}", path=path) from None
 

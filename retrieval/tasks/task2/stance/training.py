@@ -193,7 +193,7 @@ def judged_sample(passages: Path, qrels: Path, topics: Path) -> Iterator[tuple[C
         comp = comparison(topic)
         key = topic_key(topic.title, comp.objects)
         for docid in sorted(d for d in judged[qid] if d in texts):
-            yield comp, key, qid, docid, texts[docid], judged[qid][docid]
+            yield comp, key, qid, docid, texts[docid], str(judged[qid][docid])  # a stance label
 
 
 def judged_passages(classifier_model: dict, passages: Path, qrels: Path, topics: Path) -> JudgedPassages:
@@ -220,7 +220,8 @@ def _fit_passages(x: np.ndarray, y: list[str]) -> dict:
     scale[scale == 0] = 1.0
     fitted = LogisticRegression(C=PASSAGE_C, max_iter=5000, class_weight="balanced").fit((x - mean) / scale, y)
     return {"classes": [str(c) for c in fitted.classes_], "features": list(PASSAGE_FEATURES), "mean": _round(mean),
-            "scale": _round(scale), "coef": [_round(row) for row in fitted.coef_], "intercept": _round(fitted.intercept_),
+            "scale": _round(scale), "coef": [_round(row) for row in fitted.coef_],
+            "intercept": _round(fitted.intercept_),
             "examples": len(y)}
 
 
@@ -280,7 +281,8 @@ def train(compsent_train: Path, passages: Path, qrels: Path, topics: Path) -> Tr
                          "(topics without <objects>, and titles that name no two objects?)", path=topics)
     check_trainable(opened, qrels, "judged passage the model sees")
     passage_model, out_of_fold = train_passages(data)
-    return Trained({"format": 1, "source": SOURCE, "terms": "CompSent-19: the authors' public research data (github.com/uhh-lt/"
+    return Trained({"format": 1, "source": SOURCE,
+                    "terms": "CompSent-19: the authors' public research data (github.com/uhh-lt/"
             "comparative); Touché 2022 judgements: the organisers' public qrels",
             "sentences": sentence_model, "passages": passage_model, "labels": list(PASSAGE_LABELS)},
                    data, out_of_fold)

@@ -1,0 +1,161 @@
+"""An output folder's record (``.touche-made``, touche/guard.py) survives a full disk: a write the
+record could not take is taken back, the record keeps what it held, and the error names the path.
+A full disk at the record's append once left it empty, and the command, rerun after space was
+freed, refused its own run file as "a file touche run-all did not make". The disk fills here by
+a stand-in for ``os.write`` (ENOSPC after some bytes), never a real full disk."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from touche.errors import ToucheError
+from touche.guard import RECORD, OutputFolder
+
+COMMAND = "touche run-all"
+REAL_WRITE = os.write
+
+
+class Disk:
+    """``os.write`` that fails with ENOSPC for the files named ``full`` after ``room`` more bytes."""
+
+    def __init__(self):
+        self.full: set[str] = set()
+        self.room = 0
+
+    def write(self, fd: int, data) -> int:
+        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        if name in self.full:
+            if self.room <= 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            data = bytes(data)[: self.room]
+            self.room -= len(data)
+        return REAL_WRITE(fd, data)
+
+
+@pytest.fixture
+def disk(monkeypatch):
+    found = Disk()
+    monkeypatch.setattr(os, "write", found.write)
+    return found
+
+
+def _record_lines(folder: Path) -> list[dict]:
+    path = folder / RECORD
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.parametrize("room", [0, 7, 40])
+def test_a_full_disk_at_the_records_append_takes_the_write_back_and_names_the_record(tmp_path, disk, room):
+    out = OutputFolder(tmp_path / "out", command=COMMAND)
+    out.write_text("1-bm25.txt", "first\n")
+    before = (tmp_path / "out" / RECORD).read_bytes()
+    disk.full, disk.room = {RECORD}, room
+    with pytest.raises(OSError) as full:
+        out.write_text("run.txt", "1 Q0 d1 1 1.0 t\n")
+    assert full.value.errno == errno.ENOSPC and full.value.filename == str(tmp_path / "out" / RECORD)
+    assert "No space left on device" in str(full.value)
+    assert (tmp_path / "out" / RECORD).read_bytes() == before  # whole lines only, as it was
+    assert not (tmp_path / "out" / "run.txt").exists()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [RECORD, "1-bm25.txt"]  # no temporary left
+    disk.full = set()  # space freed: the rerun writes it, and it is the command's own
+    again = OutputFolder(tmp_path / "out", command=COMMAND)
+    again.claim(["run.txt", "1-bm25.txt"], refuse=lambda entry: entry.name.endswith(".txt"))
+    again.write_text("run.txt", "1 Q0 d1 1 1.0 t\n")
+    assert OutputFolder(tmp_path / "out", command=COMMAND).ours("run.txt")
+
+
+def test_a_full_disk_at_the_first_record_leaves_no_empty_record(tmp_path, disk):
+    out = OutputFolder(tmp_path / "out", command=COMMAND)
+    disk.full = {RECORD}
+    with pytest.raises(OSError, match="No space left on device"):
+        out.write_text("run.txt", "x\n")
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_replaced_file_keeps_its_old_content_and_licence_when_the_record_is_full(tmp_path, disk):
+    out = OutputFolder(tmp_path / "out", command=COMMAND)
+    out.write_text("run.txt", "old\n")
+    disk.full, disk.room = {RECORD}, 3
+    with pytest.raises(OSError):
+        out.write_text("run.txt", "new\n")
+    assert (tmp_path / "out" / "run.txt").read_text() == "old\n"
+    assert OutputFolder(tmp_path / "out", command=COMMAND).ours("run.txt")
+
+
+@pytest.mark.parametrize("full", ["results.jsonl", RECORD])
+def test_an_append_on_a_full_disk_leaves_the_file_as_recorded(tmp_path, disk, full):
+    out = OutputFolder(tmp_path / "out", command=COMMAND)
+    out.append("results.jsonl", b'{"a": 1}\n')
+    disk.full, disk.room = {full}, 5
+    with pytest.raises(OSError) as refused:
+        out.append("results.jsonl", b'{"b": 2}\n')
+    assert refused.value.filename == str(tmp_path / "out" / full)
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == b'{"a": 1}\n'
+    assert OutputFolder(tmp_path / "out", command=COMMAND).ours("results.jsonl")
+
+
+def test_a_folder_or_link_the_record_cannot_name_is_taken_back(tmp_path, disk):
+    out = OutputFolder(tmp_path / "out", command=COMMAND)
+    disk.full = {RECORD}
+    with pytest.raises(OSError):
+        out.folder("runs")
+    with pytest.raises(OSError):
+        out.link("corpus.json", tmp_path)
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+OPERATIONS = st.lists(st.tuples(st.sampled_from(["write", "append", "remove", "folder", "link"]),
+                                st.sampled_from(["a.txt", "b.txt", "r.jsonl", "sub", "l"]),
+                                st.sampled_from([None, RECORD, "data"]), st.integers(0, 60)), max_size=8)
+
+
+EXAMPLES = int(os.environ.get("TOUCHE_RECORD_EXAMPLES", "60"))  # 600 ran in 25 s
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(OPERATIONS)
+def test_whatever_fills_the_disk_the_folder_stays_the_commands_own(tmp_path_factory, monkeypatch, operations):
+    """Any sequence of writes, appends, removals, folders and links, the disk full at the record
+    or at the data (after 0-60 bytes) at any of them: after each, every entry in the folder is one
+    the command made (it may replace or delete it on a rerun), the record is whole lines, and an
+    operation that failed left nothing of itself."""
+    disk = Disk()
+    monkeypatch.setattr(os, "write", disk.write)
+    folder = tmp_path_factory.mktemp("out")
+    for op, name, full, room in operations:
+        out = OutputFolder(folder, command=COMMAND)
+        before = sorted(p.name for p in folder.iterdir())
+        disk.full = {RECORD} if full == RECORD else {name} if full == "data" else set()
+        disk.room = room
+        try:
+            if op == "write" and out.foreign(name) is None:
+                out.write_text(name, f"{name} {room}\n")
+            elif op == "append" and out.foreign(name) is None:
+                out.append(name, f'{{"n": {room}}}\n'.encode())
+            elif op == "remove":
+                out.remove(name)
+            elif op == "folder" and out.foreign(name) is None and not (folder / name).is_file():
+                out.folder(name)
+            elif op == "link" and out.foreign(name) is None and not (folder / name).exists():
+                out.link(name, folder.parent)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC and exc.filename in (str(folder / RECORD), str(folder / name))
+            after = sorted(p.name for p in folder.iterdir())
+            assert set(after) - {RECORD} <= set(before) - {RECORD}, (op, name)
+        except ToucheError:  # a refusal before any write (a file over its own folder): nothing changed
+            assert sorted(p.name for p in folder.iterdir()) == before
+        disk.full = set()
+        check = OutputFolder(folder, command=COMMAND)
+        for entry in folder.iterdir():
+            if entry.name != RECORD:
+                assert check.ours(entry.name), (op, name, full, room, entry.name)
+        lines = (folder / RECORD).read_bytes().split(b"\n") if (folder / RECORD).exists() else [b""]
+        assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])
+        assert (folder / RECORD).exists() or not any(folder.iterdir())  # never an empty record
+        assert not (folder / RECORD).exists() or (folder / RECORD).stat().st_size > 0
