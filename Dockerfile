@@ -7,7 +7,7 @@
 #            --image touche-toolkit --command '/touche/run_all.sh -i $inputDataset -o $outputDir'
 #
 # The install steps are the ones ./run_all.sh and CI use (scripts/ensure_env.sh);
-# tests/test_dockerfile.py performs every RUN step below in a fresh environment, offline for the run.
+# tests/project/test_dockerfile.py performs every RUN step below in a fresh environment, offline for the run.
 FROM debian:bookworm-slim
 
 # System layer: Python 3.11 with venv, a JDK to compile our Lucene helpers (runs use Java 21 from

@@ -41,7 +41,7 @@ from touche.progress import progress_bar
 log = logging.getLogger(__name__)
 
 RETRIES = 3  # a shard task whose worker process dies is run again this many times
-# Fault injection for the tests (tests/test_distributed.py): the first shard task to see this
+# Fault injection for the tests (tests/indexing/test_distributed.py): the first shard task to see this
 # folder without a marker in it writes the marker and kills its own worker process mid-build.
 KILL_ONCE_ENV = "TOUCHE_RAY_KILL_ONCE"
 

@@ -1,12 +1,11 @@
 """Shared fixtures. The JVM starts once per test session (a JVM starts once per process)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.shared import FIXTURE_TOPICS, REPO, missing_tool, write_argsme
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -22,44 +21,6 @@ def _model_cache(tmp_path_factory):
         os.environ.pop("TOUCHE_MODEL_CACHE", None)
     else:
         os.environ["TOUCHE_MODEL_CACHE"] = previous
-
-
-# Five tiny arguments whose statistics the tests compute by hand.
-FIXTURE_ARGUMENTS = [
-    ("Sa0000001-A00000001", "School uniforms should be mandatory",
-     [("Uniforms reduce bullying in schools.", "PRO")], "School uniforms"),
-    ("Sa0000001-A00000002", "School uniforms should not be mandatory",
-     [("Uniforms limit the expression of students. Students should choose.", "CON")], "School uniforms"),
-    ("Sa0000002-A00000001", "Nuclear energy is safe",
-     [("Modern reactors are safe and nuclear energy emits little carbon.", "PRO")], "Nuclear energy"),
-    ("Sa0000002-A00000002", "Nuclear energy is too risky",
-     [("Accidents happen.", "CON")], "Nuclear energy"),
-    ("Sa0000003-A00000001", "Homework helps",
-     [("Homework builds discipline for students at school.", "PRO")], "Homework"),
-]
-
-
-def write_argsme(path: Path, arguments=FIXTURE_ARGUMENTS) -> Path:
-    records = []
-    for arg_id, conclusion, premises, title in arguments:
-        records.append({
-            "id": arg_id, "conclusion": conclusion,
-            "premises": [{"text": t, "stance": s, "annotations": []} for t, s in premises],
-            "context": {"sourceId": arg_id.split("-")[0][1:], "sourceTitle": title, "discussionTitle": title,
-                        "sourceUrl": f"https://debate.example.org/{arg_id}", "sourceDomain": "debate.example.org",
-                        "previousArgumentInSourceId": "", "nextArgumentInSourceId": "",
-                        "acquisitionTime": "2019-04-18T00:00:00Z"},
-        })
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"arguments": records}), encoding="utf-8")
-    return path
-
-
-FIXTURE_TOPICS = """<topics>
-<topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>
-<topic><number>2</number><title>Is nuclear energy safe?</title></topic>
-</topics>
-"""
 
 
 @pytest.fixture(scope="session")
@@ -86,10 +47,16 @@ def index_root(tmp_path_factory) -> Path:
 def demo_out(jvm_started, tmp_path_factory, index_root):
     """The demo submission as run_all.sh writes it: five runs, evaluation.md and explore.html."""
     from touche.retrieval.suite import run_suite
-    repo = Path(__file__).resolve().parent.parent
     out = tmp_path_factory.mktemp("explore-demo")
-    run_suite(repo / "configs" / "task1" / "suite.yaml", None, out, index_root=index_root, progress=False)
+    run_suite(REPO / "configs" / "task1" / "suite.yaml", None, out, index_root=index_root, progress=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def tpt(jvm_started):
+    """touche.pyterrier, imported once the session's JVM runs (PyTerrier starts Java through it)."""
+    import touche.pyterrier as module
+    return module
 
 
 @pytest.fixture(scope="session")
@@ -98,7 +65,6 @@ def browser():
     import importlib
     import shutil
 
-    from shared import missing_tool
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         missing_tool("chromium not installed (Debian: apt-get install chromium); scripts/ensure_env.sh installs it "
@@ -116,4 +82,4 @@ def browser():
 
 
 # the explorer's pages, written once per session for every browser test that opens them
-from explorer_pages import hundred, image_page, no_qrels_page, official, stance_page, twenty  # noqa: E402,F401
+from tests.explorer_pages import hundred, image_page, no_qrels_page, official, stance_page, twenty  # noqa: E402,F401

@@ -99,7 +99,7 @@ def stance_page(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def official(tmp_path_factory) -> Path:
     """The 16 official Task 2 2022 runs with their three qrels, over the shared passage sample."""
-    from shared import require_shared
+    from tests.shared import require_shared
     shared = require_shared()
     runs = sorted((shared / "runs" / "task2-2022").glob("*.txt"))
     qrels = {kind: shared / "qrels" / f"task2-2022-{kind}.qrels" for kind in ("relevance", "quality", "stance")}

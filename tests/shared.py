@@ -5,6 +5,9 @@ need it skip, saying why, when it is absent.
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import re
 from pathlib import Path
@@ -12,6 +15,12 @@ from pathlib import Path
 import pytest
 
 from touche.paths import shared_touche_dir
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "demo"
+RELEVANCE = DEMO / "qrels-relevance.txt"
+# the smallest Task 1 variant (BM25), for tests of what any variant goes through
+VARIANT = str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml")
 
 
 def shared_dir() -> Path:
@@ -57,3 +66,69 @@ def parse_leaderboard(path: Path) -> list[dict[str, str]]:
     if not header or len(data) % len(header):
         raise ValueError(f"{path}: cannot split {len(data)} cells into rows of {len(header)}")
     return [dict(zip(header, data[i : i + len(header)])) for i in range(0, len(data), len(header))]
+
+
+def cli(*args: str) -> tuple[int, str]:
+    """``touche ARGS`` in this process: its exit status and everything it printed (stdout, then stderr)."""
+    from touche.cli import main
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # a usage error: argparse exits with 2
+            code = exc.code
+    return code, out.getvalue() + err.getvalue()
+
+
+def demo_run(path: Path, tag: str = "t", topics=None) -> Path:
+    """A valid run over the demo qrels: each topic's judged documents, best label first."""
+    by_topic: dict[str, list[tuple[int, str]]] = {}
+    for line in (DEMO / "qrels-relevance.txt").read_text().splitlines():
+        qid, _, doc, label = line.split()
+        by_topic.setdefault(qid, []).append((-int(label), doc))
+    lines = []
+    for qid, docs in by_topic.items():
+        if topics is not None and qid not in topics:
+            continue
+        for rank, (_, doc) in enumerate(sorted(docs), 1):
+            lines.append(f"{qid} Q0 {doc} {rank} {100 - rank} {tag}\n")
+    path.write_text("".join(lines))
+    return path
+
+
+# Five tiny arguments whose statistics the tests compute by hand.
+FIXTURE_ARGUMENTS = [
+    ("Sa0000001-A00000001", "School uniforms should be mandatory",
+     [("Uniforms reduce bullying in schools.", "PRO")], "School uniforms"),
+    ("Sa0000001-A00000002", "School uniforms should not be mandatory",
+     [("Uniforms limit the expression of students. Students should choose.", "CON")], "School uniforms"),
+    ("Sa0000002-A00000001", "Nuclear energy is safe",
+     [("Modern reactors are safe and nuclear energy emits little carbon.", "PRO")], "Nuclear energy"),
+    ("Sa0000002-A00000002", "Nuclear energy is too risky",
+     [("Accidents happen.", "CON")], "Nuclear energy"),
+    ("Sa0000003-A00000001", "Homework helps",
+     [("Homework builds discipline for students at school.", "PRO")], "Homework"),
+]
+
+
+def write_argsme(path: Path, arguments=FIXTURE_ARGUMENTS) -> Path:
+    records = []
+    for arg_id, conclusion, premises, title in arguments:
+        records.append({
+            "id": arg_id, "conclusion": conclusion,
+            "premises": [{"text": t, "stance": s, "annotations": []} for t, s in premises],
+            "context": {"sourceId": arg_id.split("-")[0][1:], "sourceTitle": title, "discussionTitle": title,
+                        "sourceUrl": f"https://debate.example.org/{arg_id}", "sourceDomain": "debate.example.org",
+                        "previousArgumentInSourceId": "", "nextArgumentInSourceId": "",
+                        "acquisitionTime": "2019-04-18T00:00:00Z"},
+        })
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"arguments": records}), encoding="utf-8")
+    return path
+
+
+FIXTURE_TOPICS = """<topics>
+<topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>
+<topic><number>2</number><title>Is nuclear energy safe?</title></topic>
+</topics>
+"""

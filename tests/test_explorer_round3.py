@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 import pytest
-from explorer_pages import FORMULA_NAME, QRELS, TWO_LINE_NAME, opened, overview_runs
 from scipy import stats
-from test_explorer import doc_of, hit_ids, page_data, runs_of
 
+from tests.experiments.test_explorer import doc_of, hit_ids, page_data, runs_of
+from tests.explorer_pages import FORMULA_NAME, QRELS, TWO_LINE_NAME, opened, overview_runs
 from touche import api
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.agreement import pair_index
@@ -370,7 +370,7 @@ def test_the_page_says_the_floor_of_a_sampled_test_and_resamples_lower_it(tmp_pa
 
 
 def test_the_command_takes_resamples(tmp_path):
-    from test_pipeline import cli
+    from tests.shared import cli
     qrels, runs = _twenty_topic_runs(tmp_path)
     code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "499",
                      "-o", str(tmp_path / "p.html"))

@@ -111,8 +111,7 @@ def test_the_default_resamples_are_ten_thousand():
 
 # --------------------------------------------------------------------------- measures on rows
 def test_measures_on_a_list_of_rows_equal_those_on_the_file(tmp_path):
-    from test_reliability_round5 import RELEVANCE
-
+    from tests.shared import RELEVANCE
     from touche.retrieval.evaluation.measures import evaluate, evaluate_rows, evaluate_rows_per_topic, score_rows
     from touche.retrieval.formats.gate import read_run
     by_topic: dict[str, list[tuple[int, str]]] = {}
@@ -311,8 +310,7 @@ def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
 def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
     from types import SimpleNamespace
 
-    from test_reliability_round5 import RELEVANCE, demo_run
-
+    from tests.shared import RELEVANCE, demo_run
     from touche.retrieval.evaluation.significance import per_topic_scores
     from touche.retrieval.experiments.choose.loss import LossToBest
     demo_run(tmp_path / "run.txt")

@@ -113,7 +113,7 @@ BASE_VARIANT = Path(__file__).resolve().parent.parent / "configs" / "task1" / "e
 
 def _two_measures(tmp_path, quality_values):
     """The three points of test_choose_trust, with a quality mean per point and quality qrels."""
-    from test_choose_trust import _three
+    from tests.experiments.test_choose_trust import _three
     results = _three(tmp_path)
     results.manifest.sets[0].qrels["quality"] = "q"
     for record, value in zip(results.records, quality_values):

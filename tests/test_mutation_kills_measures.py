@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared import require_shared
 
+from tests.shared import require_shared
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
 from touche.retrieval.evaluation.registry import check_trec_name, parse_measure, ranking_measure

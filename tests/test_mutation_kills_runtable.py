@@ -1,5 +1,5 @@
 """What the mutation run (python -m bench.mutation, docs/testing.md) found the run table's own
-tests (tests/test_runtable.py, tests/test_gate.py) not to notice, written as behaviour a user
+tests (tests/formats/test_runtable.py, tests/formats/test_gate.py) not to notice, written as behaviour a user
 relies on: the rows a set of measures reads (the first k by rank, the k best by score, the judged
 ones, and a union of such needs), a page's first rows per ranked group, a run restricted to a
 collection ranked 1, 2, … again per topic (per topic and stance for images, also when a topic

@@ -12,8 +12,8 @@ import math
 
 import pandas as pd
 import pytest
-from tables import table_rows
 
+from tests.tables import table_rows
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation import registry
 from touche.retrieval.evaluation.measures import (

@@ -16,9 +16,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pipeline import cli
-from test_reliability_round5 import demo_run
 
+from tests.shared import cli, demo_run
 from touche.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,8 +107,7 @@ def test_compare_and_the_api_take_a_selection(tmp_path):
 
 
 def test_a_sweep_set_takes_the_selection_as_the_options_spell_it(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import load_sweep
     sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_except="1,3-4")}, tmp_path / "out"))
     chosen = sweep.sets[0].selection
@@ -250,7 +248,7 @@ def test_an_official_run_is_restricted_to_the_corpus_at_hand_and_a_mixed_table_c
 
 # --------------------------------------------------------------------------- 8. sweeps and choose
 def test_a_sweep_says_when_its_best_point_is_on_the_grids_edge(jvm_started, index_root, tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set()}, tmp_path / "out")
     data = yaml.safe_load(path.read_text())
     data["sets"], data["grid"] = None, {"retrieval.similarity.k1": [0.3, 0.9, 2.0]}
@@ -283,8 +281,7 @@ def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
 
 
 def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own_settings(tmp_path):
-    from test_sweep import fake_results
-
+    from tests.experiments.test_sweep import fake_results
     from touche.config import load_variant
     from touche.retrieval.experiments.choose.picks import own_tag, pick
     from touche.retrieval.experiments.choose.report import format_choices

@@ -13,19 +13,14 @@ import warnings
 
 import pandas as pd
 import pytest
-from test_pipeline import REPO
+
+from tests.shared import REPO
 
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
 
 DEMO = REPO / "demo"
 BM25_VARIANT = "task1/examples/2-krovetz-bm25"
 QUALITY_VARIANT = "task1/1-krovetz-smart-lmd2000-quality"
-
-
-@pytest.fixture(scope="module")
-def tpt(jvm_started):
-    import touche.pyterrier as module
-    return module
 
 
 @pytest.fixture(scope="module")

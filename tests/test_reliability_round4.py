@@ -13,9 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_explorer import QRELS, _q0_run, page_data
-from test_pipeline import cli
 
+from tests.experiments.test_explorer import _q0_run, page_data
+from tests.explorer_pages import QRELS
+from tests.shared import cli
 from touche.errors import ToucheError
 
 REPO = Path(__file__).resolve().parent.parent

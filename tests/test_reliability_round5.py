@@ -12,10 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from shared import require_shared
-from tables import table_value
-from test_pipeline import cli
 
+from tests.shared import cli, demo_run, require_shared
+from tests.tables import table_value
 from touche.errors import ConfigError, InputError, ToucheError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,20 +22,7 @@ DEMO = REPO / "demo"
 RELEVANCE = DEMO / "qrels-relevance.txt"
 
 
-def demo_run(path: Path, tag: str = "t", topics=None) -> Path:
-    """A valid run over the demo qrels: each topic's judged documents, best label first."""
-    by_topic: dict[str, list[tuple[int, str]]] = {}
-    for line in RELEVANCE.read_text().splitlines():
-        qid, _, doc, label = line.split()
-        by_topic.setdefault(qid, []).append((-int(label), doc))
-    lines = []
-    for qid, docs in by_topic.items():
-        if topics is not None and qid not in topics:
-            continue
-        for rank, (_, doc) in enumerate(sorted(docs), 1):
-            lines.append(f"{qid} Q0 {doc} {rank} {100 - rank} {tag}\n")
-    path.write_text("".join(lines))
-    return path
+
 
 
 def _score(text: str) -> float:
@@ -140,8 +126,8 @@ def test_zero_padded_numbers_are_decimal_and_clock_times_are_text():
 
 
 def test_a_topic_selection_of_zero_padded_numbers_holds_out_those_topics(tmp_path):
-    from test_sweep_reliability import RELEVANCE, demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from tests.shared import RELEVANCE
     from touche.retrieval.experiments.sweep import load_sweep
     # the demo's topics 4-6 renumbered 10-12: YAML 1.1 read [010, 011, 012] as 8, 9, 10
     renumber = {"4": "10", "5": "11", "6": "12"}
@@ -161,8 +147,7 @@ def test_a_topic_selection_of_zero_padded_numbers_holds_out_those_topics(tmp_pat
 # --------------------------------------------------------------------------- 8. corpus lists
 @pytest.mark.parametrize("second", ["args.JSON", "passages.jsonl"])
 def test_every_listed_corpus_file_is_checked_before_anything_runs(tmp_path, second):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import load_sweep
     first = tmp_path / "a" / "args.json"
     first.parent.mkdir()
@@ -264,8 +249,7 @@ def test_choose_never_replaces_its_sources_or_writes_through_a_link_it_did_not_m
 
 
 def test_choose_refuses_an_output_folder_holding_the_source_topics(jvm_started, index_root, tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
     chosen = tmp_path / "chosen"
@@ -323,8 +307,7 @@ def test_a_huge_cut_off_is_a_located_error(tmp_path, args):
 
 # --------------------------------------------------------------------------- 15, 16. sweeps and choose
 def test_measures_that_fit_none_of_a_sets_qrels_are_refused_when_the_sweep_loads(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import load_sweep
     stance = tmp_path / "stance.qrels"
     stance.write_text("1 0 x FIRST\n")
@@ -337,8 +320,7 @@ def test_measures_that_fit_none_of_a_sets_qrels_are_refused_when_the_sweep_loads
 
 
 def test_a_grid_repeating_a_value_is_refused(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import load_sweep
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set()}, tmp_path / "out",
                       grid={"retrieval.similarity.k1": [1, "1"]})
@@ -396,8 +378,7 @@ def test_validate_checks_every_file_and_names_each_warning_kind_whole(tmp_path):
 def test_a_run_whose_record_was_lost_keeps_its_index_and_time(jvm_started, index_root, tmp_path):
     """Interrupted between writing a run file and its record, the run was rescored with index ""
     and 0 s: results.md counted one index more and the CSV lost both."""
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import run_sweep
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set(topics_only=[1, 2, 3])}, tmp_path / "out")
     first = run_sweep(path, index_root=index_root, progress=False)
@@ -432,9 +413,8 @@ def test_a_stance_only_set_is_scored_with_the_default_measures_that_fit_it(tmp_p
 def test_judged_at_5_has_one_definition_on_the_page(browser, tmp_path):
     """Olivier-Armstrong-run1: the column said 0.972 while the filter (the first five by rank)
     called seven topics fully judged that the column and the CSV put at 0.8."""
-    from test_explorer import page_data
-    from test_explorer_page import _opened
-
+    from tests.experiments.test_explorer import page_data
+    from tests.explorer_pages import opened as _opened
     from touche.retrieval.experiments.explorer.build import write_explorer
     shared = require_shared()
     runs = [shared / "runs" / "task2-2022" / name for name in ("Asuna-run1.txt", "Olivier-Armstrong-run1.txt")]

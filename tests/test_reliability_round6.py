@@ -17,9 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_pipeline import cli
-from test_reliability_round5 import demo_run
 
+from tests.shared import cli, demo_run
 from touche.errors import ConfigError, InputError, ToucheError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -360,8 +359,7 @@ def test_standard_output_without_a_binary_buffer_takes_text(capsys):
 
 # --------------------------------------------------------------------------- 9. messages
 def test_a_sweep_measure_without_its_qrels_name_says_what_it_got_once(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep.loading import load_sweep
     path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set()}, tmp_path / "out",
                       measure="touche.nDCG@5")
@@ -388,8 +386,7 @@ def test_a_pick_tied_with_the_best_ranks_first_where_every_point_ties():
 
 
 def test_an_empty_corpus_list_is_refused_before_the_output_folder_is_made(tmp_path):
-    from test_sweep_reliability import demo_set, write_sets
-
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
     from touche.retrieval.experiments.sweep import run_sweep
     path = write_sets(tmp_path / "s.yaml", {"dev": demo_set(corpus=[])}, tmp_path / "out")
     with pytest.raises(ToucheError, match="corpus"):

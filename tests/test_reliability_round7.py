@@ -1,6 +1,6 @@
 """Reliability round 7: an output folder is the command's own, by construction. Each test is one
 problem a red team found on f1b1620 (issue 50, docs/reliability.md "Round 7"); the property over
-whole sequences of commands is tests/test_output_folders.py. Devices and pipes are made with
+whole sequences of commands is tests/guard/test_output_folders.py. Devices and pipes are made with
 mknod/mkfifo inside tmp_path: the system's /dev is never touched."""
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_pipeline import cli
-from test_reliability_round5 import demo_run
-from test_sweep_reliability import demo_set, write_sets
 
+from tests.experiments.test_sweep_reliability import demo_set, write_sets
+from tests.shared import cli, demo_run
 from touche.errors import ConfigError, InputError, ToucheError
 from touche.guard import RECORD, LinkFolder, OutputFolder
 
@@ -256,7 +255,7 @@ def test_a_growing_file_cut_back_to_a_state_it_had_stays_the_commands(tmp_path):
 def test_a_growing_file_with_a_users_text_after_what_the_command_wrote_is_no_longer_its(tmp_path):
     """What follows the last recorded state may be a crash's unrecorded or torn append (JSON
     lines, the command's to repair) or a user's edit (any other text), which the command must
-    not rewrite away: the state machine of tests/test_output_folders.py found a sweep compacting
+    not rewrite away: the state machine of tests/guard/test_output_folders.py found a sweep compacting
     a hand-appended note out of results.jsonl."""
     out = tmp_path / "out"
     folder = OutputFolder(out, command="touche sweep")

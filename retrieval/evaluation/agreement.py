@@ -24,7 +24,7 @@ runs has 4,950 pairs); a registered measure without a batch form is computed pai
 own code: scipy has Kendall's τ (too slow a call here) but neither RBO nor τ_AP, and the ``rbo``
 package computes average overlap by default and its ``rbo_ext`` one pair at a time; the values
 here are checked against values derived by hand and the batch against the pair functions
-(tests/test_agreement.py).
+(tests/evaluation/test_agreement.py).
 """
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], *, resampl
     26 ms a pair at 50 topics and 0.6 s at 1,000, and the explorer tests every pair of up to 20
     runs on every measure so that any run can be the baseline. Here the flips of n topics are
     one matrix, drawn once per n and seed and shared by every pair: a test is a matrix-vector
-    product (tests/test_report.py checks it against the enumeration of every flip).
+    product (tests/evaluation/test_report.py checks it against the enumeration of every flip).
     """
     check_resamples(resamples)
     x, y = np.asarray(a, float), np.asarray(b, float)
@@ -306,7 +306,7 @@ def corrected(p_values: Sequence[float], method: str = "holm") -> list[float]:
     the family-wise error), ``bonferroni``, ``fdr_bh`` (Benjamini-Hochberg) or ``none``.
     Undefined p-values (nan) stay nan and do not count as tests.
 
-    Our own few lines (tests/test_report.py checks them against statsmodels): each
+    Our own few lines (tests/evaluation/test_report.py checks them against statsmodels): each
     ``multipletests`` call ran a full garbage collection, 0.14 s, and a page of 16 runs asks for
     75 corrections."""
     check_correction(method)

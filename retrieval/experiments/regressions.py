@@ -3,7 +3,7 @@
 Beside every ``configs/<task>/suite.yaml`` a ``regression.yaml`` pins the statistics of every
 index the suite builds (documents, and per field the documents, unique terms and tokens) and
 every variant's scores in the suite's evaluation table (rounded to ``DIGITS`` decimals, as
-Anserini pins its MAP and nDCG). ``tests/test_regressions.py`` runs every suite and compares
+Anserini pins its MAP and nDCG). ``tests/experiments/test_regressions.py`` runs every suite and compares
 all of them exactly: a change that moves one figure fails until the pin is rewritten on purpose
 (``touche regressions --write``), and the diff of the pin shows what moved.
 """
@@ -25,7 +25,7 @@ REGRESSION_FILE = "regression.yaml"
 DIGITS = 4
 HEADER = """\
 # Pinned figures of this suite on its demo data (Anserini-style regression): the statistics of
-# every index it builds and every variant's scores. tests/test_regressions.py checks them exactly.
+# every index it builds and every variant's scores. tests/experiments/test_regressions.py checks them exactly.
 # After an intended change: touche regressions --write (then read the diff of this file).
 """
 

@@ -9,7 +9,7 @@ and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 
   certainly free of errors (a tab separates as a space does); when it is not sure (a quote, a
   double space, a line pandas cannot split, any rule broken) the validator reads the file, so its
   located messages stay the only ones. It accepts nothing the validator refuses and reads what
-  it accepts as the validator does (tests/test_gate.py: a Hypothesis differential test on
+  it accepts as the validator does (tests/formats/test_gate.py: a Hypothesis differential test on
   generated and mutated files). Q0 and STANCE runs only: pair and image runs have id rules of their
   own and are small (at most 1,000 pairs or 20 images a topic).
 * ``RunTable.select(need, judged)`` builds the rows a set of measures needs (``RowNeed``: each
@@ -237,7 +237,7 @@ _EMPTY_FIELD = (b"  ", b"\n ", b" \n", b" \r")
 def fast_table(raw: bytes, fmt: RunFormat) -> "RunTable | None":
     """The run in ``raw`` as columns when pandas can read it and every rule holds; None to ask
     the validator (which is then the only one to speak). A table returned here is what the
-    validator reads, row for row (tests/test_gate.py holds it to that with generated files)."""
+    validator reads, row for row (tests/formats/test_gate.py holds it to that with generated files)."""
     if fmt not in FAST_FORMATS:
         return None
     if raw.startswith(_BOM):

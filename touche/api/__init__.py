@@ -3,11 +3,11 @@
 A run frame has ir_measures' run columns ``query_id``, ``doc_id``, ``score`` plus Touché's
 ``stance`` (the run file's second column: ``Q0``, ``PRO``/``CON``, ``FIRST``/``SECOND`` …) and
 ``rank``; its rows are in the order, and cut to the depth, of the run file the variant writes.
-Examples (run by tests/test_python_api.py): docs/python-api.md.
+Examples (run by tests/api/test_python_api.py): docs/python-api.md.
 
 Every ``touche`` command is a function here (``COMMANDS``): the command parses its arguments,
 calls that function and prints what it returns, so a participant's loop runs the same from
-Python (tests/test_architecture.py checks that no command holds a decision this API lacks).
+Python (tests/project/test_architecture.py checks that no command holds a decision this API lacks).
 Each function loads with its module on first use (``variants``, ``scores``, ``checks``,
 ``experiments``, ``tools``): ``import touche.api`` is light, and ``touche validate`` does not load the scorers.
 

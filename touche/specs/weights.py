@@ -12,7 +12,7 @@ shrinks scores towards underflow; a formula whose weights are all 0 gives every 
 A field is a weight by its type: ``Weight`` (a number), ``FieldWeights`` (field → weight) or
 ``FusionWeights`` (one per fused ranking). A model whose weights together make one score names
 them in ``formula`` (``touche/specs/__init__.py`` checks that one of them is not 0).
-``tests/test_config_weights.py`` finds every weight of the schema by these types and checks the
+``tests/core/test_weights.py`` finds every weight of the schema by these types and checks the
 rule over all of them, and that no field named as a weight escapes them.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ the passage model on the Touché 2022 passage sample, cross-fitted by topic.
 scikit-learn fits (its TfidfVectorizer and LogisticRegression: well-kept, deterministic with
 lbfgs); the result is a few arrays in a gzipped JSON file that ``stance_model`` applies with
 numpy, so a run needs no scikit-learn object and no pickle. Retraining from the same data gives
-the same bytes (tests/test_stance_model.py).
+the same bytes (tests/tasks/test_stance_model.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,500 @@
+"""Run files: writing (sorted, deterministic, atomic), reading, validating, detecting."""
+from __future__ import annotations
+
+import string
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.shared import require_shared
+from touche.errors import InputError
+from touche.retrieval.formats import runfile, runwriter
+from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.runfile import (
+    Problem,
+    RunFormat,
+    RunRow,
+    Severity,
+    check_run,
+    detect_format,
+    natural_key,
+    validate_run,
+)
+from touche.retrieval.formats.runwriter import write_run
+
+SID = "S21dc5a14-A8b896cb0__PREMISE__{}"
+CONC = "S30dbd85-A2d776428__CONC__1"
+
+
+def image_id(n: int) -> str:
+    return f"I{n:016x}"
+
+
+def pair_id(n: int) -> str:
+    return f"{SID.format(n)},{CONC}"
+
+
+def image_rows(topic: str = "1", start: int = 0) -> dict[str, list[tuple[str, float, str]]]:
+    pro = [(image_id(start + i), 1.0 - i / 100, "PRO") for i in range(10)]
+    con = [(image_id(start + 10 + i), 1.0 - i / 100, "CON") for i in range(10)]
+    return {topic: pro + con}
+
+
+def lines_of(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+def leftovers(directory: Path, keep: set[str]) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name not in keep)
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def test_writer_sorts_by_score_and_breaks_ties_by_docid(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    rows = {"10": [("d", 1.0), ("b", 2.0), ("c", 2.0), ("a", 0.5)], "2": [("z", 3.0), ("y", 3.0)]}
+    write_run(out, rows, RunFormat.Q0, "tag")
+    assert lines_of(out) == [
+        ["2", "Q0", "y", "1", "3.0", "tag"],
+        ["2", "Q0", "z", "2", "3.0", "tag"],
+        ["10", "Q0", "b", "1", "2.0", "tag"],
+        ["10", "Q0", "c", "2", "2.0", "tag"],
+        ["10", "Q0", "d", "3", "1.0", "tag"],
+        ["10", "Q0", "a", "4", "0.5", "tag"],
+    ]
+
+
+def test_writer_is_deterministic_whatever_the_input_order(tmp_path: Path) -> None:
+    entries = [(f"doc{i}", float(i % 3)) for i in range(30)]
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    write_run(first, {"1": entries}, "q0", "t")
+    write_run(second, {"1": list(reversed(entries))}, "q0", "t")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_writer_accepts_run_rows_and_keeps_scores_exactly(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    scores = [0.1 + 0.2, 1e-300, 123456789.123456789, -2.5]
+    records = [RunRow("1", "FIRST", f"p{i}", 99, s, "ignored") for i, s in enumerate(scores)]
+    write_run(out, records, RunFormat.STANCE, "mine")
+    back = read_run(out, RunFormat.STANCE)
+    assert [r.score for r in back] == sorted(scores, reverse=True)
+    assert [r.rank for r in back] == [1, 2, 3, 4]
+    assert {r.tag for r in back} == {"mine"} and {r.column2 for r in back} == {"FIRST"}
+
+
+def test_writer_cuts_each_topic_to_max_per_topic(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    write_run(out, {"1": [(f"d{i}", i) for i in range(1500)], "2": [("x", 1)]}, RunFormat.Q0, "t")
+    rows = read_run(out)
+    assert sum(r.qid == "1" for r in rows) == 1000
+    assert rows[0].docid == "d1499" and rows[999].docid == "d500"
+    write_run(out, {"1": [(f"d{i}", i) for i in range(20)]}, RunFormat.Q0, "t", max_per_topic=5)
+    assert [r.docid for r in read_run(out)] == ["d19", "d18", "d17", "d16", "d15"]
+
+
+def test_writer_ranks_image_runs_per_stance(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    rows = image_rows("3")
+    rows["1"] = list(reversed(image_rows("1", start=100)["1"]))
+    write_run(out, rows, RunFormat.IMAGE, "img")
+    written = read_run(out, RunFormat.IMAGE)
+    assert [(r.qid, r.column2) for r in written[::10]] == [("1", "PRO"), ("1", "CON"), ("3", "PRO"), ("3", "CON")]
+    assert [r.rank for r in written[:20]] == list(range(1, 11)) * 2
+    assert validate_run(out, RunFormat.IMAGE) == []
+
+
+@pytest.mark.parametrize(
+    "tag, message",
+    [("", "non-empty"), ("tab\there", "spaces allowed"), ("line\nbreak", "spaces allowed"), ('say "x"', "no quotes")],
+)
+def test_writer_rejects_bad_tags(tmp_path: Path, tag: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, tag)
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_a_tag_with_spaces_is_written_in_quotes_as_official_runs_wrote_it(tmp_path: Path) -> None:
+    write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, "Colbert edinburg")
+    assert (tmp_path / "run.txt").read_text() == '1 Q0 a 1 1.0 "Colbert edinburg"\n'
+    assert [r.tag for r in read_run(tmp_path / "run.txt", RunFormat.Q0)] == ["Colbert edinburg"]
+
+
+@pytest.mark.parametrize(
+    "rows, fmt, message",
+    [
+        ({"1": [("a", 1.0), ("a", 2.0)]}, RunFormat.Q0, "docid a given twice for topic 1"),
+        ({"1": [("a b", 1.0)]}, RunFormat.Q0, "without whitespace"),
+        ({"1": [("a", float("nan"))]}, RunFormat.Q0, "not finite"),
+        ({"1": [("a", "high")]}, RunFormat.Q0, "not a number"),
+        ({"1": [("a", 1.0, "PRO")]}, RunFormat.Q0, "'PRO' is not allowed in a Q0 run"),
+        ({"1": [(image_id(1), 1.0)]}, RunFormat.IMAGE, "needs the stance"),
+        ({"1": [(image_id(1), 1.0, "PRO"), (image_id(1), 0.5, "CON")]}, RunFormat.IMAGE, "given twice"),
+        ({}, RunFormat.Q0, "no rows"),
+    ],
+)
+def test_writer_rejects_bad_rows(tmp_path: Path, rows: dict, fmt: RunFormat, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        write_run(tmp_path / "run.txt", rows, fmt, "t")
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_writer_returns_warnings_and_raises_on_validation_errors(tmp_path: Path) -> None:
+    warnings = write_run(tmp_path / "pairs.txt", {"1": [(pair_id(i), 1.0) for i in range(3)]}, RunFormat.PAIRS,
+                         "t").warnings
+    assert any("at least 100" in p.message for p in warnings)
+    assert all(p.severity is Severity.WARNING for p in warnings)
+    with pytest.raises(InputError, match=r"run\.txt, line 1: .*not 'I' followed by 16 hex"):
+        write_run(tmp_path / "run.txt", {"1": [("I123", 1.0, "PRO")]}, RunFormat.IMAGE, "t")
+
+
+# -------------------------------------------------------------------------------- atomic
+
+
+def test_failed_rename_leaves_old_file_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run.txt"
+    out.write_text("old content\n")
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(runfile.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_run(out, {"1": [("a", 1.0)]}, RunFormat.Q0, "t")
+    assert out.read_text() == "old content\n"
+    assert leftovers(tmp_path, {"run.txt"}) == []
+
+
+def test_failure_mid_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run.txt"
+
+    def half_then_crash(handle, lines) -> None:  # type: ignore[no-untyped-def]
+        lines = list(lines)
+        handle.writelines(lines[: len(lines) // 2])
+        handle.flush()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runwriter, "_write_lines", half_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        write_run(out, {"1": [(f"d{i}", float(i)) for i in range(100)]}, RunFormat.Q0, "t")
+    assert not out.exists()
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_invalid_output_is_never_renamed_into_place(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    write_run(out, image_rows(), RunFormat.IMAGE, "good")
+    before = out.read_bytes()
+    short = {"1": image_rows()["1"][:19]}  # 9 CON images
+    with pytest.raises(InputError, match=r"topic 1 \(CON\) has 9 images; exactly 10"):
+        write_run(out, short, RunFormat.IMAGE, "bad")
+    assert out.read_bytes() == before
+    assert leftovers(tmp_path, {"run.txt"}) == []
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def test_reader_tolerates_tabs_quoted_tags_and_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text('1\tQ0\td1\t1\t2.5\t"my tag"\n\n1 Q0  d2 2 1e-3 "my tag"\r\n')
+    assert read_run(path) == [RunRow("1", "Q0", "d1", 1, 2.5, "my tag"), RunRow("1", "Q0", "d2", 2, 0.001, "my tag")]
+
+
+@pytest.mark.parametrize(
+    "text, fmt, message",
+    [
+        ("1 Q0 d1 1 2.5\n", None, "expected 6 columns `qid Q0 docid rank score tag`, found 5"),
+        ("1 Q0 d1 one 2.5 t\n", None, "rank 'one' is not an integer"),
+        ("1 Q0 d1 1.0 2.5 t\n", None, "rank '1.0' is not an integer"),
+        ("1 Q0 d1 1 high t\n", None, "score 'high' is not a finite number"),
+        ("1 Q0 d1 1 nan t\n", None, "score 'nan' is not a finite number"),
+        ("1 PRO d1 1 2.5 t\n", "q0", "'PRO' is not allowed in a Q0 run"),
+        ("1 Q0 d1 1 2.5 two words\n", None, "found 7"),
+    ],
+)
+def test_reader_errors_name_file_and_line(tmp_path: Path, text: str, fmt: str | None, message: str) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("1 Q0 d0 0 9.0 t\n" + text)
+    with pytest.raises(InputError) as caught:
+        read_run(path, fmt)
+    assert str(caught.value).startswith(f"{path}, line 2: ")
+    assert message in str(caught.value)
+
+
+def test_reader_reports_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="run file not found"):
+        read_run(tmp_path / "nope.txt")
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def q0_lines(n: int, qid: str = "1", tag: str = "t") -> list[str]:
+    return [f"{qid} Q0 d{i} {i} {100 - i} {tag}" for i in range(1, n + 1)]
+
+
+def image_lines(qid: str = "1", start: int = 0) -> list[str]:
+    return [
+        f"{qid} {stance} {image_id(start + s * 10 + i)} {i + 1} {10 - i} t"
+        for s, stance in enumerate(("PRO", "CON"))
+        for i in range(10)
+    ]
+
+
+def pair_lines(n: int = 100, qid: str = "1") -> list[str]:
+    return [f"{qid} PRO {pair_id(i)} {i + 1} {1000 - i} t" for i in range(n)]
+
+
+def stance_lines(n: int = 3) -> list[str]:
+    labels = ["FIRST", "SECOND", "NEUTRAL", "NO", "Q0"]
+    return [f"1 {labels[i % 5]} clueweb12-0000wb-00-00000___{i} {i + 1} {50 - i} t" for i in range(n)]
+
+
+def replace(lines: list[str], index: int, text: str) -> list[str]:
+    return lines[:index] + [text] + lines[index + 1 :]
+
+
+# (format, lines, expected topics or None, (line, severity, message part))
+CASES = [
+    ("column count", RunFormat.Q0, replace(q0_lines(3), 1, "1 Q0 d2 2 98"), None, (2, "error", "expected 6 columns")),
+    ("rank not a number", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 x 97 t"), None,
+     (3, "error", "rank 'x' is not an integer")),
+    ("score not a number", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 3 - t"), None,
+     (3, "error", "score '-' is not a finite number")),
+    ("negative rank", RunFormat.Q0, ["1 Q0 d1 -1 5 t"], None, (1, "error", "rank -1 is negative")),
+    ("bad column2 q0", RunFormat.Q0, replace(q0_lines(3), 1, "1 FIRST d2 2 98 t"), None,
+     (2, "error", "'FIRST' is not allowed in a Q0 run")),
+    ("bad column2 stance", RunFormat.STANCE, replace(stance_lines(), 0, "1 PRO clueweb12-0000wb-00-00000___0 1 50 t"),
+     None, (1, "error", "expected FIRST|SECOND|NEUTRAL|NO|Q0")),
+    ("bad column2 image", RunFormat.IMAGE, replace(image_lines(), 3, f"1 Q0 {image_id(3)} 4 7 t"), None,
+     (4, "error", "expected PRO|CON")),
+    ("bad column2 pairs", RunFormat.PAIRS, replace(pair_lines(), 4, f"1 NO {pair_id(4)} 5 996 t"), None,
+     (5, "error", "expected PRO|CON|Q0")),
+    ("duplicate docid", RunFormat.Q0, q0_lines(3) + ["1 Q0 d2 4 90 t"], None,
+     (4, "error", "duplicate docid d2 (first on line 2)")),
+    ("image in two stances", RunFormat.IMAGE, replace(image_lines(), 19, f"1 CON {image_id(0)} 10 1 t"), None,
+     (20, "error", f"image {image_id(0)} is both PRO (line 1) and CON")),
+    ("too many rows", RunFormat.Q0, q0_lines(1001), None,
+     (1001, "error", "topic 1 has 1001 rows; at most 1000 allowed")),
+    ("too many images", RunFormat.IMAGE, image_lines() + [f"1 PRO {image_id(99)} 11 0 t"], None,
+     (21, "error", "topic 1 (PRO) has 11 images; exactly 10")),
+    ("too few images", RunFormat.IMAGE, image_lines()[:-1], None, (19, "error", "topic 1 (CON) has 9 images")),
+    ("missing stance", RunFormat.IMAGE, image_lines()[:10], None, (1, "error", "topic 1 has no CON images")),
+    ("too few pairs", RunFormat.PAIRS, pair_lines(99), None,
+     (1, "warning", "topic 1 has 99 rows; Touché asks for at least 100")),
+    ("score increases", RunFormat.Q0, replace(q0_lines(4), 2, "1 Q0 d3 3 120 t"), None,
+     (3, "error", "score 120.0 at rank 3 is higher than 98.0 at rank 2 (line 2)")),
+    ("duplicated rank", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 2 97 t"), None,
+     (3, "error", "rank 2 already used on line 2")),
+    ("ranks from 0", RunFormat.Q0, ["1 Q0 a 0 3 t", "1 Q0 b 1 2 t"], None, (1, "warning", "ranks start at 0, not 1")),
+    ("rank gap", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 7 97 t"), None,
+     (3, "warning", "ranks jump from 2 (line 2) to 7")),
+    ("score tie", RunFormat.Q0, replace(q0_lines(3), 2, "1 Q0 d3 3 98 t"), None,
+     (3, "warning", "1 tied score(s), first with line 2")),
+    ("one document under topics 1 and 001", RunFormat.Q0, ["1 Q0 d1 1 2 t", "001 Q0 d1 1 2 t"], None,
+     (2, "error", "duplicate docid d1")),
+    ("two tags", RunFormat.Q0, q0_lines(2) + q0_lines(2, qid="2", tag="u"), None,
+     (3, "error", "tag 'u' differs from 't' (line 1)")),
+    ("quoted tag", RunFormat.STANCE, ['1 NO clueweb12-0000wb-00-00000___1 1 5 "a b"'], None,
+     (1, "warning", "quoted and contains whitespace")),
+    ("bad image id", RunFormat.IMAGE, replace(image_lines(), 4, "1 PRO IABCDEF0123456789 5 6 t"), None,
+     (5, "error", "'IABCDEF0123456789' is not 'I' followed by 16 hex")),
+    ("bad pair id", RunFormat.PAIRS, replace(pair_lines(), 6, f"1 CON {SID.format(1)} 7 994 t"), None,
+     (7, "error", "is not a sentence pair `sid1,sid2`")),
+    ("bad sentence id", RunFormat.PAIRS, replace(pair_lines(), 6, f"1 CON S1-A2__PREMISE__x,{CONC} 7 994 t"), None,
+     (7, "error", "sentence id 'S1-A2__PREMISE__x'")),
+    ("sentence paired with itself", RunFormat.PAIRS, replace(pair_lines(), 6, f"1 CON {CONC},{CONC} 7 994 t"), None,
+     (7, "error", "pairs a sentence with itself")),
+    ("pair repeated in reverse", RunFormat.PAIRS,
+     replace(pair_lines(), 6, "1 PRO " + ",".join(reversed(pair_id(2).split(","))) + " 7 994 t"), None,
+     (7, "error", "duplicate docid")),
+    ("missing topic", RunFormat.Q0, q0_lines(2), {"1", "2"}, (None, "error", "topic 2 is missing")),
+    ("unexpected topic", RunFormat.Q0, q0_lines(2) + q0_lines(1, qid="9"), {"1"},
+     (3, "error", "topic 9 is not an expected topic")),
+    ("blank line", RunFormat.Q0, q0_lines(1) + [""] + q0_lines(1, qid="2"), None, (2, "warning", "blank line")),
+    ("empty run", RunFormat.Q0, [], None, (None, "error", "the run has no rows")),
+]
+
+
+@pytest.mark.parametrize("fmt, lines, topics, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_validator_finds_each_problem_with_its_line(
+    tmp_path: Path, fmt: RunFormat, lines: list[str], topics: set[str] | None, expected: tuple
+) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("".join(line + "\n" for line in lines))
+    line, severity, part = expected
+    problems = validate_run(path, fmt, topics)
+    matching = [p for p in problems if part in p.message]
+    assert matching, f"no problem mentions {part!r}: {[str(p) for p in problems]}"
+    assert (matching[0].line, matching[0].severity.value) == (line, severity)
+
+
+@pytest.mark.parametrize(
+    "fmt, lines",
+    [
+        (RunFormat.Q0, q0_lines(1000)),
+        (RunFormat.IMAGE, image_lines() + image_lines("2", start=100)),
+        (RunFormat.PAIRS, pair_lines(100)),
+        (RunFormat.STANCE, stance_lines(10)),
+    ],
+)
+def test_validator_accepts_clean_runs_of_every_format(tmp_path: Path, fmt: RunFormat, lines: list[str]) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert validate_run(path, fmt) == []
+    assert check_run(path, fmt.value) == []
+    assert detect_format(path) is fmt
+
+
+def test_validator_reports_problems_in_line_order_and_check_run_raises(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 1 t\n1 Q0 a 2 2 t\n1 Q0 b\n")
+    problems = validate_run(path, RunFormat.Q0, {"1", "2"})
+    lines = [p.line for p in problems]
+    assert lines == sorted(lines, key=lambda n: (n is not None, n or 0))
+    assert problems[0] == Problem(None, "topic 2 is missing (no rows)")
+    assert str(problems[1]).startswith("line 2: error: ")
+    with pytest.raises(InputError, match=r"run\.txt: topic 2 is missing \(no rows\) \(and 3 more error\(s\)\)"):
+        check_run(path, RunFormat.Q0, {"1", "2"})
+
+
+def test_severity_compares_equal_to_its_name() -> None:
+    assert Severity.ERROR == "error" and Severity.WARNING == "warning"
+
+
+def test_format_names_parse() -> None:
+    assert RunFormat.parse("STANCE") is RunFormat.STANCE
+    assert RunFormat["IMAGE"] is RunFormat.IMAGE
+    with pytest.raises(InputError, match="unknown run format 'trec'"):
+        RunFormat.parse("trec")
+
+
+def test_natural_key_orders_topics_numerically() -> None:
+    assert sorted(["10", "9", "100", "a2", "a10"], key=natural_key) == ["9", "10", "100", "a2", "a10"]
+
+
+# ----------------------------------------------------------------------------- detection
+
+
+@pytest.mark.parametrize(
+    "line, fmt",
+    [
+        ("1 Q0 S21dc5a14-A8b896cb0 1 3.0 t", RunFormat.Q0),
+        ("1 Q0 clueweb12-0001wb-05-12311 1 3.0 t", RunFormat.Q0),
+        ("1 Q0 clueweb12-0001wb-05-12311___4 1 3.0 t", RunFormat.STANCE),
+        ("1 NEUTRAL clueweb12-0001wb-05-12311___4 1 3.0 t", RunFormat.STANCE),
+        (f"1 PRO {pair_id(1)} 1 3.0 t", RunFormat.PAIRS),
+        (f"1 Q0 {pair_id(1)} 1 3.0 t", RunFormat.PAIRS),
+        (f"1 CON {image_id(5)} 1 3.0 t", RunFormat.IMAGE),
+    ],
+)
+def test_detect_format(tmp_path: Path, line: str, fmt: RunFormat) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(line + "\n")
+    assert detect_format(path) is fmt
+
+
+def test_detect_format_rejects_empty_and_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("\n")
+    with pytest.raises(InputError, match="no rows"):
+        detect_format(path)
+    path.write_text("1 MAYBE d 1 1 t\n")
+    with pytest.raises(InputError, match="second column holds"):
+        detect_format(path)
+
+
+OFFICIAL_FORMATS = {"task1-2021": RunFormat.Q0, "task2-2022": RunFormat.STANCE, "image-2022": RunFormat.IMAGE}
+
+
+def test_official_runs_are_detected_and_have_no_errors() -> None:
+    shared = require_shared()
+    checked = 0
+    for folder, fmt in OFFICIAL_FORMATS.items():
+        for path in sorted((shared / "runs" / folder).glob("*.txt")):
+            assert detect_format(path) is fmt, path
+            errors = [str(p) for p in validate_run(path, fmt) if p.is_error]
+            assert errors == [], path
+            checked += 1
+    assert checked == 26  # 3 Task 1 2021, 16 Task 2 2022, 7 image 2022 runs
+
+
+def test_official_zero_based_run_gets_a_warning_per_topic() -> None:
+    path = require_shared() / "runs" / "task1-2021" / "ElrondSimpleRun.txt"
+    problems = validate_run(path, RunFormat.Q0)
+    starts = [p for p in problems if "ranks start at 0" in p.message]
+    assert len(starts) == 50 and all(p.severity is Severity.WARNING for p in starts)
+
+
+# ------------------------------------------------------------------------------ property
+
+from touche.bounds import SCORE_LIMIT  # noqa: E402
+
+_IDS = st.text(alphabet=string.ascii_letters + string.digits + "-_.:", min_size=1, max_size=12)
+_SCORES = st.one_of(
+    st.floats(min_value=-SCORE_LIMIT, max_value=SCORE_LIMIT, width=64),  # what trec_eval's 32-bit floats hold
+    st.sampled_from([0.0, 1.0, -1.0, 0.5]),  # frequent ties
+)
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[RunFormat, dict[str, list[tuple[str, float, str]]]]:
+    fmt = draw(st.sampled_from([RunFormat.Q0, RunFormat.STANCE, RunFormat.PAIRS]))
+    topics = draw(st.lists(st.integers(1, 120).map(str), min_size=1, max_size=4, unique=True))
+    out = {}
+    for qid in topics:
+        if fmt is RunFormat.PAIRS:
+            docids = draw(st.lists(st.integers(0, 10_000).map(pair_id), min_size=1, max_size=15, unique=True))
+        else:
+            docids = draw(st.lists(_IDS, min_size=1, max_size=15, unique=True))
+        out[qid] = [(d, draw(_SCORES), draw(st.sampled_from(fmt.column2_values))) for d in docids]
+    return fmt, out
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs())
+def test_write_then_read_round_trips(run: tuple[RunFormat, dict[str, list[tuple[str, float, str]]]]) -> None:
+    fmt, rows = run
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.txt"
+        write_run(path, rows, fmt, "prop-tag")
+        back = read_run(path, fmt)
+        assert [p for p in validate_run(path, fmt) if p.is_error] == []
+        rewritten = Path(directory) / "again.txt"
+        write_run(rewritten, back, fmt, "prop-tag")
+        assert rewritten.read_bytes() == path.read_bytes()
+    expected = []
+    for qid in sorted(rows, key=int):
+        ranked = sorted(rows[qid], key=lambda e: (-e[1], e[0]))
+        expected += [RunRow(qid, c2, d, rank, s, "prop-tag") for rank, (d, s, c2) in enumerate(ranked, start=1)]
+    assert back == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(1, 50).map(str), min_size=1, max_size=3, unique=True),
+    st.lists(st.floats(0, 1), min_size=20, max_size=20),
+    st.randoms(use_true_random=False),
+)
+def test_image_write_then_read_round_trips(topics: list[str], scores: list[float], rng) -> None:  # type: ignore[no-untyped-def]
+    rows = {}
+    for t, qid in enumerate(topics):
+        entries = [(image_id(1000 * t + i), scores[i], "PRO" if i < 10 else "CON") for i in range(20)]
+        rng.shuffle(entries)
+        rows[qid] = entries
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.txt"
+        write_run(path, rows, RunFormat.IMAGE, "img")
+        back = read_run(path, RunFormat.IMAGE)
+    assert len(back) == 20 * len(topics)
+    for qid in topics:
+        for stance in ("PRO", "CON"):
+            group = [r for r in back if r.qid == qid and r.column2 == stance]
+            assert [r.rank for r in group] == list(range(1, 11))
+            assert [(-r.score, r.docid) for r in group] == sorted((-r.score, r.docid) for r in group)
+            assert {(r.docid, r.score) for r in group} == {(d, s) for d, s, c in rows[qid] if c == stance}

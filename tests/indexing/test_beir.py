@@ -1,0 +1,106 @@
+"""args.me as BEIR distributes it (corpus.jsonl, queries.jsonl, qrels/test.tsv) is a Task 1 input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.shared import REPO, cli
+from tests.tables import table_value
+
+DEMO = REPO / "demo"
+
+
+@pytest.fixture()
+def beir_folder(tmp_path) -> Path:
+    """Our demo collection written in the BEIR layout (title = conclusion, text = premises)."""
+    from touche.retrieval.formats.topics import read_topics
+
+    folder = tmp_path / "webis-touche2020"
+    (folder / "qrels").mkdir(parents=True)
+    arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as out:
+        for a in arguments:
+            text = " ".join(p["text"] for p in a["premises"])
+            out.write(json.dumps({"_id": a["id"], "title": a["conclusion"], "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w", encoding="utf-8") as out:
+        for t in read_topics(DEMO / "topics.xml"):
+            out.write(json.dumps({"_id": t.number, "text": t.title,
+                                  "metadata": {"description": t.description, "narrative": t.narrative}}) + "\n")
+    rows = [line.split() for line in (DEMO / "qrels-relevance.txt").read_text().splitlines() if line.strip()]
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n"
+                                               + "".join(f"{q}\t{d}\t{label}\n" for q, _, d, label in rows))
+    return folder
+
+
+def test_a_beir_folder_is_task1_with_its_queries_and_qrels(beir_folder, tmp_path, jvm_started, index_root):
+    from touche.inputs import detect_task
+
+    assert detect_task(beir_folder) == "task1"  # not Task 2's passage JSONL
+    code, text = cli("run-all", "-i", str(beir_folder), "-o", str(tmp_path / "out"), "--index-root", str(index_root),
+                     "-c", str(REPO / "configs" / "task1" / "1-krovetz-smart-lmd2000-quality.yaml"))
+    assert code == 0, text
+    assert "task: task1 (detected" in text
+    run = (tmp_path / "out" / "run.txt").read_text().splitlines()
+    assert {line.split()[0] for line in run} == {"1", "2", "3", "4", "5", "6"}
+    table = (tmp_path / "out" / "evaluation.md").read_text()  # BEIR's qrels/test.tsv scored it
+    value = table_value(table, "touche.nDCG@5", row=0)
+    assert value > 0.5
+
+
+def test_beir_qrels_and_queries_are_read_as_ours(beir_folder):
+    from touche.retrieval.formats.qrels import read_graded_qrels
+    from touche.retrieval.formats.topics import read_topics
+
+    ours = read_graded_qrels(DEMO / "qrels-relevance.txt")
+    assert read_graded_qrels(beir_folder / "qrels" / "test.tsv") == ours
+    assert [(t.number, t.title) for t in read_topics(beir_folder / "queries.jsonl")] == \
+           [(t.number, t.title) for t in read_topics(DEMO / "topics.xml")]
+
+
+def test_a_bad_beir_line_is_named(beir_folder):
+    from touche.errors import InputError
+    from touche.indexing.beir import read_corpus
+
+    with open(beir_folder / "corpus.jsonl", "a", encoding="utf-8") as out:
+        out.write('{"_id": "x y", "title": "t", "text": "u"}\n')
+    with pytest.raises(InputError, match=r"corpus.jsonl, line 321: the id 'x y' contains U\+0020"):
+        list(read_corpus(beir_folder / "corpus.jsonl"))
+    assert len(list(read_corpus(beir_folder / "corpus.jsonl", skip_bad_records=True))) == 320
+
+
+@pytest.mark.parametrize("version", ["", "/v2"])
+def test_beirs_touche_ids_are_read_offline_from_ir_datasets_cache(beir_folder, tmp_path, monkeypatch, jvm_started,
+                                                                  index_root, version):
+    """beir/webis-touche2020 and /v2: the download zip placed where ir_datasets keeps it, its queries
+    and qrels copied as ir_datasets copies them; `touche datasets` lists them and run-all runs."""
+    import shutil
+    import zipfile
+
+    from touche import datasets as ds
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds"))
+    monkeypatch.delenv("TOUCHE_DATASETS_CACHE", raising=False)
+    dataset_id = f"beir/webis-touche2020{version}"
+    d = ds.dataset(dataset_id)
+    code, text = cli("datasets", dataset_id)
+    assert code == 1 and text.count("MISSING") == 3 and "source.zip" in text
+    archive = ds.cached_path(d.corpus.files[0])
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as zf:
+        for f in beir_folder.rglob("*"):
+            if f.is_file():
+                zf.write(f, f.relative_to(beir_folder.parent).as_posix())
+    shutil.copyfile(beir_folder / "queries.jsonl", ds.cached_path(d.topics))
+    shutil.copyfile(beir_folder / "qrels" / "test.tsv", ds.cached_path(d.qrels["relevance"]))
+    code, text = cli("datasets", dataset_id)
+    assert code == 0 and text.count("present") == 3
+    variant = str(REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml")
+    code, text = cli("run-all", "--dataset", dataset_id, "-c", variant, "-o", str(tmp_path / "out"),
+                     "--index-root", str(index_root))
+    assert code == 0, text
+    code, text = cli("run", "-c", variant, "-i", str(beir_folder), "-t", str(beir_folder / "queries.jsonl"),
+                     "-o", str(tmp_path / "local.txt"), "--index-root", str(index_root))
+    assert code == 0, text
+    assert (tmp_path / "out" / "run.txt").read_bytes() == (tmp_path / "local.txt").read_bytes()
+    assert "relevance:touche.nDCG@5" in (tmp_path / "out" / "evaluation.md").read_text()

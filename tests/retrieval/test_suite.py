@@ -1,0 +1,58 @@
+"""A task's submissions in one go (retrieval/suite.py, ``touche run-all``, ``api.run_all``): a rerun
+that changes run.txt's primary says which it was and which it is, and names the run files in the
+folder that no longer belong to this call's runs; a typo in a suite names the suite file."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.shared import cli
+from touche.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "configs" / "task1" / "examples"
+
+
+def two_variant_suite(folder: Path, primary: str = "2-krovetz-bm25.yaml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    suite = folder / "suite.yaml"
+    suite.write_text(yaml.safe_dump({"variants": [str(EXAMPLES / "1-bm25.yaml"), str(EXAMPLES / "2-krovetz-bm25.yaml")],
+                                     "primary": str(EXAMPLES / primary)}))
+    return suite
+
+
+def test_a_rerun_with_one_variant_says_what_run_txt_was_and_which_runs_are_stale(jvm_started, fixture_corpus,
+                                                                              index_root, tmp_path, caplog):
+    from touche import api
+    out = tmp_path / "out"
+    suite = two_variant_suite(tmp_path / "suite")
+    first = api.run_all(fixture_corpus, out, suite=suite, index_root=index_root, progress=False)
+    assert first.primary == "2-krovetz-bm25" and first.previous_primary is None and first.stale == []
+    with caplog.at_level(logging.INFO):
+        again = api.run_all(fixture_corpus, out, config=EXAMPLES / "1-bm25.yaml", index_root=index_root,
+                            progress=False)
+    assert (again.previous_primary, again.primary, again.stale) == ("2-krovetz-bm25", "1-bm25", ["2-krovetz-bm25.txt"])
+    assert "run.txt was 2-krovetz-bm25's run and is now 1-bm25's" in caplog.text
+    assert "2-krovetz-bm25.txt in" in caplog.text and "no longer of these runs (1-bm25.txt)" in caplog.text
+    assert (out / "run.txt").read_bytes() == (out / "1-bm25.txt").read_bytes()
+    assert (out / "2-krovetz-bm25.txt").is_file()  # said, not removed: the folder's runs are the user's to hand in
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out), "--suite", str(suite), "--index-root",
+                     str(index_root))
+    assert code == 0 and "run.txt was 1-bm25's run and is now 2-krovetz-bm25's" in text
+    assert "no longer of these runs" not in text  # the whole suite again: every run is its own
+
+
+def test_a_variant_the_suite_lists_but_lacks_is_named_with_the_suite(fixture_corpus, tmp_path):
+    from touche import api
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(yaml.safe_dump({"variants": [str(EXAMPLES / "1-bm25.yaml"), str(EXAMPLES / "2-krovetz-bm2.yaml")],
+                                     "primary": str(EXAMPLES / "1-bm25.yaml")}))
+    with pytest.raises(ConfigError, match=rf"2-krovetz-bm2\.yaml: no variant file of this name, and no shipped "
+                                          rf"variant; "
+                                          rf"did you mean task1/examples/2-krovetz-bm25 or .*\? \(listed in the suite "
+                                          rf"{suite}\)"):
+        api.run_all(fixture_corpus, tmp_path / "out", suite=suite)
+    assert not (tmp_path / "out").exists()

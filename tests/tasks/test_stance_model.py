@@ -1,0 +1,194 @@
+"""The learned comparative stance (Task 2 2022): sentences by label and direction, negation,
+objects named in the other order, a multi-word object; passages that name no object; the
+cross-fitted passage model; the arithmetic against scikit-learn's; retraining gives the shipped
+file; the five 2022 variants differ in stance."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from touche.config import load_variant
+from touche.errors import ConfigError
+from touche.paths import shared_touche_dir
+from touche.retrieval.tasks.task2.features import ObjectMatcher
+from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.stance import learned as stance_model
+from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, comparative_sentences, load, oriented, topic_key
+from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
+from touche.specs.task2 import StanceSpec
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = shared_touche_dir()
+
+
+@pytest.fixture(autouse=True)
+def fresh_evidence_cache(monkeypatch):
+    """Each test starts with an empty evidence cache: one test's passages never decide another's."""
+    monkeypatch.setattr(stance_model, "_EVIDENCE", {})
+
+
+def label(name: str, text: str, comp: Comparison, key: str | None = None) -> str:
+    return STANCE_MODELS[name].labeller(StanceSpec(model=name), MODEL_FILE)(text, comp, key)
+
+
+def votes(text: str, objects: tuple[str, str]) -> np.ndarray:
+    """Per sentence naming both: P(topic's first better), P(second better), P(no comparison)."""
+    model = load()
+    sentences, *_ = comparative_sentences(text, ObjectMatcher(Comparison(objects, ())))
+    return oriented(model.sentences.probabilities(sentences), sentences, model.sentences.classes)
+
+
+@pytest.mark.parametrize("text, objects, side", [
+    ("Python is much better than Java for beginners.", ("python", "java"), 0),    # BETTER, first named first
+    ("Python is much better than Java for beginners.", ("java", "python"), 1),    # the topic's first named second
+    ("Java is far worse than Python for beginners.", ("python", "java"), 0),      # WORSE of the first named
+    ("Java is not better than Python for scripting.", ("python", "java"), 0),     # negation turns the cue
+    ("Windows 10 is faster than macOS on old hardware.", ("windows 10", "macOS"), 0),  # a two-word object
+    ("I prefer tea over coffee in the morning.", ("coffee", "tea"), 1),
+    ("Both Python and Java are popular languages taught at universities.", ("python", "java"), 2),  # NONE
+])
+def test_sentences_by_label_and_direction(text, objects, side):
+    found = votes(text, objects)
+    assert len(found) == 1 and int(found[0].argmax()) == side, found
+
+
+def test_the_placeholders_follow_the_sentence_not_the_topic():
+    sentences, *_ = comparative_sentences("Java is slower than Python.",
+                                          ObjectMatcher(Comparison(("python", "java"), ())))
+    assert sentences[0].masked == "OBJA is slower than OBJB" and not sentences[0].first_is_topic_first
+    assert sentences[0].cues[stance_model.CUE_NAMES.index("negative_cues")] == 1
+    assert sentences[0].cues[stance_model.CUE_NAMES.index("first_before_cue")] == 1
+
+
+def test_our_inference_is_scikit_learns():
+    """The shipped arithmetic (numpy, per passage: 0.14 ms against scikit-learn's 0.79 ms per call,
+    docs/task2.md) gives scikit-learn's TF-IDF, probabilities and passage labels."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+    model = data["sentences"]
+    classifier = load().sentences
+    vectorizer = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, token_pattern=stance_model.TFIDF_TOKEN,
+                                 vocabulary=model["tfidf"]["vocabulary"])
+    vectorizer.fit(["x"])
+    vectorizer.idf_ = np.asarray(model["tfidf"]["idf"])
+    regression = LogisticRegression()
+    regression.coef_, regression.intercept_ = np.asarray(model["coef"]), np.asarray(model["intercept"])
+    regression.classes_ = np.asarray(model["classes"])
+    comp = ObjectMatcher(Comparison(("python", "java"), ()))
+    texts = ["Python is much better than Java for beginners.", "I prefer Java over Python, not Python over Java.",
+             "Both Python and Java are popular.", "Java is slower than Python but safer than Python."]
+    for text in texts:
+        sentences, *_ = comparative_sentences(text, comp)
+        masked = vectorizer.transform([s.masked for s in sentences])
+        ours = np.zeros(masked.shape)
+        for row, s in enumerate(sentences):
+            for index, value in classifier._tfidf(s.masked).items():
+                ours[row, index] = value
+        assert np.allclose(ours, masked.toarray())
+        cues = (
+            (np.stack([s.cues for s in sentences]) - classifier.cue_mean) / classifier.cue_scale * classifier.cue_weight
+        )
+        theirs = regression.predict_proba(sparse.hstack([masked, sparse.csr_matrix(cues)]).tocsr())
+        assert np.allclose(classifier.probabilities(sentences), theirs, rtol=0, atol=1e-12)
+    passages = data["passages"]["all"]
+    scaled = LogisticRegression()
+    scaled.coef_, scaled.intercept_ = np.asarray(passages["coef"]), np.asarray(passages["intercept"])
+    scaled.classes_ = np.asarray(passages["classes"])
+    features = np.random.default_rng(7).normal(size=(200, len(passages["features"])))
+    standardised = (features - np.asarray(passages["mean"])) / np.asarray(passages["scale"])
+    assert [load().passages.label(f) for f in features] == list(scaled.predict(standardised))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "Kontakt | Impressum | Datenschutz | Warenkorb",
+                                  "Recipes for a quick dinner with rice and beans.",
+                                  # not English, though it names both objects and compares them
+                                  "Python ist viel besser als Java für Anfänger, weil die Syntax einfacher ist.",
+                                  "Python es mucho mejor que Java para principiantes, porque la sintaxis es sencilla."])
+def test_a_passage_naming_no_object_or_not_english_is_no_without_running_the_classifier(text, monkeypatch):
+    model = load()
+    monkeypatch.setattr(
+        type(model.sentences),
+        "probabilities",
+        lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)),
+    )
+    for name in ("learned", "combined"):
+        assert label(name, text, Comparison(("python", "java"), ())) == "NO"
+
+
+def test_english_share_counts_function_words_of_two_letters_or_more():
+    assert stance_model.english_share("Python is much better than Java for beginners.") > 0.3
+    # "débutants" splits into "d" + "butants": the stray letter is no English function word
+    assert stance_model.english_share("Python est bien meilleur que Java pour les débutants.") < 0.15
+    assert stance_model.english_share("") == 0.0
+
+
+def test_the_learned_decision_on_votes():
+    comp = Comparison(("python", "java"), ())
+    assert label("learned", "Python is much better than Java for beginners.", comp) == "FIRST"
+    assert label("learned", "Java is clearly superior to Python for large systems.", comp) == "SECOND"
+    assert label("learned", "Python and Java both run on Linux. Java has a JIT.", comp) == "NO"
+
+
+def test_a_topic_of_the_training_sample_gets_the_fold_model_that_never_saw_it():
+    model = load()
+    data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["passages"]
+    assert len(data["folds"]) == 5 and sum(len(f["topics"]) for f in data["folds"]) == 50
+    key = data["folds"][2]["topics"][0]
+    assert model.passage_model_for(key) is model.folds[2][1]
+    assert model.passage_model_for(topic_key("Which is better, a cat or a dog?", ("cat", "dog"))) is model.passages
+    assert "CompSent-19" in json.loads(gzip.decompress(MODEL_FILE.read_bytes()))["source"]
+
+
+@pytest.mark.skipif(not (SHARED / "corpora" / "compsent19" / "train.csv").is_file(),
+                    reason=f"CompSent-19 not found under {SHARED}")
+def test_retraining_gives_the_shipped_file(tmp_path, monkeypatch):
+    """The same model to the last rounded digit: the file keeps 6 significant digits, and the
+    solver's last bits differ between CPUs (here at most 1e-6 apart), so a byte comparison held
+    only on the machine that trained it."""
+    from tests.shared import cli
+    monkeypatch.chdir(tmp_path)
+    code, text = cli("train-stance")
+    assert code == 0, text
+    retrained = json.loads(gzip.decompress((tmp_path / "stance_model.json.gz").read_bytes()))
+    shipped = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+
+    def same(a, b, where="model"):
+        if isinstance(a, dict):
+            assert set(a) == set(b), where
+            for key in a:
+                same(a[key], b[key], f"{where}.{key}")
+        elif isinstance(a, list) and a and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in a):
+            assert np.allclose(a, b, rtol=1e-4, atol=2e-6), where
+        elif isinstance(a, list):
+            assert len(a) == len(b), where
+            for i, (x, y) in enumerate(zip(a, b)):
+                same(x, y, f"{where}[{i}]")
+        else:
+            assert a == b, where
+    same(retrained, shipped)
+    assert "micro-F1 0.863" in text and "combined, out of fold (topic-grouped 5-fold) 0.440" in text
+    code, text = cli("train-stance", "-o", str(MODEL_FILE))
+    assert code == 2 and "--replace-shipped" in text
+
+
+def test_the_five_2022_variants_differ_in_stance():
+    suite = yaml.safe_load((REPO / "configs" / "task2-stance" / "suite.yaml").read_text())
+    models = [load_variant(REPO / "configs" / "task2-stance" / v).variant.task2.stance.model for v in suite["variants"]]
+    assert set(models) == {"patterns", "learned", "combined"}
+    primary = load_variant(REPO / "configs" / "task2-stance" / suite["primary"]).variant.task2.stance.model
+    assert primary == "combined"
+
+
+def test_a_stance_model_name_or_file_that_is_wrong_is_a_located_error(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(yaml.safe_dump({"extends": str(REPO / "configs" / "task2-stance" / "base.yaml"), "tag": "t",
+                                       "task2": {"stance": {"model": "magic"}}}))
+    with pytest.raises(ConfigError, match="task2.stance.model"):
+        load_variant(variant)
