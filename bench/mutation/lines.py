@@ -71,8 +71,10 @@ class LineMap:
 
 
 def _entry_path(test_file: str) -> Path:
-    conftest = (ROOT / "tests" / "conftest.py").read_bytes()
-    key = _sha(conftest, test_file.encode(), (ROOT / test_file).read_bytes())
+    # every conftest.py from tests/ down to the file's folder: the fixtures its tests may use
+    folders = [ROOT / Path(*Path(test_file).parts[:i]) for i in range(1, len(Path(test_file).parts))]
+    conftests = [folder / "conftest.py" for folder in folders if (folder / "conftest.py").is_file()]
+    key = _sha(*(c.read_bytes() for c in conftests), test_file.encode(), (ROOT / test_file).read_bytes())
     return CACHE / "lines" / f"{'-'.join(Path(test_file).with_suffix('').parts[1:])}-{key}.json"
 
 

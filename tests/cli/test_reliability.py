@@ -470,7 +470,7 @@ def test_run_files_are_readable_by_everyone_the_umask_allows(jvm_started, fixtur
         "1-bm25.txt": "0o644", "run.txt": "0o644", ".touche-made": "0o644"}  # the record: what run-all made there
 
 
-# ================================================================ round 3: same names, stale reports, aborts
+# ================================================================ same names, stale reports, aborts
 DEMO = REPO / "demo"
 Q = DEMO / "qrels-relevance.txt"
 

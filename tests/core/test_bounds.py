@@ -1,15 +1,16 @@
-"""The range of every number a model file may hold (``touche/bounds.py``): what the mutation run
-(``python -m bench.mutation``) found untested: the largest score a linear model can give, computed
-by hand for models with a mean, a scale, an intercept, several classes, per-feature input ranges
-and a factor, accepted up to exactly 10^20 and refused beyond; a value no float holds is named
-(not the valid one before it); a value is quoted whole up to 40 characters."""
+"""The range of every number a model file may hold (touche/bounds.py): the largest score a linear
+model can give, computed by hand for models with a mean, a scale, an intercept, several classes,
+per-feature input ranges and a factor, accepted up to exactly 10^20 and refused beyond; a value no
+float holds named; model values and labels at their bounds kept, one beyond refused; a count a
+whole number of at least one."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from touche.bounds import FEATURE_LIMIT, OUTPUT_LIMIT, check_linear_output, checked_array
+from touche.bounds import FEATURE_LIMIT, MODEL_LIMIT, OUTPUT_LIMIT, check_linear_output, checked_array, checked_count
 
 
 def test_the_bound_of_a_plain_model_is_every_feature_at_its_limit_against_its_weight():
@@ -59,3 +60,38 @@ def test_a_non_number_is_quoted_whole_up_to_forty_characters_and_by_its_head_bey
         checked_array([1.0, "x" * 38], "w")  # its repr: 40 characters
     with pytest.raises(ValueError, match=r"^w holds 'x{19}… \(41 characters\), not a number$"):
         checked_array([1.0, "x" * 39], "w")
+
+
+# --------------------------------------------------------------------------- bounds, at the bounds
+def test_model_values_and_labels_are_accepted_at_their_bounds_and_refused_past_them():
+    from touche.bounds import LABEL_MAX, LABEL_MIN, MODEL_LIMIT, checked_array, checked_count, label_problem
+    assert list(checked_array([MODEL_LIMIT, -MODEL_LIMIT], "x", (2,))) == [MODEL_LIMIT, -MODEL_LIMIT]
+    for bad in (MODEL_LIMIT * 1.000001, -MODEL_LIMIT * 1.000001):
+        with pytest.raises(ValueError, match=r"x\[0\]"):
+            checked_array([bad], "x")
+    assert list(checked_array([0.5, 2.0], "s", above=0.5 - 1e-12)) == [0.5, 2.0]
+    with pytest.raises(ValueError, match="above 0.5"):
+        checked_array([0.5], "s", above=0.5)
+    assert label_problem(LABEL_MIN) is None and label_problem(LABEL_MAX) is None
+    assert label_problem(LABEL_MAX + 1) and label_problem(LABEL_MIN - 1)
+    assert checked_count(1, "n") == 1
+    for bad in (0, True, 1.0, "3"):
+        with pytest.raises(ValueError, match="whole number"):
+            checked_count(bad, "n")
+
+
+# --------------------------------------------------------------------------- bounds
+def test_a_model_number_at_its_bound_is_kept_and_one_beyond_refused():
+    assert checked_array([MODEL_LIMIT, -MODEL_LIMIT], "coef").tolist() == [MODEL_LIMIT, -MODEL_LIMIT]
+    with pytest.raises(ValueError, match=r"coef\[0\] is 1000001.0"):
+        checked_array([MODEL_LIMIT + 1], "coef")
+    assert checked_array([0.0, 5.0], "idf", low=0, high=5.0).tolist() == [0.0, 5.0]
+
+
+def test_a_count_is_a_whole_number_of_at_least_one_and_comes_back_as_int():
+    assert checked_count(1, "examples") == 1 and checked_count(np.int64(3), "examples") == 3
+    assert type(checked_count(np.int64(3), "examples")) is int
+    for bad in (0, -1, True, 2.0, "3"):
+        with pytest.raises(ValueError, match="expected a whole number ≥ 1"):
+            checked_count(bad, "examples")
+    assert checked_count(0, "n", low=0) == 0

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPO, VARIANT, cli
 from touche.config import apply_overrides, load_suite, load_variant
 from touche.errors import ConfigError
 
@@ -199,3 +200,50 @@ def test_extends_of_neither_a_file_nor_a_shipped_name_says_both(tmp_path):
                                           r"\(shipped: .*task2-stance/1-bm25") as raised:
         load_variant(mine)
     assert raised.value.path == str(mine.resolve()) or str(mine.resolve()) in str(raised.value)
+
+
+# --------------------------------------------------------------------------- found in review
+def test_a_stance_variant_dumped_whole_loads_again():
+    """Shard workers receive the whole variant (every default written out): a learned-stance
+    variant was refused there for the pattern settings it does not read."""
+    from touche.config import Variant, load_variant
+    for name in ("2-comparative-query", "3-rerank", "5-compquery-rerank"):
+        variant = load_variant(REPO / "configs" / "task2-stance" / f"{name}.yaml").variant
+        assert Variant.model_validate_json(variant.model_dump_json()) == variant
+
+
+def test_a_huge_integer_in_set_is_a_config_error():
+    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"),
+                     "--set", "retrieval.top_k=" + "9" * 5000, "x")
+    assert code == 2 and "an integer of 5,000 digits" in text and len(text) < 500
+
+
+# --------------------------------------------------------------------------- messages
+def test_nan_in_a_variant_is_called_not_a_number(tmp_path, fixture_corpus):
+    code, text = cli("run", "-c", VARIANT, "--set", "retrieval.similarity.k1=.nan", "-i", str(fixture_corpus), "-t",
+                     str(fixture_corpus / "topics.xml"), "-o", str(tmp_path / "run.txt"))
+    assert code == 2 and "expected a finite number (not .nan or .inf)" in text and "≤" not in text
+
+
+def test_config_errors_stay_config_errors():
+    from touche.config import load_variant
+    with pytest.raises(ConfigError, match=r"^--set retrieval.similarity.k1=abc: retrieval.similarity.k1: expected a "
+                                          r"number \(got 'abc'\) \(in variant .*1-bm25.yaml\)$"):
+        load_variant(VARIANT, {"retrieval.similarity.k1": "abc"})
+
+
+
+
+# --------------------------------------------------------------------------- errors name their cause
+def test_config_errors_name_the_set_the_variant_and_say_it_in_our_words(tmp_path, fixture_corpus):
+    base = ["run", "-c", VARIANT, "-i", str(fixture_corpus), "-t", str(fixture_corpus / "topics.xml"), "-o",
+            str(tmp_path / "r.txt")]
+    code, text = cli(*base, "--set", "retrieval.similarity.k1=abc")
+    assert code == 2 and text.startswith("error: --set retrieval.similarity.k1=abc: retrieval.similarity.k1: "
+                                         "expected a number (got 'abc') (in variant")
+    code, text = cli(*base, "--set", "analyzer.shingles=2")
+    assert code == 2 and "expected a mapping of the keys filler, keep_unigrams, max_size, min_size (got 2)" in text
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {VARIANT}\ntag: x\nanalyzer: {{stoplist: nosuch.txt}}\n")
+    code, text = cli("run", "-c", str(variant), *base[3:])
+    assert code == 2 and text.startswith(f"error: {variant}: analyzer.stoplist: 'nosuch.txt' is neither a known list")

@@ -1,7 +1,10 @@
 """The JVM bootstrap's checks, without starting a second JVM."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +307,13 @@ def test_native_signal_handlers_are_put_back_after_a_block_that_replaced_them():
         assert native(signal.SIGTRAP) == before
     finally:
         signal.signal(signal.SIGTRAP, previous)
+
+
+def test_settings_the_jvm_refuses_are_named_before_it_starts_in_our_process():
+    env = {**os.environ, "TOUCHE_JVM_HEAP": "900000000g"}  # parses, but no machine reserves it
+    done = subprocess.run([sys.executable, "-c", "from touche import jvm\nfrom touche.cli import main\n"
+                           "import sys\ntry:\n    jvm.start()\nexcept Exception as e:\n    print(type(e).__name__, e, "
+                           "file=sys.stderr); sys.exit(3)"], capture_output=True, text=True, env=env, timeout=120)
+    assert (
+        done.returncode == 3 and "EnvironmentProblem" in done.stderr and "TOUCHE_JVM_HEAP='900000000g'" in done.stderr
+    )

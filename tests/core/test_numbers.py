@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.shared import cli, demo_run
 from touche import numbers
 from touche.cli import build_parser, main
 from touche.errors import EnvironmentProblem, ToucheError
@@ -108,3 +109,22 @@ def test_yaml_explicit_number_tags_take_the_digits_0_to_9_only(text):
 def test_a_measure_cut_off_in_other_digits_is_refused(name):
     with pytest.raises(ToucheError):
         parse_measure(name)
+
+
+# --------------------------------------------------------------------------- YAML 1.2
+def test_zero_padded_numbers_are_decimal_and_clock_times_are_text():
+    from touche.config import load_yaml
+    data = load_yaml("topics_except: [010, 020, 030]\nat: 12:30\nflag: yes\nhex: 0x1f\noctal: 0o17\n")
+    assert data == {"topics_except": [10, 20, 30], "at": "12:30", "flag": "yes", "hex": 31, "octal": 15}
+
+
+# --------------------------------------------------------------------------- digits, ids, invisible tags
+def test_digits_other_than_0_to_9_are_no_number(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 \u0661.5 t\n")
+    code, text = cli("validate", str(run))
+    assert code == 1 and "score '\u0661.5' is not a finite number in the digits 0-9" in text
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a \u0662\n")
+    code, text = cli("evaluate", str(demo_run(tmp_path / "r.txt")), str(qrels))
+    assert code == 2 and "\u0662" in text

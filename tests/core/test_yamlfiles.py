@@ -2,9 +2,12 @@
 other types."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
+from tests.shared import cli
 from touche.config import load_variant
 from touche.errors import ConfigError
 from touche.yamlfiles import load_yaml
@@ -28,3 +31,41 @@ def test_a_binary_tag_is_no_run_tag(tmp_path):
 def test_the_core_schema_tags_are_read(tmp_path):
     assert load_yaml("a: !!str 5\nb: !!int 0x1f\nc: !!float 2.5\nd: !!bool true\ne: !!null ''\nf: !!seq [1]\n"
                      "g: !!map {h: 1}") == {"a": "5", "b": 31, "c": 2.5, "d": True, "e": None, "f": [1], "g": {"h": 1}}
+
+
+# --------------------------------------------------------------------------- YAML within a budget
+def _bomb(levels: int = 9) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return "tag: t\ndescription:\n  " + "\n  ".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("text, said", [
+    (_bomb(), "aliases expanded"),  # 72 aliases: ran 90 s and 2.4 GB
+    ("tag: t\nx: [" + ",".join(["0"] * 1_500_000) + "]\n", "characters: a configuration has at most"),  # 3 MB
+    ("tag: t\nx: [" + ",".join(["0"] * 30_000) + "]\n", "more than 20,000 values"),
+    ("tag: t\nretrieval: {top_k: !!int 0b1}\n", "'0b1' is not an integer"),
+    ("tag: t\nretrieval: {top_k: !!int abc}\n", "'abc' is not an integer"),
+    ("tag: t\nretrieval: {top_k: " + "9" * 5000 + "}\n", "an integer of 5,000 digits"),
+    ("tag: t\nx: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 64 levels"),
+    ("base: &b {top_k: 10}\nretrieval:\n  <<: *b\n", "merge key (<<) is YAML 1.1"),
+    ("tag: t\nx: !!float abc\n", "'abc' is not a number in the digits 0-9"),
+])
+def test_yaml_beyond_its_budget_is_a_located_config_error(tmp_path, text, said):
+    from touche.config import load_variant
+    path = tmp_path / "v.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(said)) as refused:
+        load_variant(path)
+    assert str(path) in str(refused.value) and len(str(refused.value)) < 500
+    code, printed = cli("analyze", "-c", str(path), "x")
+    assert code == 2 and said in printed and "Traceback" not in printed
+
+
+def test_a_yaml_document_within_the_budget_still_reads():
+    from touche.config import load_yaml
+    nested: list = []
+    for _ in range(59):
+        nested = [nested]
+    assert load_yaml("a: &a [1, 2]\nb: *a\nc: " + "[" * 60 + "]" * 60 + "\nd: 0x1f\ne: 010\n") == {
+        "a": [1, 2], "b": [1, 2], "c": nested, "d": 31, "e": 10}

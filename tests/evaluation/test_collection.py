@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import FIXTURE_ARGUMENTS, FIXTURE_TOPICS, cli, write_argsme
+from tests.shared import FIXTURE_ARGUMENTS, FIXTURE_TOPICS, VARIANT, cli, write_argsme
 
 REPO = Path(__file__).resolve().parents[2]
-VARIANT = str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml")
 OUTSIDE = "Sa0000009-A00000009"  # in the official run, not in the fixture corpus
 
 
@@ -148,3 +147,20 @@ def test_run_all_scores_its_runs_on_a_sample_when_asked(jvm_started, fixture_cor
                      "--corpus", str(sample), "--restrict", "--index-root", str(index_root))
     assert code == 0 and re.search(r"\| 1-bm25 \(restricted\) +\|", (out / "evaluation.md").read_text())
     assert "Sa0000001-A00000001" in (out / "run.txt").read_text()  # the run itself is what was retrieved
+
+
+# --------------------------------------------------------------------------- official runs on a sample
+def test_an_official_run_is_restricted_to_the_corpus_at_hand_and_a_mixed_table_cautioned(tmp_path, fixture_corpus):
+    run = tmp_path / "official.txt"
+    run.write_text("1 Q0 Sa0000009-A00000009 1 9.0 x\n1 Q0 Sa0000001-A00000001 2 8.0 x\n"
+                   "1 Q0 Sa0000001-A00000002 3 7.0 x\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 Sa0000001-A00000001 2\n1 0 Sa0000001-A00000002 1\n1 0 Sa0000009-A00000009 0\n")
+    code, text = cli("evaluate", str(run), str(qrels), "--corpus", str(fixture_corpus), "--measures", "trec.nDCG@1")
+    assert (
+        code == 0 and "caution: official.txt holds 1 of its 3 documents" in text and re.search(r"\| +0\.000 \|", text)
+    )
+    code, text = cli("evaluate", str(run), str(qrels), "--corpus", str(fixture_corpus), "--restrict",
+                     "--measures", "trec.nDCG@1")
+    # the kept best first
+    assert code == 0 and "official.txt (restricted)" in text and re.search(r"\| +1\.000 \|", text)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import has_shared, parse_leaderboard, require_shared, shared_dir
+from tests.formats.test_selection import _shifted_run
+from tests.shared import DEMO, RELEVANCE, cli, demo_run, has_shared, parse_leaderboard, require_shared, shared_dir
 from tests.tables import table_rows
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation.measures import (
@@ -579,3 +580,21 @@ def test_a_missing_file_is_named_by_its_place_among_runs_and_qrels(tmp_path, cap
     assert main(["evaluate", *(str(tmp_path / name) for name in given)]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'missing.txt'}: {said}" in err and "Traceback" not in err
+
+
+QUALITY = DEMO / "qrels-quality.txt"
+
+
+# --------------------------------------------------------------------------- per topic, several runs
+def test_evaluate_takes_several_runs_a_glob_and_prints_per_topic_rows(tmp_path):
+    a, b = demo_run(tmp_path / "a.txt", tag="a"), _shifted_run(tmp_path / "b.txt", "b")
+    code, text = cli("evaluate", str(tmp_path / "*.txt"), f"relevance={RELEVANCE}", f"quality={QUALITY}",
+                     "--per-topic", "--measures", "relevance:touche.nDCG@5")
+    assert code == 0, text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| run")]
+    assert [r.split("|")[1].strip() for r in rows] == ["a.txt"] * 7 + ["b.txt"] * 7
+    assert rows[6].split("|")[2].strip() == "all (6)" and rows[-1].split("|")[2].strip() == "all (6)"
+    code, text = cli("evaluate", str(a), str(b), str(RELEVANCE))
+    assert code == 0 and "| a.txt " in text and "| b.txt " in text
+    code, text = cli("evaluate", str(RELEVANCE))
+    assert code == 2 and "no run among the files given" in text

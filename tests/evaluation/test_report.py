@@ -11,8 +11,13 @@ from PIL import Image
 from scipy import stats
 
 from tests.shared import parse_leaderboard, require_shared
+from tests.tables import table_rows
 from touche.errors import ToucheError
-from touche.retrieval.evaluation.measures import evaluate
+from touche.retrieval.evaluation.measures import (
+    Scored,
+    evaluate,
+)
+from touche.retrieval.evaluation.report import format_per_topic
 from touche.retrieval.evaluation.significance import paired_randomization_test, per_topic_scores
 from touche.retrieval.experiments.comparison import compare_runs, compare_scores, format_comparison, plot_comparison
 from touche.retrieval.experiments.sweep.axes import Axis
@@ -236,3 +241,23 @@ def test_compare_reports_run_names_as_text(tmp_path):
     summary = [line for line in text.splitlines() if line.startswith("| mean over")]
     assert all(line.count(" | ") == 3 for line in summary)
     assert "| x\\|y&lt;img src=x onerror=alert(1)&gt;.txt (A) |" in text
+
+
+def test_per_topic_table_rows_and_the_all_row():
+    """A row per topic with three decimals; the ``all`` row says over how many topics most means
+    are; a mean over fewer says its own count, an undefined one does not; measure columns are
+    right-aligned (Markdown ``---:``), run and topic left."""
+    scored = {"r": Scored({"m": 0.5, "n": 0.25, "s": math.nan, "f": 0.75}, {"m": 2, "n": 1, "s": 1},
+                          {"m": {"1": 0.5, "2": 0.5}, "n": {"1": 0.25}})}
+    text = format_per_topic(scored)
+    assert table_rows(text) == [
+        {"run": "r", "topic": "1", "m": "0.500", "n": "0.250", "s": "–", "f": "–"},
+        {"run": "r", "topic": "2", "m": "0.500", "n": "–", "s": "–", "f": "–"},
+        {"run": "r", "topic": "all (2)", "m": "0.500", "n": "0.250 (1)", "s": "–", "f": "0.750"}]
+    rule = text.splitlines()[1]
+    assert [cell.endswith(":") for cell in rule.strip("|").split("|")] == [False, False, True, True, True, True]
+
+
+def test_per_topic_table_of_a_run_without_counts_says_all_over_zero():
+    text = format_per_topic({"r": Scored({"m": 0.5}, {}, {})})
+    assert table_rows(text) == [{"run": "r", "topic": "all (0)", "m": "0.500"}]

@@ -1,18 +1,25 @@
-"""The sign flips every randomization test of topics shares (touche.retrieval.evaluation.resampling):
-which flips a test of n topics sees (all 2^n up to 16 topics, else the seeded stream's first
-rows), that they are read-only, and that a stream is drawn once and kept (at most four of them).
-The mutation run (python -m bench.mutation, docs/testing.md) found these untested."""
+"""The resampling every randomization test and bootstrap shares (retrieval/evaluation/resampling.py):
+which sign flips a test of n topics sees (all 2^n up to 16 topics, else the seeded stream's first
+rows), that they are read-only and drawn once, the default number of resamples, and bootstrap
+intervals of one, two, equal and close values."""
 from __future__ import annotations
 
 import itertools
+import math
 import runpy
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from touche.retrieval.evaluation import resampling
-from touche.retrieval.evaluation.resampling import EXACT_FLIPS, sign_flips
-from touche.retrieval.evaluation.significance import p_floor, paired_randomization_test
+from touche.retrieval.evaluation import resampling, significance
+from touche.retrieval.evaluation.resampling import DEFAULT_RESAMPLES, EXACT_FLIPS, sign_flips
+from touche.retrieval.evaluation.significance import (
+    bootstrap_interval,
+    p_floor,
+    paired_randomization_test,
+    pairwise,
+)
 
 
 @pytest.fixture()
@@ -111,3 +118,38 @@ def test_at_most_four_streams_are_kept(fresh_streams):
     for seed in range(5, 12):
         sign_flips(20, 50, seed)
         assert len(fresh_streams._STREAMS) <= 4
+
+
+def test_every_sign_flip_is_enumerated_up_to_sixteen_topics():
+    assert sign_flips(16, 10, 1)[1] is True and sign_flips(17, 10_000, 1)[1] is False
+    assert sign_flips(17, 2 ** 17, 1)[1] is True
+    rng = np.random.default_rng(8)
+    a, b = rng.random(12), rng.random(12)
+    diffs = a - b
+    observed = abs(diffs.mean())
+    by_hand = sum(abs(np.dot(signs, diffs) / 12) >= observed - 1e-12
+                  for signs in itertools.product((1, -1), repeat=12)) / 2 ** 12
+    assert paired_randomization_test(a, b, resamples=10) == pytest.approx(by_hand, abs=1e-12)
+    [tested] = pairwise([{str(t): v for t, v in enumerate(x)} for x in (b, a)], [(0, 1)],
+                         resamples=10)
+    assert tested.p == pytest.approx(by_hand, abs=1e-12) and tested.exact
+
+
+def test_bootstrap_intervals_of_one_two_and_equal_topics():
+    assert all(math.isnan(v) for v in bootstrap_interval([0.4]))
+    assert bootstrap_interval([0.3, 0.3]) == (0.3, 0.3)
+    low, high = bootstrap_interval([0.2, 0.6])
+    assert 0.2 <= low < 0.4 < high <= 0.6  # the mean of two topics, resampled: between them
+    expected = stats.bootstrap((np.array([0.1, 0.5, 0.9, 0.3]),), np.mean, confidence_level=0.95, n_resamples=2000,
+                               method="percentile", vectorized=True, rng=significance.DEFAULT_SEED)
+    assert bootstrap_interval([0.1, 0.5, 0.9, 0.3]) == pytest.approx(
+        (expected.confidence_interval.low, expected.confidence_interval.high))
+
+
+def test_the_default_resamples_are_ten_thousand():
+    assert DEFAULT_RESAMPLES == 10_000 and p_floor(DEFAULT_RESAMPLES) == pytest.approx(2 / 10_001)
+
+
+def test_a_bootstrap_of_close_but_unequal_values_is_an_interval():
+    low, high = bootstrap_interval([0.5, 0.6, 0.55, 0.52])
+    assert 0.5 <= low < high <= 0.6

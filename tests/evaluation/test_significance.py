@@ -1,10 +1,8 @@
-"""Paired significance tests, bootstrap intervals and their guards
-(touche.retrieval.evaluation.significance), held against values computed independently: scipy's
-t-test and Wilcoxon test, the randomization test's p by exact enumeration in whole numbers or from
-the documented seeded draw, the bootstrap's percentile interval recomputed with numpy. Also where a
-difference becomes a tie (at most the tie tolerance), the two-topic minimum of each test, the
-floor of a sampled p, and which argument mistakes are refused. The mutation run
-(python -m bench.mutation, docs/testing.md) found these behaviours untested."""
+"""Paired significance tests and their guards (retrieval/evaluation/significance.py), held against
+values computed independently: scipy's t-test and Wilcoxon test, the randomization test's p by
+exact enumeration or from the documented seeded draw, ``pairwise`` equal to each pair tested
+alone; where a difference becomes a tie, the two-topic minimum of each test, the floor of a sampled
+p, and which argument mistakes are refused."""
 from __future__ import annotations
 
 import itertools
@@ -17,12 +15,15 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from touche.errors import ToucheError
+from touche.retrieval.evaluation import significance
 from touche.retrieval.evaluation.resampling import TIE_TOLERANCE
 from touche.retrieval.evaluation.significance import (
     DEFAULT_SEED,
+    PairTest,
     bootstrap_interval,
     check_correction,
     check_resamples,
+    check_test,
     p_floor,
     paired_randomization_test,
     paired_t_test,
@@ -274,3 +275,88 @@ def test_a_correction_is_checked_by_name():
     assert check_correction("fdr_bh") == "fdr_bh"
     with pytest.raises(ToucheError, match="unknown correction 'sidak'; use one of holm, bonferroni, fdr_bh, none"):
         check_correction("sidak")
+
+
+# --------------------------------------------------------------------------- significance
+def test_the_paired_t_test_is_scipys_on_differences_of_one_sign_and_undefined_when_constant():
+    a, b = [0.5, 0.6, 0.7, 0.9, 0.4], [0.1, 0.3, 0.2, 0.4, 0.35]
+    expected = stats.ttest_rel(a, b)
+    assert paired_t_test(a, b) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-12)
+    assert paired_t_test(b, a)[0] == pytest.approx(-expected.statistic) and paired_t_test(b, a)[1] == pytest.approx(
+        expected.pvalue)
+    assert all(math.isnan(v) for v in paired_t_test([0.5, 0.6, 0.7], [0.4, 0.5, 0.6]))  # constant +0.1
+    assert all(math.isnan(v) for v in paired_t_test([0.5], [0.4]))
+
+
+def test_wilcoxon_is_scipys_and_needs_two_differences():
+    a, b = [0.5, 0.6, 0.7, 0.9, 0.4, 0.8], [0.1, 0.3, 0.2, 0.95, 0.35, 0.8]
+    nonzero = np.array(a) - np.array(b)
+    assert paired_wilcoxon_test(a, b) == pytest.approx(stats.wilcoxon(nonzero[nonzero != 0]).pvalue)
+    assert paired_wilcoxon_test([0.5, 0.6], [0.5, 0.6]) == 1.0 and math.isnan(paired_wilcoxon_test([0.5], [0.4]))
+
+
+def test_a_sampled_randomization_p_is_never_below_its_floor():
+    """20 topics, every difference positive: the sampled p is (0 + 1) / (resamples + 1) twice, not 0."""
+    a, b = [0.9] * 20, [0.1] * 20
+    p = paired_randomization_test(a, b, resamples=99, seed=3)
+    assert p == pytest.approx(p_floor(99)) == pytest.approx(2 / 100)
+    [result] = pairwise([{str(t): v for t, v in enumerate(b)}, {str(t): v for t, v in enumerate(a)}], [(0, 1)],
+                        resamples=99, seed=3)
+    assert result.p == pytest.approx(p) and result.exact is False and result.p > 0
+
+
+values = st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 1), min_size=2, max_size=24)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(values, min_size=2, max_size=4), st.integers(0, 2**31), st.sampled_from([50, 400, 10_000]),
+       st.data())
+def test_pairwise_equals_the_test_of_each_pair_for_any_topics_and_seed(runs, seed, resamples, data):
+    """The batched tests (the explorer's, choose's) give each pair what testing it alone gives:
+    its p, Δ, wins, losses, ties, whether p is exact, on the topics both are scored on."""
+    per_run = []
+    for values_ in runs:
+        kept = data.draw(st.lists(st.booleans(), min_size=len(values_), max_size=len(values_)))
+        per_run.append({str(t): v for t, (v, keep) in enumerate(zip(values_, kept)) if keep or t < 2})
+    pairs = [(i, j) for i in range(len(per_run)) for j in range(len(per_run)) if i != j]
+    for test in ("randomization", "t", "wilcoxon"):
+        for (i, j), result in zip(pairs, pairwise(per_run, pairs, test, resamples=resamples, seed=seed)):
+            common = sorted(set(per_run[i]) & set(per_run[j]), key=int)
+            first, second = [per_run[i][t] for t in common], [per_run[j][t] for t in common]
+            alone = significance.SIGNIFICANCE_TESTS[test](second, first, resamples, seed)
+            assert (math.isnan(result.p) and math.isnan(alone)) or result.p == pytest.approx(alone, rel=1e-9, abs=1e-12)
+            assert result.delta == pytest.approx(np.mean(np.subtract(second, first)) if common else math.nan,
+                                                 nan_ok=True)
+            assert (result.wins, result.losses, result.ties) == wins_losses_ties(per_run[j], per_run[i])
+            assert result.topics == len(common)
+
+
+def test_pair_test_counts_its_topics():
+    assert PairTest(0.1, 0.5, 3, 2, 1).topics == 6
+
+
+def test_an_unknown_test_name_is_refused_not_taken_for_wilcoxon():
+    with pytest.raises(ToucheError, match="unknown significance test 'sign'"):
+        check_test("sign")
+    with pytest.raises(ToucheError, match="unknown significance test"):
+        pairwise([{"1": 0.1, "2": 0.2}, {"1": 0.3, "2": 0.1}], [(0, 1)], "sign")
+
+
+# --------------------------------------------------------------------------- significance, the edges
+def test_one_topic_is_no_test_and_no_common_topic_no_difference():
+    from touche.retrieval.evaluation.significance import paired_on_common, split_measure
+    assert math.isnan(paired_randomization_test([0.5], [0.4]))
+    delta, p, n = paired_on_common({"1": 0.5}, {"2": 0.4})
+    assert math.isnan(delta) and math.isnan(p) and n == 0
+    delta, p, n = paired_on_common({"1": 0.5, "2": 0.7, "3": 0.1}, {"1": 0.4, "2": 0.2})
+    assert (round(delta, 9), n) == (0.3, 2) and 0 < p <= 1
+    assert split_measure("relevance:touche.nDCG@5") == ("relevance", "touche.nDCG@5")
+    assert split_measure("touche.nDCG@5") == (None, "touche.nDCG@5")
+    assert check_test("t") == "t"
+
+
+def test_differences_within_the_tie_tolerance_are_ties_in_every_test():
+    a, b = [1e-9] * 6, [0.0] * 6  # exactly the tolerance: a tie, not six wins
+    assert paired_randomization_test(a, b) == 1.0
+    [result] = pairwise([{str(t): v for t, v in enumerate(b)}, {str(t): v for t, v in enumerate(a)}], [(0, 1)])
+    assert result.p == 1.0 and (result.wins, result.losses, result.ties) == (0, 0, 6)

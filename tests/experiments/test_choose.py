@@ -1,14 +1,15 @@
-"""What `touche choose` proposes and writes (touche.retrieval.experiments.choose.picks), in the
-places the mutation run (python -m bench.mutation, docs/testing.md) found untested: which sweep
-folders it reads and refuses, how many picks it makes by default and how it keeps them diverse,
-the pick by a second measure, several sets, the names, tags and files it writes (paths rebased,
-keys in order, text readable), the warnings it gives (picks passed over, a stronger shipped
-primary) and the suite.yaml beside the picks. All on small sweep folders written here: no JVM."""
+"""What `touche choose` proposes and writes (retrieval/experiments/choose/): which sweep folders it
+reads and refuses, how many picks it makes and how it keeps them diverse, the pick by a second
+measure, several sets, each pick's loss against pick 1 (``loss.py``: strict at alpha, pooled over
+sets, read again from the run when the sweep stored no values), the names, tags and files it
+writes."""
 from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -16,6 +17,7 @@ import yaml
 from touche.errors import ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.experiments.choose import picks as picks_module
+from touche.retrieval.experiments.choose.loss import LossToBest
 from touche.retrieval.experiments.choose.picks import (
     TAG_LIMIT,
     Pick,
@@ -485,3 +487,214 @@ def test_a_complete_variant_lists_tag_and_description_first_and_writes_text_as_i
     assert "# complete variant" in text and "stopwörter.txt" in text
     assert list(yaml.safe_load(text))[:2] == ["tag", "description"]
     assert load_variant(path).variant.query.field_weights == {"contents": 1.0}
+
+
+def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own_settings(tmp_path):
+    from tests.experiments.test_sweep import fake_results
+    from touche.config import load_variant
+    from touche.retrieval.experiments.choose.picks import own_tag, pick
+    from touche.retrieval.experiments.choose.report import format_choices
+    base = load_variant(REPO / "configs" / "task1" / "4-smart-lmd4000.yaml")
+    assert base.variant.tag == "touche-smart-lmd4000"
+    assert own_tag(base.variant.tag, base.merged, {"retrieval.similarity.mu": 2000}) == "touche-smart"
+    assert own_tag(base.variant.tag, base.merged, {"analyzer.stemmer": "krovetz"}) == "touche-smart-lmd4000"
+    results = fake_results(tmp_path, [
+        ({"a": 1, "b": "x"}, .80, .50, "1 Q0 d1 1 1 t\n"),
+        ({"a": 1, "b": "y"}, .79, .60, "1 Q0 d2 1 1 t\n"),
+        ({"a": 2, "b": "x"}, .78, .40, "1 Q0 d3 1 1 t\n"),
+        ({"a": 3, "b": "z"}, .60, .40, "1 Q0 d6 1 1 t\n"),
+    ])
+    picks = pick(results, second="quality:touche.nDCG@5", count=4)
+    assert "lowered" not in picks[2].reason  # point 4 differs from both picks in both parameters
+    assert "(--min-diff lowered from 2, the default, to 1: no finished point left differs in 2)" in picks[3].reason
+    assert "4 pick(s) from the sweep's 4 finished point(s)" in format_choices(
+        results, picks, ["relevance:touche.nDCG@5"]
+    )
+
+
+# --------------------------------------------------------------------------- choose's losses and criteria
+def test_max_loss_admits_a_loss_up_to_and_including_it():
+    from touche.retrieval.experiments.choose.loss import Loss, allowed
+    worse = Loss(-0.05, 0.01, 40)
+    assert worse.significantly_worse and not allowed(worse, None)
+    assert allowed(worse, 0.05) and not allowed(worse, 0.049) and not allowed(worse, 0.0)
+    assert allowed(Loss(-0.05, 0.2, 40), 0.0)  # not significant: allowed whatever --max-loss says
+    assert not Loss(0.05, 0.01, 40).significantly_worse  # better, however significant
+    assert not Loss(-0.05, None, 1).significantly_worse
+
+
+def test_a_loss_without_per_topic_values_says_so():
+    from touche.retrieval.experiments.choose.loss import Loss
+    assert Loss(math.nan, None, 0).text() == "no per-topic values to compare"
+    assert Loss(-0.0123, 0.0004, 10).text() == "Δ -0.012, p = 4.0e-4"
+    assert Loss(0.5, 0.25, 10).text() == "Δ +0.500, p = 0.250"
+    assert Loss(0.5, None, 1).text() == "Δ +0.500, no test"
+
+
+# --------------------------------------------------------------------------- choose's losses, in full
+def _record(point: int, per_topic: dict | None = None, run: str = "run.txt"):
+    from types import SimpleNamespace
+    return SimpleNamespace(point=point, per_topic=per_topic or {}, run=run)
+
+
+def test_significance_of_a_loss_is_strict_at_alpha_and_at_no_difference():
+    from touche.retrieval.experiments.choose.loss import ALPHA, Loss
+    assert not Loss(-0.1, ALPHA, 20).significantly_worse  # p = α is not below α
+    assert Loss(-0.1, ALPHA * 0.999, 20).significantly_worse
+    assert not Loss(0.0, 0.001, 20).significantly_worse  # no loss at all
+    assert Loss(-0.1, 0.001, 20).text() == "Δ -0.100, p = 0.001"  # 0.001 itself is printed, not "< 0.001"
+
+
+def test_why_a_pick_is_allowed_says_what_was_compared():
+    from touche.retrieval.experiments.choose.loss import Loss, why_allowed
+    assert why_allowed(Loss(-0.05, None, 1), None) == "against pick 1: Δ -0.050, no test"
+    assert why_allowed(Loss(-0.05, 0.3, 9), None) == "not significantly worse than pick 1 (Δ -0.050, p = 0.300)"
+    assert why_allowed(Loss(-0.05, 0.01, 9), 0.1).startswith("significantly worse than pick 1 (Δ -0.050, p = 0.010)")
+
+
+def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.choose.loss import LossToBest
+    measure = "relevance:touche.nDCG@5"
+    best = {"a": _record(1, {measure: {"1": 0.9, "2": 0.8}}), "b": _record(1, {measure: {"1": 0.7}})}
+    other = {"a": _record(2, {measure: {"1": 0.5, "2": 0.4}})}  # never ran on set b
+    results = SimpleNamespace(several=True, by_set={"a": {1: best["a"], 2: other["a"]}, "b": {1: best["b"]}})
+    losses = LossToBest(results, measure)
+    assert losses.values(best["a"]) == {"a/1": 0.9, "a/2": 0.8, "b/1": 0.7}
+    assert losses.values(other["a"]) == {"a/1": 0.5, "a/2": 0.4}
+    loss = losses.of(other["a"], best["a"])
+    assert (round(loss.delta, 9), loss.topics) == (-0.4, 2) and loss.p is not None
+    no_qrels = SimpleNamespace(sets=[SimpleNamespace(name="a", qrels={}), SimpleNamespace(name="b", qrels={})])
+    nothing = SimpleNamespace(several=True, by_set={"a": {3: _record(3)}, "b": {}}, manifest=no_qrels)
+    assert LossToBest(nothing, measure).values(_record(3)) is None  # no values on any set: None, not {}
+    empty = LossToBest(nothing, measure).of(_record(3), best["a"])
+    assert math.isnan(empty.delta) and empty.p is None and empty.topics == 0
+
+
+def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
+    from types import SimpleNamespace
+
+    from tests.shared import RELEVANCE, demo_run
+    from touche.retrieval.evaluation.significance import per_topic_scores
+    from touche.retrieval.experiments.choose.loss import LossToBest
+    demo_run(tmp_path / "run.txt")
+    entry = SimpleNamespace(name="dev", qrels={"quality": "missing.txt", "relevance": str(RELEVANCE)})
+    results = SimpleNamespace(several=False, main_set=entry, manifest=SimpleNamespace(sets=[entry]),
+                              directory=tmp_path, path=lambda p: Path(p))
+    expected = per_topic_scores(tmp_path / "run.txt", RELEVANCE, "touche.nDCG@5")
+    assert LossToBest(results, "relevance:touche.nDCG@5").values(_record(1)) == expected  # by its qrels name
+    first = SimpleNamespace(name="dev", qrels={"relevance": str(RELEVANCE)})
+    results.manifest.sets, results.main_set = [first], first
+    assert LossToBest(results, "touche.nDCG@5").values(_record(1)) == expected  # no name: the set's first qrels
+
+
+# --------------------------------------------------------------------------- choose
+
+
+BASE_VARIANT = Path(__file__).resolve().parents[2] / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
+
+
+def _two_measures(tmp_path, quality_values):
+    """The three points of test_choose_trust, with a quality mean per point and quality qrels."""
+    from tests.experiments.test_choose_trust import _three
+    results = _three(tmp_path)
+    results.manifest.sets[0].qrels["quality"] = "q"
+    for record, value in zip(results.records, quality_values):
+        record.measures[QUALITY] = value
+    return results
+
+
+def test_the_second_measure_is_the_quality_one_on_another_qrels_file(tmp_path):
+    from touche.retrieval.experiments.choose.picks import default_second_measure
+    results = _two_measures(tmp_path, [0.5, 0.4, 0.3])
+    assert default_second_measure(results, "relevance:touche.nDCG@5") == QUALITY
+    assert default_second_measure(results, QUALITY) == "relevance:touche.nDCG@5"
+    results.manifest.sets[0].qrels.pop("quality")
+    assert default_second_measure(results, "relevance:touche.nDCG@5") is None
+
+
+def test_the_best_by_the_second_measure_is_the_second_pick_or_shares_the_first(tmp_path):
+    from touche.retrieval.experiments.choose.picks import pick
+    other = pick(_two_measures(tmp_path / "a", [0.3, 0.4, 0.9]), second=QUALITY, count=2)
+    assert [c.record.point for c in other] == [1, 3] and other[1].reason == f"best by {QUALITY}"
+    assert other[1].loss is not None  # shown with its loss on the main measure
+    same = pick(_two_measures(tmp_path / "b", [0.9, 0.4, 0.3]), second=QUALITY, count=2)
+    assert same[0].reason == f"best by relevance:touche.nDCG@5 and by {QUALITY}"
+    assert same[1].reason.startswith(f"next best by {QUALITY} that differs")
+
+
+def test_a_max_loss_of_zero_is_allowed():
+    from touche.retrieval.experiments.choose.picks import pick
+    with pytest.raises(Exception) as raised:
+        pick(None, max_loss=0)  # past the check: fails on the missing results, not on --max-loss
+    assert "--max-loss" not in str(raised.value)
+
+
+def test_a_points_name_and_tag_say_its_settings_and_stay_within_the_limit():
+    from touche.retrieval.experiments.choose.picks import TAG_LIMIT, derive_tag, point_slug
+    from touche.retrieval.experiments.sweep import Record
+    assert point_slug({"analyzer.stemmer": "krovetz", "retrieval.similarity.k1": 1.2}) == "krovetz_k1-1.2"
+    assert point_slug({"retrieval.similarity": {"name": "lmdirichlet", "mu": 300}}) == "lmdirichlet-mu-300"
+    short = Record("k", 7, {"retrieval.similarity.k1": 1.2}, {}, "r", 0.0)
+    assert derive_tag("touche-bm25", short, set()) == "touche-bm25-k1-1.2"
+    assert derive_tag("touche-bm25", short, {"touche-bm25-k1-1.2"}) == "touche-bm25-k1-1.2-p7"
+    long_ = Record("k", 12, {f"query.field_weights.field{i}": i / 10 for i in range(12)}, {}, "r", 0.0)
+    tag = derive_tag("touche-krovetz-bm25", long_, set())
+    assert len(tag) <= TAG_LIMIT and tag.endswith("-p12") and tag.startswith("touche-krovetz-bm25-field0-0_field1-0.1")
+
+
+def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_path):
+    from touche.config import load_variant
+    from touche.retrieval.experiments.choose.picks import Pick, write_choice
+    from touche.retrieval.experiments.sweep import Record
+    base = tmp_path / "configs" / "base.yaml"
+    base.parent.mkdir()
+    base.write_text("extends: " + str(BASE_VARIANT) + "\ntag: t\n")
+    fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion
+    record = Record("k", 3, fewer, {}, "r", 0.0)
+    out = OutputFolder(tmp_path / "chosen")
+    path = write_choice(Pick(record, "best"), 1, base, out, "t-p3", "# header\n")
+    text = path.read_text()
+    assert text.startswith("# header\n# complete variant: `extends` merging cannot express") and "extends:" not in text
+    assert load_variant(path).variant.query.field_weights == {"contents": 1.0}
+    plain = write_choice(Pick(Record("j", 4, {"retrieval.similarity.k1": 1.0}, {}, "r", 0.0), "next"), 2, base, out,
+                         "t-p4", "# header\n")
+    assert "extends:" in plain.read_text() and load_variant(plain).variant.retrieval.similarity.k1 == 1.0
+
+
+def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_output(tmp_path):
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.choose.picks import Pick, _files, suite_inputs
+    from touche.retrieval.experiments.sweep import Record
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "topics.xml").write_text("<topics/>")
+    entry = SimpleNamespace(name="dev", corpus="corpus", topics="topics.xml", corpus_files=None,
+                            source_topics="all-topics.xml", qrels={"relevance": "q.txt"})
+    results = SimpleNamespace(main_set=entry, directory=sweep, path=lambda stored: sweep / stored)
+    folder = OutputFolder(tmp_path / "chosen")
+    out = folder.path
+    corpus, topics = suite_inputs(results, entry, folder)
+    assert topics == out / "topics.xml" and topics.read_text() == "<topics/>" and corpus == sweep / "corpus"
+    picks = [Pick(Record("k", 1, {"a": 1}, {}, "r", 0.0), "best")]
+    assert ("topics copy", out / "topics.xml") in _files(results, picks, tmp_path / "base.yaml", out).writes
+    whole = SimpleNamespace(**{**vars(entry), "source_topics": None})
+    assert suite_inputs(results, whole, folder)[1] == sweep / "topics.xml"
+    assert all(what != "topics copy" for what, _ in _files(SimpleNamespace(**{**vars(results), "main_set": whole}),
+                                                           picks, tmp_path / "base.yaml", out).writes)
+
+
+def test_a_point_without_per_topic_values_has_no_loss_either_way_round():
+    measure = "relevance:touche.nDCG@5"
+    best = _record(1, {measure: {"1": 0.9, "2": 0.8}})
+    bare = _record(2)  # stored no values, and its set has no qrels to score the run again
+    no_qrels = SimpleNamespace(sets=[SimpleNamespace(name="a", qrels={})])
+    results = SimpleNamespace(several=True, by_set={"a": {1: best, 2: bare}}, manifest=no_qrels)
+    losses = LossToBest(results, measure)
+    assert losses.values(best) == {"a/1": 0.9, "a/2": 0.8} and losses.values(bare) is None
+    for mine, theirs in ((bare, best), (best, bare)):
+        loss = losses.of(mine, theirs)
+        assert math.isnan(loss.delta) and loss.p is None and loss.topics == 0
+        assert loss.text() == "no per-topic values to compare" and not loss.significantly_worse

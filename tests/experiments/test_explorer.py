@@ -15,11 +15,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.shared import cli, demo_run
 from touche import api
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.experiment import experiment
 from touche.retrieval.evaluation.measures import evaluate
 from touche.retrieval.experiments.explorer.build import write_explorer
+from touche.retrieval.experiments.explorer.export import (
+    oriented,
+)
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runfile import RunRow
 
@@ -365,7 +369,7 @@ def test_run_all_reads_the_pages_documents_from_the_index_not_the_corpus(demo_ou
     assert [t["docs"] for t in again["topics"]] == [t["docs"] for t in first["topics"]]
 
 
-# --------------------------------------------------------------------------- correct and shareable (issue 33, item 6)
+# --------------------------------------------------------------------------- correct and shareable
 def test_a_byte_copy_of_a_run_is_shown_once_and_not_tested_again(demo_out, tmp_path):
     runs = [str(p) for p in runs_of(demo_out)] + [str(demo_out / "run.txt")]
     page = write_explorer(runs, QRELS, tmp_path / "x.html")
@@ -450,3 +454,92 @@ def test_a_significance_tests_name_in_the_caption_comes_from_its_registry(tmp_pa
     page = path.read_text()
     assert '"test_name":"Student\'s t"' in page and '"correction_names":{"holm":"Holm"' in page
     assert '<span id="note-test">Student&#39;s t</span>' in page and "paired t-test" not in page  # its script: none
+
+
+# --------------------------------------------------------------------------- <!-- in the data
+def test_markup_in_the_data_cannot_end_or_swallow_the_pages_script(tmp_path, browser):
+    from touche.retrieval.experiments.explorer.build import write_explorer
+    evil = "<!--<script>x</script><img src=x onerror=alert(1)>&"
+    topics = tmp_path / "topics.xml"
+    topics.write_text(
+        DEMO.joinpath("topics.xml")
+        .read_text()
+        .replace("<title>", f"<title>{evil.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')} ", 1)
+    )
+    runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
+    runs[1].write_text(runs[1].read_text().replace(" t\n", " u\n"))  # another run, not a byte copy
+    page = write_explorer(runs, QRELS, tmp_path / "x.html", topics=topics, names=['<!--a"', "b</script>"])
+    text = page.read_text()
+    payload = text.split('id="explorer-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in payload and ">" not in payload  # nothing the HTML parser could read as markup
+    data = page_data(page)
+    assert data["runs"] == ['<!--a"', "b</script>"] and data["topics"][0]["title"].startswith(evil)
+    assert '<span class="name">[1] &lt;!--a&#34;</span>' in text  # the engine escapes it
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        view = context.new_page()
+        errors = []
+        view.on("pageerror", lambda e: errors.append(str(e)))
+        view.goto(page.as_uri())
+        assert errors == [] and view.evaluate("document.querySelectorAll('img[src=x]').length") == 0
+        assert view.inner_text("#topic-title").startswith("Topic 1")  # the application script ran
+        assert view.inner_text("table.overview th.run >> nth=0") == '[1] <!--a" (baseline)'  # shown as text
+    finally:
+        context.close()
+
+
+def test_the_explorer_ranks_by_an_effectiveness_measure_not_by_judged(tmp_path):
+    from touche.retrieval.experiments.explorer.build import write_explorer
+    runs = [_q0_run(tmp_path / "a.txt"), _q0_run(tmp_path / "b.txt")]
+    page = write_explorer(runs, {"relevance": QRELS["relevance"]}, tmp_path / "x.html",
+                          measures=["trec.Judged@5", "trec.nDCG@5"])
+    assert page_data(page)["main"] == "relevance:trec.nDCG@5"
+
+
+
+
+RELEVANCE = DEMO / "qrels-relevance.txt"
+
+
+# --------------------------------------------------------------------------- invisible characters
+def test_a_right_to_left_override_in_a_run_name_is_shown_not_obeyed(tmp_path):
+    from touche.retrieval.experiments.explorer.build import write_explorer
+    evil = demo_run(tmp_path / "evil\u202etxt.exe.txt", tag="e")
+    plain = demo_run(tmp_path / "plain.txt", tag="p")
+    exports = {kind: tmp_path / f"x.{kind}" for kind in ("markdown", "latex", "csv")}
+    write_explorer([plain, evil], {"relevance": RELEVANCE}, tmp_path / "page.html", exports=exports)
+    for path in [*exports.values(), tmp_path / "page.html"]:
+        text = path.read_text(encoding="utf-8")
+        assert "\u202e" not in text and "evil[U+202E]txt.exe" in text, path.name
+    code, text = cli("evaluate", str(evil), str(RELEVANCE))
+    assert code == 0 and "\u202e" not in text and "[U+202E]" in text
+
+
+def test_a_baseline_named_with_an_invisible_character_is_still_its_run(tmp_path):
+    from touche.retrieval.experiments.explorer.build import write_explorer
+    runs = [demo_run(tmp_path / "a.txt", tag="a"), demo_run(tmp_path / "b.txt", tag="b")]
+    write_explorer(runs, {"relevance": RELEVANCE}, tmp_path / "p.html", names=["v\u200b1", "v2"], baseline="v\u200b1")
+    assert '"baseline":"v[U+200B]1"' in (tmp_path / "p.html").read_text(encoding="utf-8").replace(": ", ":")
+
+
+def _twenty_topic_runs(tmp_path):
+    """Two runs over 20 topics, one ranking the relevant document first on every topic."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 d{t}a 2\n{t} 0 d{t}b 0\n" for t in range(1, 21)))
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text("".join(f"{t} Q0 d{t}a 1 2 g\n{t} Q0 d{t}b 2 1 g\n" for t in range(1, 21)))
+    bad.write_text("".join(f"{t} Q0 d{t}b 1 2 b\n{t} Q0 d{t}a 2 1 b\n" for t in range(1, 21)))
+    return qrels, [bad, good]
+
+
+def test_the_command_takes_resamples(tmp_path):
+    from tests.shared import cli
+    qrels, runs = _twenty_topic_runs(tmp_path)
+    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "499",
+                     "-o", str(tmp_path / "p.html"))
+    assert code == 0, text
+    assert oriented(page_data(tmp_path / "p.html"), "relevance:touche.nDCG@5", "good", "bad").floor == \
+        pytest.approx(2 / 500)
+    code, text = cli("explore", *map(str, runs), "--qrels", f"relevance={qrels}", "--resamples", "0", "-o",
+                     str(tmp_path / "q.html"))
+    assert code != 0 and "at least one resample" in text and not (tmp_path / "q.html").exists()

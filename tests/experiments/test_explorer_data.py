@@ -1,9 +1,8 @@
-"""What the run explorer's numbers (``explorer.data``) hold that the mutation run (python -m
-bench.mutation, docs/testing.md) found untested: the pooled stance F1's cells and its caveat, a
-count's caveat, a measure without per-topic parts shown without an interval, a stance run's
-confusion matrix, image qrels' labels per aspect, the similarity order of the heat map (average
-linkage on 1 − RBO, from three runs on) and the agreement values against independent
-implementations."""
+"""Every number the run explorer shows (retrieval/experiments/explorer/data.py): the pooled stance
+F1's cells and caveat, a count's caveat, a measure without per-topic parts shown without an
+interval, a stance run's confusion matrix, image qrels' labels per aspect, the heat map's order
+(average linkage on 1 − RBO), the agreement against RBO by hand, the p floor, each shown document's
+ranks and scores."""
 from __future__ import annotations
 
 import base64

@@ -1,9 +1,7 @@
-"""Choosing across several development sets (touche.retrieval.experiments.robust), where the
-mutation run (python -m bench.mutation, docs/testing.md) found the behaviour untested: how a
-criterion shows its value, weights that cannot order anything, worst_case on a set where nothing
-scores, what a point unscored on a set does, the least support of a correlation (3 shared points),
-ties with the pick, the order of the points, what topic resampling says when a point is scored on
-few topics, a sweep of one point, and point names given as any sequence (a dict's keys)."""
+"""Choosing across several development sets (retrieval/experiments/robust.py): how a criterion shows
+its value, weights that cannot order anything, worst_case on a set where nothing scores or of zero
+weight, a point unscored on a set, the least support of a correlation, exact ties sharing the
+draws, a pick tied with the best, the lead's interval and the leave-one-set-out estimate."""
 from __future__ import annotations
 
 import math
@@ -13,9 +11,12 @@ import pytest
 from scipy import stats
 
 from touche.retrieval.experiments.robust import (
+    Choice,
     SetScores,
+    _agreement_with_best_judged,
     agreement,
     choose_robustly,
+    coverage,
     criterion_named,
     criterion_values,
     effective_weights,
@@ -157,3 +158,95 @@ def test_a_set_on_which_every_point_scores_the_same_earns_no_weight_and_no_warni
         rho = agreement([level, varied], ["p", "q", "r"])
         assert math.isnan(rho[0, 1])
         assert criterion_values(np.array([[0.8, 0.0], [0.4, 0.0]]), [1.0, 1.0], "worst_case").tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- ties
+def test_exact_ties_share_the_draws_and_are_called_ties():
+    from touche.retrieval.experiments.robust import SetScores, choose_robustly
+    zero = {str(p): {str(t): 0.0 for t in range(1, 6)} for p in (1, 2, 3)}
+    choice = choose_robustly([SetScores("a", 1.0, zero), SetScores("b", 0.5, zero)], ["1", "2", "3"], "weighted_mean")
+    assert list(choice.pick_share) == pytest.approx([1 / 3] * 3)  # was [1.0, 0, 0]: "picked in 100 %"
+    assert choice.tied == [1, 2]
+
+
+def test_a_pick_without_a_score_on_the_left_out_set_has_no_rank_there():
+    from touche.retrieval.experiments.robust import SetScores, leave_one_set_out
+    one = {p: {"1": v, "2": v} for p, v in (("1", 0.2), ("2", 0.9), ("3", 0.5))}
+    two = {"1": {"1": 0.3, "2": 0.3}}  # a partial sweep: only point 1 ran on set two
+    transfers = {t.left_out: t for t in leave_one_set_out([SetScores("one", 1.0, one), SetScores("two", 1.0, two)],
+                                                          ["1", "2", "3"], "weighted_mean")}
+    assert transfers["two"].pick == "2" and transfers["two"].rank != transfers["two"].rank  # NaN: no rank there
+
+
+def test_a_pick_tied_with_the_best_ranks_first_where_every_point_ties():
+    from touche.retrieval.experiments.robust import SetScores, leave_one_set_out
+    per_topic = {p: {"1": 0.5, "2": 0.5} for p in ("1", "2", "3")}
+    sets = [SetScores("a", 1.0, per_topic), SetScores("b", 1.0, per_topic)]
+    for transfer in leave_one_set_out(sets, ["1", "2", "3"]):
+        assert transfer.rank == 1.0 and transfer.best == "1"
+
+
+def test_the_worst_case_criterion_ignores_sets_of_zero_weight():
+    from touche.retrieval.experiments.robust import criterion_values
+    means = np.array([[0.8, 0.1], [0.6, 0.6]])  # point 0 is bad on set 1, which weighs nothing
+    assert list(criterion_values(means, [1.0, 0.0], "worst_case")) == pytest.approx([1.0, 0.75])
+    assert list(criterion_values(means, [1.0, 1.0], "worst_case")) == pytest.approx([1 / 6, 0.75])
+
+
+# --------------------------------------------------------------------------- robust
+def test_the_weighted_mean_counts_an_unscored_set_as_zero_and_no_weight_as_undefined():
+    values = np.array([[math.nan, 0.5], [0.4, 0.2]])
+    assert weighted_mean(values, [1, 1]).tolist() == [0.25, pytest.approx(0.3)]
+    nothing = weighted_mean(values, [0, 0])
+    assert nothing.shape == (2,) and np.isnan(nothing).all()
+    means = np.array([[0.5, 0.1], [0.3, 0.3]])
+    assert criterion_values(means, [3, 1], "weighted_mean").tolist() == [pytest.approx(0.4), pytest.approx(0.3)]
+
+
+def test_a_set_that_ranks_the_points_as_the_judged_one_does_keeps_its_weight():
+    means = np.array([[0.5, 0.40], [0.3, 0.20], [0.1, 0.05], [0.2, 0.10]])  # same order on both sets
+    assert _agreement_with_best_judged(means, np.array([1.0, 0.5])).tolist() == [1.0, 1.0]
+    reversed_ = means[:, [0]].repeat(2, axis=1) * np.array([1, -1])
+    assert _agreement_with_best_judged(reversed_, np.array([1.0, 0.5])).tolist() == [1.0, 0.0]
+
+
+def test_coverage_is_the_share_of_a_topics_judged_documents_the_collection_holds():
+    judged = {"1": {"a": 1, "b": 0, "c": 2, "d": 0}, "2": {}}
+    assert coverage(judged, {"a", "c", "x"}, ["1", "2", "3"]) == {"1": 0.5}
+
+
+def test_points_tied_with_the_pick_and_none_when_a_value_is_missing():
+    assert tied_with_pick([0.5, 0.5, 0.3, 0.5], [0, 1, 3, 2]) == [1, 3]
+    assert tied_with_pick([None, None], [0, 1]) == [] and tied_with_pick([0.5, None], [0, 1]) == []
+    assert tied_with_pick([], []) == []
+
+
+def _choice(order, lead):
+    return Choice("c", ["p1", "p2", "p3"], ["s"], [1.0], np.zeros((3, 1)), np.zeros(3), order,
+                  np.zeros((3, 1, 2)), np.zeros(3), lead)
+
+
+def test_a_lead_whose_interval_reaches_zero_is_noise():
+    assert _choice([0, 2, 1], (0.0, 0.2)).lead_is_noise is True
+    assert _choice([0, 2, 1], (0.01, 0.2)).lead_is_noise is False
+    assert _choice([0], (math.nan, math.nan)).lead_is_noise is False  # no runner-up, no lead
+    assert _choice([0, 2, 1], (0.01, 0.2)).runner_up == 2 and _choice([0], (0, 0)).runner_up is None
+    assert _choice([1, 0], (0.01, 0.2)).runner_up == 0
+
+
+def test_a_point_better_on_every_topic_is_the_pick_in_every_draw_even_between_two():
+    dev = _set("dev", 1.0, {"good": [0.9, 0.8, 0.7, 0.9, 0.8], "bad": [0.1, 0.2, 0.1, 0.3, 0.2]})
+    choice = choose_robustly([dev], ["good", "bad"], "weighted_mean", resamples=200, seed=3)
+    assert choice.order == [0, 1] and choice.pick_share.tolist() == [1.0, 0.0]
+    assert 0.5 < choice.lead_interval[0] <= choice.lead_interval[1] < 0.8 and not choice.lead_is_noise
+    once = choose_robustly([dev], ["good", "bad"], "weighted_mean", resamples=1, seed=3)
+    assert once.pick_share.tolist() == [1.0, 0.0]  # one draw is a draw: not "every point picked"
+
+
+def test_leaving_one_set_out_picks_on_the_others_and_scores_there():
+    a = _set("a", 1.0, {"p1": [0.9, 0.9], "p2": [0.5, 0.5], "p3": [0.1, 0.1]})
+    b = _set("b", 0.5, {"p1": [0.2, 0.2], "p2": [0.6, 0.6], "p3": [0.4, 0.4]})
+    transfers = leave_one_set_out([a, b], ["p1", "p2", "p3"], "weighted_mean")
+    assert [(t.left_out, t.pick, t.score, t.rank, t.best) for t in transfers] == \
+        [("a", "p2", 0.5, 2.0, "p1"), ("b", "p1", pytest.approx(0.2), 3.0, "p2")]
+    assert leave_one_set_out([a], ["p1"], "weighted_mean") == []

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -491,3 +492,57 @@ def test_results_csv_writes_swept_text_as_text_never_a_formula():
     assert rows[1] == ["1", '\'+HYPERLINK("http://x","y")', "-0.5", '{"a": 1}']
     assert rows[2] == ["2", "'=1+2", "", "[1, 2]"] and rows[3][1] == "'@SUM(A1)" and rows[4][1] == "'-x\r"
     assert len(rows) == 5
+
+
+def test_a_grid_repeating_a_value_is_refused(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import load_sweep
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set()}, tmp_path / "out",
+                      grid={"retrieval.similarity.k1": [1, "1"]})
+    with pytest.raises(ConfigError, match="give the same variant once validated"):
+        load_sweep(path)
+
+
+def test_a_manifest_whose_choice_lists_are_short_is_refused(tmp_path):
+    from touche.retrieval.experiments.sweep.manifest import read_manifest
+    manifest = {"format": 3, "sweep": "s.yaml", "base": "b.yaml", "measure": "m", "measures": ["m"], "criterion": "c",
+                "axes": [], "points": [{"point": n, "overrides": {}, "coordinates": {}} for n in (1, 2, 3)],
+                "sets": [{"name": s, "corpus": "c", "topics": "t", "qrels": {}, "keys": ["k1", "k2", "k3"]}
+                         for s in ("a", "b")], "runs": 6, "finished": 6,
+                "choice": {"criterion": "c", "order": [1, 2, 3], "values": [1.0], "means": [[1.0, 1.0]],
+                           "intervals": [[[0, 1], [0, 1]]], "pick_share": [1.0], "lead_interval": [0.1, 0.2],
+                           "lead_is_noise": False}}
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ToucheError, match="the choice does not fit the points and sets: values has 1, expected 3"):
+        read_manifest(path)
+
+
+# --------------------------------------------------------------------------- a lost record
+def test_a_run_whose_record_was_lost_keeps_its_index_and_time(jvm_started, index_root, tmp_path):
+    """Interrupted between writing a run file and its record, the run was rescored with index ""
+    and 0 s: results.md counted one index more and the CSV lost both."""
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import run_sweep
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set(topics_only=[1, 2, 3])}, tmp_path / "out")
+    first = run_sweep(path, index_root=index_root, progress=False)
+    results = tmp_path / "out" / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    lost = json.loads(lines[-1])
+    os.truncate(results, len("".join(lines[:-1]).encode()))  # as if its line never came (a power cut)
+    again = run_sweep(path, index_root=index_root, progress=False)
+    assert again.computed == 0  # scored from the run file, not run again
+    rescored = next(r for r in again.records if r.key == lost["key"])
+    assert (rescored.index, rescored.seconds) == (lost["index"], lost["seconds"]) and rescored.index
+    assert again.analysis.indexes == first.analysis.indexes == 1
+
+
+def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
+    from touche.retrieval.experiments.sweep.axes import Axis
+    from touche.retrieval.experiments.sweep.figure import PlotPoint, sweep_figure
+    axis = Axis("retrieval.similarity.mu", (500, 1000, 2000, 4000, 8000))
+    assert axis.logarithmic and not Axis("k1", (0.9, 1.2, 1.5)).logarithmic
+    figure = sweep_figure([axis, Axis("stemmer", ("none", "krovetz"))],
+                          [PlotPoint({axis.label: m, "stemmer": s}, m / 10_000) for m in axis.values
+                           for s in ("none", "krovetz")], "m")
+    assert figure.axes[0].get_xscale() == "log" and figure.axes[1].get_xscale() == "linear"

@@ -1,8 +1,7 @@
-"""What a sweep's analysis (touche.retrieval.experiments.sweep.analysis) computes for its tables,
-where the mutation run (python -m bench.mutation, docs/testing.md) found it untested: each row's
-rank (1 = best), a set's weight from its judged coverage when the sweep gives none, the runs each
-set finished, the points with nothing to show, and why nothing is picked (no per-topic values, a
-set without a finished run, no order at all)."""
+"""A sweep's analysis (retrieval/experiments/sweep/analysis.py): records sorted best first, each
+point tested against the best, each row's rank, a set's weight from its judged coverage, the runs
+each set finished, several sets' means with intervals, a best point on the grid's edge said, and
+why nothing is picked."""
 from __future__ import annotations
 
 import math
@@ -10,9 +9,13 @@ from types import SimpleNamespace
 
 import pytest
 import scipy.stats  # noqa: F401 - loaded while collecting (0.7 s), not inside the first test that ranks
+import yaml
 
-from tests.test_mutation_kills_choice import _several_sets_sweep
-from touche.retrieval.experiments.robust import SetScores
+from tests.experiments.test_robust import _choice
+from tests.shared import DEMO, RELEVANCE, cli
+from touche.retrieval.experiments.robust import (
+    SetScores,
+)
 from touche.retrieval.experiments.sweep import Record, analysis
 
 
@@ -121,3 +124,131 @@ def test_a_measure_without_per_topic_values_is_named_as_why_nothing_is_picked():
 def test_the_runs_of_an_analysis_are_the_sweeps_jobs():
     sweep = SimpleNamespace(jobs=lambda: ["job1", "job2", "job3"])
     assert analysis.SweepAnalysis(sweep=sweep, records=[], sets=[], header=[], rows=[]).runs == 3
+
+
+# --------------------------------------------------------------------------- sweeps and choose
+def test_a_sweep_says_when_its_best_point_is_on_the_grids_edge(jvm_started, index_root, tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set()}, tmp_path / "out")
+    data = yaml.safe_load(path.read_text())
+    data["sets"], data["grid"] = None, {"retrieval.similarity.k1": [0.3, 0.9, 2.0]}
+    data.update(corpus=str(DEMO / "args.me"), topics=str(DEMO / "topics.xml"), qrels={"relevance": str(RELEVANCE)})
+    del data["sets"]
+    path.write_text(yaml.safe_dump(data))
+    code, text = cli("sweep", str(path), "--index-root", str(index_root), "--quiet")
+    assert code == 0, text
+    results = (tmp_path / "out" / "results.md").read_text()
+    best = next(line for line in results.splitlines() if line.startswith("- best:"))
+    edge = "(the largest tried)" if "k1=2" in best else "(the smallest tried)" if "k1=0.3" in best else None
+    if edge:
+        assert "lies on the grid's edge**: retrieval.similarity.k1" in results and edge in results
+        assert "note: the best point lies on the grid's edge" in text
+    else:
+        assert "grid's edge" not in results
+    names = sorted(p.name for p in (tmp_path / "out" / "runs").glob("*.txt"))
+    assert [n.split("--")[0] for n in names] == ["k1-0.3", "k1-0.9", "k1-2"]
+
+
+# --------------------------------------------------------------------------- the sweep's analysis
+def _record(point, value, per_topic=None, index=""):
+    from touche.retrieval.experiments.sweep import Record
+    measures = {} if value is None else {"m": value}
+    return Record(key=f"k{point}", point=point, overrides={}, measures=measures, run=f"runs/{point}.txt", seconds=1.0,
+                  index=index, per_topic={"m": per_topic} if per_topic else {})
+
+
+def test_records_are_sorted_best_first_undefined_last_ties_in_point_order():
+    from touche.retrieval.experiments.sweep.analysis import sort_records
+    records = [_record(1, 0.5), _record(2, math.nan), _record(3, 0.7), _record(4, 0.5), _record(5, None)]
+    assert [r.point for r in sort_records(records, "m")] == [3, 1, 4, 2, 5]
+
+
+def test_each_point_is_tested_against_the_best_on_their_common_topics():
+    from touche.retrieval.evaluation.significance import paired_on_common
+    from touche.retrieval.experiments.sweep.analysis import p_values_against_best
+    best = {"1": 0.9, "2": 0.8, "3": 0.7, "4": 0.9}
+    other = {"1": 0.1, "2": 0.2, "3": 0.1}
+    records = [_record(1, 0.3, other), _record(2, 0.8, best), _record(3, 0.2)]  # point 3: no per-topic values
+    assert p_values_against_best(records, "m") == {"k1": paired_on_common(other, best)[1]}
+    assert p_values_against_best(records, "m")["k1"] < 0.3
+    assert p_values_against_best([_record(1, 0.5)], "m") == {} and p_values_against_best([], "m") == {}
+
+
+def test_the_main_measure_is_the_first_column_and_each_other_one_follows_once():
+    from touche.retrieval.experiments.sweep import Record
+    from touche.retrieval.experiments.sweep.analysis import measure_columns
+    records = [Record("a", 1, {}, {"x": 1.0, "m": 2.0}, "r", 0.0), Record("b", 2, {}, {"y": 1.0, "x": 0.5}, "r", 0.0)]
+    assert measure_columns(records, "m") == ["m", "x", "y"]
+
+
+def test_a_sets_coverage_summary():
+    from touche.retrieval.experiments.sweep.analysis import SetSummary
+    partly = SetSummary("dev", 3, {"1": 0.2, "2": 0.4, "3": 0.9}, 0.5, 0.5, 3)
+    assert partly.mean_coverage == pytest.approx(0.5) and partly.median_coverage == 0.4
+    assert partly.mostly_unjudged is False
+    assert SetSummary("dev", 2, {"1": 0.2, "2": 0.4}, 0.3, 0.3, 2).mostly_unjudged is True
+    empty = SetSummary("dev", 0, {}, 1.0, 1.0, 0)
+    assert empty.mostly_unjudged is False and math.isnan(empty.median_coverage)
+
+
+def test_the_pick_of_one_set_is_its_best_point_and_indexes_count_distinct_builds():
+    from touche.retrieval.experiments.sweep.analysis import SweepAnalysis
+    ranked = [_record(2, 0.9, index="i1"), _record(1, 0.5, index="i1"), _record(3, 0.1, index="")]
+    analysis = SweepAnalysis(sweep=None, records=ranked, sets=[], header=[], rows=[], ranked=ranked)
+    assert analysis.pick == 1 and analysis.indexes == 1
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[]).pick is None
+    none_ordered = _choice([], (math.nan, math.nan))
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[], choice=none_ordered).pick is None
+    assert SweepAnalysis(sweep=None, records=[], sets=[], header=[], rows=[],
+                         choice=_choice([2, 0, 1], (0.1, 0.2))).pick == 2
+
+
+def _several_sets_sweep():
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.sweep import Record
+    points = [SimpleNamespace(number=n, overrides={"a": n}, coordinates={"a": n}) for n in (1, 2)]
+    sets = [SimpleNamespace(name="full", weight=1.0, keys=["f1", "f2"], selected_topics=lambda: ["1", "2", "3"]),
+            SimpleNamespace(name="part", weight=0.5, keys=["p1", "p2"], selected_topics=lambda: ["4", "5", "6"])]
+    values = {"f1": [0.9, 0.5, 0.7], "f2": [0.2, 0.3, 0.1], "p1": [0.6, 0.8, 0.4], "p2": [0.5, 0.2, 0.3]}
+    records = [Record(key, int(key[1]), {"a": int(key[1])}, {"m": sum(v) / 3}, "r", 0.0,
+                      per_topic={"m": dict(zip(("1", "2", "3") if key[0] == "f" else ("4", "5", "6"), v))})
+               for key, v in values.items()]
+    spec = SimpleNamespace(measure="m", criterion="weighted_mean")
+    return SimpleNamespace(sets=sets, points=points, spec=spec, axes=[]), records
+
+
+def test_several_sets_give_each_point_its_means_with_intervals_and_the_pick(monkeypatch):
+    from touche.retrieval.experiments.sweep import analysis
+    monkeypatch.setattr(analysis, "swept_keys", lambda spec: ["a"])
+    sweep, records = _several_sets_sweep()
+    found = analysis._several(sweep, records, {"full": {"1": 1.0}, "part": {"4": 0.4}})
+    assert found.pick == 0 and found.why_no_pick == ""
+    rank, point, a, mean, low, high, topics = found.rows[0][:7]
+    assert (rank, point, a, topics) == (1, 1, 1, 3) and low < mean < high
+    assert [s.coverage for s in found.sets] == [{"1": 1.0}, {"4": 0.4}]
+
+
+def test_one_set_keeps_its_coverage(monkeypatch):
+    from types import SimpleNamespace
+
+    from touche.retrieval.experiments.sweep import analysis
+    monkeypatch.setattr(analysis, "swept_keys", lambda spec: ["a"])
+    sweep, records = _several_sets_sweep()
+    one = SimpleNamespace(**{**vars(sweep), "sets": sweep.sets[:1]})
+    found = analysis._one(one, records[:2], {"full": {"1": 0.5, "2": 1.0}})
+    assert found.sets[0].coverage == {"1": 0.5, "2": 1.0} and found.ranked[0].point == 1
+
+
+def test_why_nothing_is_picked_says_which_set_and_what_to_do():
+    from touche.retrieval.experiments.robust import SetScores
+    from touche.retrieval.experiments.sweep.analysis import _why_no_pick
+    sweep, records = _several_sets_sweep()
+    scored = [SetScores("full", 1.0, {"1": {"1": 0.5}}), SetScores("part", 0.5, {"1": {"4": 0.5}})]
+    assert _why_no_pick(sweep, records, scored, [1.0, 0.5]) == ""
+    assert "the judged coverage of set(s) part could not be computed" in \
+        _why_no_pick(sweep, records, scored, [1.0, math.nan])
+    assert _why_no_pick(sweep, records, scored,
+                        [0.0, 0.0]) == "no set has a positive weight: the criterion orders nothing"
+    empty = [scored[0], SetScores("part", 0.5, {})]
+    assert "set(s) part have no finished run yet" in _why_no_pick(sweep, records, empty, [1.0, 0.5])

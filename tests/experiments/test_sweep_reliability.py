@@ -1,6 +1,6 @@
-"""Reliability round 4 on sweeps and choose: sets that cannot mix up their scores, names that
-cannot leave the output folder, errors found before the first run, reports that do not change
-between calls. Each test failed on the code before this round (see docs/reliability.md)."""
+"""Sweeps and choose over several sets: sets that cannot mix up their scores, names that cannot
+leave the output folder, errors found before the first run, reports that do not change between
+calls (docs/reliability.md, "Several development sets cannot mix up their scores")."""
 from __future__ import annotations
 
 import json
@@ -36,7 +36,7 @@ def write_sets(path: Path, sets: dict, output: Path, **extra) -> Path:
     return path
 
 
-# --------------------------------------------------------------------------- 1. distinct qrels
+# --------------------------------------------------------------------------- distinct qrels
 def test_two_sets_on_the_same_data_with_other_qrels_keep_their_own_scores(jvm_started, index_root, tmp_path):
     from touche.retrieval.evaluation.measures import evaluate
     from touche.retrieval.experiments.sweep import run_sweep
@@ -95,7 +95,7 @@ def test_a_huge_weight_is_printed_short():
     assert format_number(float("nan")) == "–"
 
 
-# --------------------------------------------------------------------------- 4. corpus files
+# --------------------------------------------------------------------------- corpus files
 def test_corpus_files_that_share_a_name_are_all_linked(tmp_path):
     from touche.retrieval.experiments.sweep import load_sweep
     arguments = json.loads((DEMO / "args.me" / "args-demo.json").read_text())["arguments"]
@@ -114,7 +114,7 @@ def test_corpus_files_that_share_a_name_are_all_linked(tmp_path):
     assert [p.resolve() for p in sweep.sets[-1].corpus.iterdir() if p.is_symlink()] == [Path(files[0]).resolve()]
 
 
-# --------------------------------------------------------------------------- 5. same bytes
+# --------------------------------------------------------------------------- same bytes
 EFFECTS = """
 import json
 from touche.retrieval.experiments.robust import SetScores, effects
@@ -135,7 +135,7 @@ def test_effect_intervals_do_not_depend_on_the_hash_seed():
     assert len(outputs) == 1
 
 
-# --------------------------------------------------------------------------- 6. unfinished
+# --------------------------------------------------------------------------- unfinished
 def test_choose_refuses_an_unfinished_sweep_and_says_so_with_partial(jvm_started, index_root, tmp_path):
     from touche.retrieval.experiments.choose.picks import choose
     from touche.retrieval.experiments.sweep import run_sweep
@@ -166,7 +166,7 @@ def test_a_set_without_a_finished_run_makes_no_pick(jvm_started, index_root, tmp
         choose(tmp_path / "out", tmp_path / "chosen", reference=False, partial=True)
 
 
-# --------------------------------------------------------------------------- 7. set names
+# --------------------------------------------------------------------------- set names
 @pytest.mark.parametrize("name", ["../../evil", "/abs", "a/b", "", ".", "..", "rank", "calibrated_rank", "-x"])
 def test_a_set_name_that_is_no_plain_name_is_refused(tmp_path, name):
     from touche.retrieval.experiments.sweep import load_sweep
@@ -175,7 +175,7 @@ def test_a_set_name_that_is_no_plain_name_is_refused(tmp_path, name):
         load_sweep(path)
 
 
-# --------------------------------------------------------------------------- 12. another task
+# --------------------------------------------------------------------------- another task
 def test_a_set_whose_corpus_belongs_to_another_task_fails_before_the_first_run(tmp_path):
     from touche.retrieval.experiments.sweep import load_sweep
     passages = demo_set(corpus=str(DEMO / "task2" / "passages.jsonl"))
@@ -184,7 +184,7 @@ def test_a_set_whose_corpus_belongs_to_another_task_fails_before_the_first_run(t
         load_sweep(path)
 
 
-# --------------------------------------------------------------------------- 14. smaller ones
+# --------------------------------------------------------------------------- smaller ones
 @pytest.mark.parametrize("selection, message", [
     ({"topics_only": [1, 99]}, "set a: topics_only 1,99: topic\\(s\\) 99 is not among them"),
     ({"topics_except": [2, 2]}, "topics_except: topic\\(s\\) 2 given twice"),

@@ -1,4 +1,4 @@
-"""Choosing across development sets (issue: a 2020-chosen five fell below the 2021 winner).
+"""Choosing across development sets (a five chosen on 2020 fell below the 2021 winner).
 
 The criteria, their noise and the leave-one-set-out estimate are checked on hand-made per-topic
 values where the argmax of one (biased) set is known to be the wrong pick; then a sweep on three
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import yaml
 
-from touche.errors import ConfigError
+from tests.shared import RELEVANCE
+from touche.errors import ConfigError, InputError, ToucheError
 from touche.retrieval.experiments.robust import (
     SetScores,
     agreement,
@@ -307,3 +308,77 @@ def test_results_hold_every_measure_of_every_set_at_every_point(sets_sweep):
             assert float(row[column]) == pytest.approx(records[(name, int(row["point"]))].measures[measure])
     text = outcome.table_md.read_text()
     assert "## Every measure at every point" in text and "| quality:trec.Judged@5 (all) |" in text
+
+
+
+
+
+
+# --------------------------------------------------------------------------- corpus lists
+@pytest.mark.parametrize("second", ["args.JSON", "passages.jsonl"])
+def test_every_listed_corpus_file_is_checked_before_anything_runs(tmp_path, second):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import load_sweep
+    first = tmp_path / "a" / "args.json"
+    first.parent.mkdir()
+    first.write_bytes((DEMO / "args.me" / "args-demo.json").read_bytes())
+    other = tmp_path / second
+    other.write_bytes(first.read_bytes() if second == "args.JSON" else
+                      next((DEMO / "task2").rglob("*.jsonl")).read_bytes())
+    path = write_sets(tmp_path / "s.yaml", {"one": demo_set(), "two": demo_set(corpus=[str(first), str(other)])},
+                      tmp_path / "out")
+    with pytest.raises(ConfigError, match=f"set two: its corpus is not what the variants read.*{second}"):
+        load_sweep(path)
+
+
+# --------------------------------------------------------------------------- sweeps and choose
+def test_measures_that_fit_none_of_a_sets_qrels_are_refused_when_the_sweep_loads(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import load_sweep
+    stance = tmp_path / "stance.qrels"
+    stance.write_text("1 0 x FIRST\n")
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set(qrels={"relevance": str(RELEVANCE),
+                                                                                 "stance": str(stance)})},
+                      tmp_path / "out", measures=["touche.nDCG@5", "stance.F1_macro"])
+    with pytest.raises(ConfigError, match="set a: measures stance.F1_macro fit none of its qrels"):
+        load_sweep(path)
+    assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- a stance-only set
+def test_a_stance_only_set_is_scored_with_the_default_measures_that_fit_it(tmp_path):
+    """The default measures (nDCG) fit no stance qrels: the sweep failed after its first run, on
+    every rerun; config-reference.md says measures are computed for every qrels file they fit."""
+    from touche.retrieval.experiments.sweep import load_sweep
+    task2 = DEMO / "task2"
+    sweep_file = tmp_path / "s.yaml"
+    sweep_file.write_text(yaml.safe_dump({
+        "base": str(REPO / "configs" / "task2-stance" / "1-bm25.yaml"), "grid": {"retrieval.similarity.k1": [0.9, 1.2]},
+        "corpus": str(task2 / "passages.jsonl"), "topics": str(task2 / "topics-passages.xml"),
+        "qrels": {"stance": str(task2 / "qrels-passages-stance.txt")}, "measure": "stance:stance.F1_macro",
+        "output": str(tmp_path / "out")}))
+    sweep = load_sweep(sweep_file)
+    assert sweep.measures_for(sweep.sets[0]) == ["stance.F1_macro"]
+
+
+# --------------------------------------------------------------------------- messages
+def test_a_sweep_measure_without_its_qrels_name_says_what_it_got_once(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep.loading import load_sweep
+    path = write_sets(tmp_path / "s.yaml", {"a": demo_set(), "b": demo_set()}, tmp_path / "out",
+                      measure="touche.nDCG@5")
+    with pytest.raises(ToucheError) as refused:
+        load_sweep(path)
+    assert str(refused.value).count("got 'touche.nDCG@5'") == 1
+
+
+def test_an_empty_corpus_list_is_refused_before_the_output_folder_is_made(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import run_sweep
+    path = write_sets(tmp_path / "s.yaml", {"dev": demo_set(corpus=[])}, tmp_path / "out")
+    with pytest.raises(ToucheError, match="corpus"):
+        run_sweep(path, progress=False)
+    assert not (tmp_path / "out").exists()
+    from touche.indexing.corpora import check_corpus_files
+    with pytest.raises(InputError, match="corpus list is empty"):
+        check_corpus_files({}, "argsme")

@@ -7,8 +7,12 @@ it makes enter the gate the same way, for runs and for qrels.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import math
+import os
+import threading
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -16,9 +20,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.shared import DEMO, cli, demo_run
 from touche.bounds import SCORE_LIMIT, is_number
 from touche.errors import InputError
-from touche.retrieval.formats.gate import load_qrels, load_run, load_topics
+from touche.retrieval.formats.gate import frame_format, load_qrels, load_run, load_topics, run_layout
+from touche.retrieval.formats.qrels import Qrels, QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, validated_lines
 from touche.retrieval.formats.runtable import RunTable, fast_table
 
@@ -352,3 +358,302 @@ def test_qrels_from_a_file_and_from_ir_measures_frame_of_it_are_refused_or_read_
             # ir_measures keeps a file's byte-order mark in its first topic id; the gate does not
             reference.setdefault(canonical_topic(q.query_id.removeprefix("\ufeff")), {})[q.doc_id] = q.relevance
         assert from_file == reference
+
+
+RELEVANCE = DEMO / "qrels-relevance.txt"
+
+
+# --------------------------------------------------------------------------- the fast path
+@pytest.mark.parametrize("command", ["evaluate", "compare", "explore"])
+@pytest.mark.parametrize("damage", ["booleans", "empty id"])
+def test_a_run_validate_refuses_is_scored_by_no_command(tmp_path, command, damage):
+    run = demo_run(tmp_path / "run.txt")
+    lines = run.read_text().splitlines(keepends=True)
+    if damage == "booleans":  # the demo run so rewritten scored 0.921 while validate listed 450 errors
+        lines = [" ".join(f.split()[:4] + [("True" if i % 2 else "False"), f.split()[5]]) + "\n"
+                 for i, f in enumerate(lines)]
+    else:
+        first = lines[0].split()
+        lines[0] = f"{first[0]} Q0  {first[3]} {first[4]} {first[5]}\n"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("".join(lines))
+    assert cli("validate", str(bad))[0] == 1
+    good = demo_run(tmp_path / "good.txt", tag="u")
+    args = {"evaluate": ["evaluate", str(bad), str(RELEVANCE)],
+            "compare": ["compare", str(good), str(bad), str(RELEVANCE)],
+            "explore": ["explore", str(good), str(bad), "--qrels", str(RELEVANCE), "-o", str(tmp_path / "x.html")]}
+    code, text = cli(*args[command])
+    assert code == 2 and "not a valid Q0 run, so not scored" in text and "Traceback" not in text
+
+
+# --------------------------------------------------------------------------- compare validates
+def test_compare_refuses_a_run_concatenated_with_itself(tmp_path):
+    run = demo_run(tmp_path / "a.txt")
+    doubled = tmp_path / "b.txt"
+    doubled.write_text(run.read_text() * 2)  # scored 1.392, "B wins 5 of 5", p < 0.001
+    code, text = cli("compare", str(run), str(doubled), str(RELEVANCE))
+    assert code == 2 and "duplicate docid" in text and "wins" not in text
+
+
+# --------------------------------------------------------------------------- API frames
+def test_api_frames_mixing_1_and_01_are_refused_as_their_file_is(tmp_path):
+    from touche import api
+    frame = pd.DataFrame({"query_id": ["1", "1", "01"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    for call in (lambda: api.evaluate(frame, RELEVANCE), lambda: api.experiment([frame], RELEVANCE),
+                 lambda: api.write(frame, tmp_path / "r.txt", "t")):
+        with pytest.raises(InputError, match="given twice for topic 1"):
+            call()
+
+
+@pytest.mark.parametrize("score, refused", [("3.4028234663852886e38", False), ("-3.4028234663852886e38", False),
+                                            ("3.5e38", True), ("1e39", True), ("-1e300", True)])
+def test_a_score_beyond_a_32_bit_float_is_refused_in_a_file_and_a_frame(tmp_path, score, refused):
+    """Scores ×1e39 all became infinite in trec_eval and tied: trec.nDCG@5 0.453 instead of 0.612."""
+    from touche.retrieval.formats.gate import load_run
+    run = tmp_path / "run.txt"
+    run.write_text(f"1 Q0 d1 1 {score} t\n")
+    frame = pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"], "score": [float(score)]})
+    for source in (run, frame):
+        if refused:
+            with pytest.raises(InputError, match=r"beyond ±3\.4028234663852886e\+38"):
+                load_run(source)
+        else:
+            assert load_run(source).frame["score"].tolist()[0] == float(score)
+
+
+# --------------------------------------------------------------------------- frames of odd dtypes
+@pytest.mark.parametrize("scores", [np.array([True, False]), pd.array([True, False], dtype="boolean"),
+                                    np.array([True, False], dtype=object), np.array(["2", "1"], dtype=object),
+                                    pd.array(["2", "1"], dtype="string")])
+def test_a_frame_scored_by_bools_or_text_is_refused_as_its_file_is(scores):
+    """A numpy bool score column was scored (0.857) where the same file is refused."""
+    from touche.retrieval.formats.gate import load_run
+    frame = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["d1", "d2"], "score": scores})
+    with pytest.raises(InputError, match="is not a number"):
+        load_run(frame)
+
+
+@pytest.mark.parametrize("qid, why", [(True, "is a truth value"), (1.5, "is a number that is not whole"),
+                                      (float("inf"), "is a number that is not whole")])
+def test_a_frame_topic_id_that_is_no_topic_is_refused_by_row(qid, why):
+    from touche.retrieval.formats.gate import load_run
+    frame = pd.DataFrame({"query_id": ["1", qid], "doc_id": ["a", "b"], "score": [1.0, 0.5]})
+    with pytest.raises(InputError, match=rf"row 2: topic id {qid!r} {why}"):
+        load_run(frame)
+
+
+def test_a_rank_column_of_ints_as_objects_orders_ties():
+    from touche.retrieval.formats.gate import load_run
+    frame = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, 1.0],
+                          "rank": pd.Series([2, 1], dtype=object)})
+    assert load_run(frame).frame["docid"].tolist() == ["b", "a"]
+
+
+def test_a_signalling_nan_score_is_named_not_a_bare_error():
+    from touche.retrieval.formats.gate import load_run
+    frame = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [Decimal("sNaN")]})
+    with pytest.raises(InputError, match=r"docid a: score Decimal\('sNaN'\) is not finite"):
+        load_run(frame)
+
+
+# --------------------------------------------------------------------------- the gate's frame paths
+def test_a_qrels_frame_row_without_a_topic_or_document_is_refused_with_its_row():
+    from touche.retrieval.formats.gate import load_qrels
+    for qid, doc in ((None, "d2"), ("1", None), (float("nan"), "d2"), ("1", float("nan"))):
+        frame = pd.DataFrame({"query_id": ["1", qid], "doc_id": ["d1", doc], "relevance": [1, 2]})
+        with pytest.raises(InputError, match="row 2"):
+            load_qrels(frame)
+
+
+def test_a_run_frame_without_scores_is_a_located_error():
+    from touche.retrieval.formats.gate import load_run
+    with pytest.raises(InputError, match="needs the columns .*score"):
+        load_run(pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"]}))
+
+
+def test_the_gate_says_how_many_more_errors_there_are(tmp_path):
+    from touche.retrieval.formats.gate import load_run
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 x t\n1 Q0 b 2 y t\n1 Q0 c 3 z t\n")
+    with pytest.raises(InputError, match=r"and 2 more error\(s\)"):
+        load_run(run)
+    run.write_text("1 Q0 a 1 x t\n")
+    with pytest.raises(InputError) as one:
+        load_run(run)
+    assert "more error" not in str(one.value)
+
+
+def test_the_gate_reads_topics_with_their_titles(tmp_path):
+    from touche.retrieval.formats.gate import load_topics
+    topics = tmp_path / "topics.xml"
+    topics.write_text("<topics><topic><number>7</number><title>Is it good?</title></topic></topics>")
+    loaded = load_topics(topics)
+    assert [(t.number, t.title) for t in loaded] == [("7", "Is it good?")]
+
+
+# --------------------------------------------------------------------------- run frames
+def test_a_run_frame_without_scores_is_told_the_columns_it_has():
+    """A frame of one layout but no score column is told which columns it has; only a frame of
+    both layouts is told it has both."""
+    with pytest.raises(InputError, match=r"; it has the columns query_id, doc_id$"):
+        run_layout(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]}))
+    with pytest.raises(InputError, match=r"; it has both layouts$"):
+        run_layout(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "qid": ["1"], "docno": ["a"], "score": [1.0]}))
+
+
+@pytest.mark.parametrize("ranks", [["x", "y"], [1, "2nd"], pd.Series(["1", "2"], dtype=object)])
+def test_a_rank_column_holding_words_is_refused_as_no_numbers(ranks):
+    """Only numbers rank: words in a rank column (as text, or among numbers in a column of
+    objects) are a located error, never read as numbers or a bare pandas error."""
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, 1.0], "rank": ranks})
+    with pytest.raises(InputError, match=r"the rank column must hold numbers \(got \w+ values such as") as raised:
+        load_run(frame)
+    assert raised.value.where == "row 1"
+
+
+# --------------------------------------------------------------------------- qrels
+def test_qrels_already_read_pass_the_gate_as_they_are():
+    qrels = Qrels(QrelsKind.GRADED, {"1": {"a": 1}}, "mine")
+    assert load_qrels(qrels) is qrels
+
+
+def test_a_missing_qrels_file_or_a_folder_is_refused_by_name(tmp_path):
+    with pytest.raises(InputError, match="qrels file not found") as raised:
+        load_qrels(tmp_path / "qrels.txt")
+    assert raised.value.path == str(tmp_path / "qrels.txt")
+    with pytest.raises(InputError, match="is a folder, not a qrels file"):
+        load_qrels(tmp_path)
+
+
+def test_qrels_read_from_a_pipe_are_read_anew_every_time(tmp_path):
+    """Files are parsed once per version (path, time, size), but a pipe's stat (size 0, a time)
+    says nothing of what it gives next: its qrels are read from it every time, even when its stat
+    looks unchanged."""
+    fifo = tmp_path / "qrels"
+    os.mkfifo(fifo)
+
+    def write(text: str) -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "w") as handle:
+            handle.write(text)
+
+    judged = []
+    for label in ("1", "2"):
+        os.utime(fifo, ns=(10 ** 18, 10 ** 18))  # the same stat both times
+        writer = threading.Thread(target=write, args=(f"1 0 doc-a {label}\n",), daemon=True)
+        writer.start()
+        try:
+            judged.append(load_qrels(fifo, "graded").judgments)
+        finally:
+            if writer.is_alive():  # (the pipe was not opened: let the writer go)
+                reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+                writer.join(5)
+                os.close(reader)
+    assert judged == [{"1": {"doc-a": 1}}, {"1": {"doc-a": 2}}]
+
+
+def test_a_qrels_frames_errors_carry_its_name():
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": ["maybe"]})
+    with pytest.raises(InputError) as raised:
+        load_qrels(frame, name="mine")
+    assert raised.value.path == "qrels frame 'mine'" and raised.value.where == "row 1"
+    with pytest.raises(InputError) as raised:
+        load_qrels(frame)
+    assert raised.value.path == "qrels frame"
+
+
+def test_a_qrels_frames_labels_read_as_its_file_would_hold_them():
+    """A float column's 2.0 is label 2; 1.5 is refused as a file's label 1.5 is (an InputError on
+    its row, not a ValueError about topic ids); a truth value is no label."""
+    frame = pd.DataFrame({"qid": [1, 2], "docno": ["a", "b"], "label": [2.0, np.float32(-2.0)]})
+    assert load_qrels(frame).judgments == {"1": {"a": 2}, "2": {"b": -2}}
+    with pytest.raises(InputError, match=r"relevance label '1\.5' is not an integer") as raised:
+        load_qrels(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1.0, 1.5]}))
+    assert raised.value.where == "row 2"
+    with pytest.raises(InputError, match="relevance label '1.5' is not an integer"):
+        load_qrels(pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1.5]}), kind="graded")
+    with pytest.raises(InputError, match="cannot tell the qrels format from label 'True'"):
+        load_qrels(pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [True]}))
+
+
+@pytest.mark.parametrize("docno", ["a b", "", "a\tb"])
+def test_a_qrels_frame_field_that_is_not_one_word_is_refused(docno):
+    frame = pd.DataFrame({"qid": ["1"], "docno": [docno], "label": [1]})
+    with pytest.raises(InputError, match="topic, document and label must each be one word") as raised:
+        load_qrels(frame)
+    assert raised.value.where == "row 1"
+
+
+# --------------------------------------------------------------------------- the gate
+def test_an_invalid_run_file_is_located_at_its_line_and_names_the_validator(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 b two 1.0 t\n")
+    with pytest.raises(InputError) as raised:
+        load_run(run, "q0")
+    assert raised.value.where == "line 2" and f"touche validate {run} lists every problem" in str(raised.value)
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "a"], "score": [2.0, 1.0]})
+    with pytest.raises(InputError) as raised:
+        load_run(frame, "q0")
+    assert "touche validate" not in str(raised.value)  # a frame has no file to validate
+
+
+@pytest.mark.parametrize("stances, docnos, expected", [
+    (["FIRST", "NO"], ["clueweb12-0000wb-00-00000___1", "clueweb12-0000wb-00-00001___1"], RunFormat.STANCE),
+    (["PRO", "CON"], ["I0123456789abcdef", "Ifedcba9876543210"], RunFormat.IMAGE),
+    ([None, None], ["a", "b"], RunFormat.Q0),
+    (["PRO", "CON"], ["s1,s2", "s3,s4"], RunFormat.PAIRS),
+])
+def test_a_frames_format_follows_its_stance_and_ids(stances, docnos, expected):
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": docnos, "score": [2.0, 1.0]})
+    if stances[0] is not None:
+        frame["stance"] = stances
+    assert frame_format(frame, stances) is expected
+    frame.attrs["run_format"] = "q0"  # as search() records it: that wins
+    assert frame_format(frame, stances) is RunFormat.Q0
+
+
+def test_a_frame_with_both_layouts_is_refused_saying_so():
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(InputError, match="it has both layouts"):
+        load_run(frame)
+
+
+def test_a_qrels_frame_row_missing_an_id_is_refused_even_when_the_rest_is_one_word():
+    frame = pd.DataFrame({"qid": [None, "1"], "docno": ["a", "b"], "label": [1, 2]})
+    with pytest.raises(InputError) as raised:
+        load_qrels(frame)
+    assert raised.value.where == "row 1"
+
+
+def test_a_run_frames_problems_are_named_by_row_and_frame_name():
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", None], "score": [2.0, 1.0]})
+    with pytest.raises(InputError) as raised:
+        load_run(frame, name="mine")
+    assert str(raised.value).startswith("run frame 'mine': row 2: the document id is missing")
+    with pytest.raises(InputError) as raised:
+        load_run(frame.assign(qid=[None, "1"], docno=["a", "b"]))
+    assert str(raised.value).startswith("run frame: row 1: the topic id is missing")
+
+
+def test_a_rank_column_of_bools_or_with_a_gap_is_refused_at_its_row():
+    frame = pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(InputError, match="the rank column must hold numbers"):
+        load_run(frame.assign(rank=[True, False, True]))
+    with pytest.raises(InputError) as raised:
+        load_run(frame.assign(rank=[0.0, 1.0, float("nan")]))
+    assert raised.value.where == "row 3"
+    assert load_run(frame.assign(rank=[2, 1, 0])).records()[0].docid == "a"  # scores decide, ranks break ties
+
+
+def test_a_qrels_frame_of_other_columns_names_both_layouts():
+    with pytest.raises(InputError, match="a qrels frame needs the columns query_id, doc_id, relevance or "
+                                         "qid, docno, label"):
+        load_qrels(pd.DataFrame({"topic": ["1"], "doc": ["a"], "grade": [1]}))
+
+
+def test_topic_records_pass_the_gate_as_they_are():
+    from touche.retrieval.formats.gate import load_topics
+    from touche.retrieval.formats.topics import Topic
+    topics = [Topic("1", "Should teachers get tenure?", "", "", ())]
+    assert load_topics(topics) == topics
+    with pytest.raises(InputError, match="topics must be a file, a queries frame or Topic records"):
+        load_topics([("1", "x")])

@@ -12,14 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared import cli, demo_run
+from tests.shared import VARIANT, cli, demo_run
 from touche.errors import ToucheError
-from touche.retrieval.formats.selection import TopicSelection
+from touche.retrieval.formats.selection import MAX_RANGE, TopicSelection, compact
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
 RELEVANCE = DEMO / "qrels-relevance.txt"
-VARIANT = str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml")
 
 
 # --------------------------------------------------------------------------- the rule over ids and ranges
@@ -235,3 +234,144 @@ def test_a_sweep_set_names_the_set_and_the_topics_file(tmp_path):
     with pytest.raises(ToucheError, match=r"set a: topics_only 1,7: topic\(s\) 7 is not among them \(the topics of "
                                           r".*topics\.xml: 1-6\)"):
         _sweep_set(tmp_path, "1,7")
+
+
+def test_a_topic_selection_of_zero_padded_numbers_holds_out_those_topics(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from tests.shared import RELEVANCE
+    from touche.retrieval.experiments.sweep import load_sweep
+    # the demo's topics 4-6 renumbered 10-12: YAML 1.1 read [010, 011, 012] as 8, 9, 10
+    renumber = {"4": "10", "5": "11", "6": "12"}
+    topics = tmp_path / "topics.xml"
+    topics.write_text(re.sub(r"<number>([456])</number>", lambda m: f"<number>{renumber[m.group(1)]}</number>",
+                             (DEMO / "topics.xml").read_text()))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{renumber.get(line.split()[0], line.split()[0])} {line.split(None, 1)[1]}\n"
+                             for line in RELEVANCE.read_text().splitlines() if line.strip()))
+    chosen = demo_set(topics=str(topics), qrels={"relevance": str(qrels)})
+    path = write_sets(tmp_path / "s.yaml", {"a": chosen, "b": chosen}, tmp_path / "out")
+    path.write_text(path.read_text().replace("qrels:", "topics_except: [010, 011, 012]\n    qrels:", 1))
+    sweep = load_sweep(path)
+    assert [t.number for t in sweep.sets[0].selected_topics()] == ["1", "2", "3"]
+
+
+
+
+
+
+def _shifted_run(path: Path, tag: str) -> Path:
+    """A demo run whose topics 1 and 2 are perfect and the others reversed: the topics a
+    selection keeps change its mean."""
+    lines = demo_run(path.with_suffix(".base"), tag=tag).read_text().splitlines()
+    by_topic: dict[str, list[str]] = {}
+    for line in lines:
+        by_topic.setdefault(line.split()[0], []).append(line.split()[2])
+    out = []
+    for qid, docs in by_topic.items():
+        docs = docs if qid in ("1", "2") else list(reversed(docs))
+        out += [f"{qid} Q0 {d} {r} {100 - r} {tag}\n" for r, d in enumerate(docs, 1)]
+    path.write_text("".join(out))
+    return path
+
+
+# --------------------------------------------------------------------------- topic subsets
+def test_evaluate_with_a_selection_equals_scoring_the_selected_topics_by_hand(tmp_path):
+    from touche.retrieval.evaluation.measures import evaluate
+    run = _shifted_run(tmp_path / "run.txt", "t")
+    kept = tmp_path / "kept.txt"
+    kept.write_text("".join(line + "\n" for line in run.read_text().splitlines() if line.split()[0] in ("1", "2", "5")))
+    qrels_kept = tmp_path / "q.txt"
+    qrels_kept.write_text("".join(line + "\n" for line in RELEVANCE.read_text().splitlines()
+                                  if line.split()[0] in ("1", "2", "5")))
+    by_hand = evaluate(kept, qrels_kept, ["touche.nDCG@5", "trec.P@10"])
+    code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-only", "1-2,5", "--measures",
+                     "touche.nDCG@5,trec.P@10")
+    assert code == 0 and "scored on topics 1, 2, 5 only" in text
+    row = next(line for line in text.splitlines() if line.startswith("| run.txt"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert (
+        cells[1] == "3" and cells[2] == f"{by_hand['touche.nDCG@5']:.3f}" and cells[3] == f"{by_hand['trec.P@10']:.3f}"
+    )
+    code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-except", "3,4,6", "--measures", "touche.nDCG@5")
+    assert f"{by_hand['touche.nDCG@5']:.3f}" in text and "all topics but 3, 4, 6" in text
+
+
+def test_a_selection_naming_topics_the_runs_lack_is_refused(tmp_path):
+    run = demo_run(tmp_path / "run.txt")
+    code, text = cli("explore", str(run), "--topics-only", "7-9", "-o", str(tmp_path / "p.html"))
+    assert code == 2 and "--topics-only 7-9: the range(s) 7-9 take none of them (the topics of the runs: 1-6)" in text
+    code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-only", "1", "--topics-except", "2")
+    assert code == 2 and "argument --topics-except: not allowed with argument --topics-only" in text
+    for bad, message in (("2-1", "runs backwards"), ("x", "neither a topic number nor a range"),
+                         ("1,1", "given twice")):
+        code, text = cli("evaluate", str(run), str(RELEVANCE), "--topics-only", bad)
+        assert code == 2 and message in text
+
+
+def test_run_and_run_all_search_the_selected_topics_only(jvm_started, fixture_corpus, index_root, tmp_path):
+    out = tmp_path / "one.txt"
+    code, text = cli("run", "-c", VARIANT, "-i", str(fixture_corpus), "-t", str(fixture_corpus / "topics.xml"),
+                     "-o", str(out), "--topics-only", "2", "--index-root", str(index_root))
+    assert code == 0 and {line.split()[0] for line in out.read_text().splitlines()} == {"2"}
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 Sa0000001-A00000001 2\n2 0 Sa0000002-A00000001 1\n")
+    folder = tmp_path / "all"
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(folder), "-c", VARIANT, "--topics-except", "1",
+                     "--qrels", str(qrels), "--index-root", str(index_root))
+    assert code == 0, text
+    assert {line.split()[0] for line in (folder / "run.txt").read_text().splitlines()} == {"2"}
+    table = (folder / "evaluation.md").read_text()
+    assert "| topics |" in table and "Scored on all topics but 1." in table
+
+
+def test_compare_and_the_api_take_a_selection(tmp_path):
+    from touche import api
+    a, b = _shifted_run(tmp_path / "a.txt", "a"), demo_run(tmp_path / "b.txt", tag="b")
+    code, text = cli("compare", str(a), str(b), str(RELEVANCE), "--topics-only", "3-6")
+    assert code == 0 and "mean over the 4 common topics" in text
+    whole = api.evaluate(a, {"relevance": RELEVANCE}, ["touche.nDCG@5"])
+    kept = api.evaluate(a, {"relevance": RELEVANCE}, ["touche.nDCG@5"], topics_only="1,2")
+    assert kept["relevance:touche.nDCG@5"] == 1.0 > whole["relevance:touche.nDCG@5"]
+    frame = api.evaluate(a, {"relevance": RELEVANCE}, ["touche.nDCG@5"], topics_except=[1, 2], per_topic=True)
+    assert set(frame["query_id"]) == {"3", "4", "5", "6"}
+    table = api.experiment([a, b], {"relevance": RELEVANCE}, ["touche.nDCG@5"], topics_only=[1, 2])
+    assert set(table["topics"]) == {2}
+
+
+def test_a_sweep_set_takes_the_selection_as_the_options_spell_it(tmp_path):
+    from tests.experiments.test_sweep_reliability import demo_set, write_sets
+    from touche.retrieval.experiments.sweep import load_sweep
+    sweep = load_sweep(write_sets(tmp_path / "s.yaml", {"a": demo_set(topics_except="1,3-4")}, tmp_path / "out"))
+    chosen = sweep.sets[0].selection
+    assert (chosen.kind, chosen.numbers, chosen.where) == ("except", frozenset({"1", "3", "4"}), "topics_except")
+
+
+@pytest.mark.parametrize("kind", ["only", "except"])
+def test_a_refusal_names_the_option_it_came_from(kind):
+    with pytest.raises(ToucheError, match=rf"^--topics-{kind}: 'x' is neither a topic number nor a range"):
+        TopicSelection.parse("x", kind)
+    with pytest.raises(ToucheError, match=r"^topics_only: 'x' is neither"):
+        TopicSelection.parse("x", kind, where="topics_only")
+
+
+@pytest.mark.parametrize("spec", [[51, True], [False], ["51", None], [51.0]])
+def test_a_list_item_that_is_no_topic_number_is_refused(spec):
+    """YAML reads ``yes`` as text (1.2 core schema), but a Python caller may pass True: it is not topic 1."""
+    with pytest.raises(ToucheError, match=r"is no topic number"):
+        TopicSelection.parse(spec)
+
+
+def test_one_range_holds_at_most_max_range_topics_however_high_its_numbers():
+    assert len(TopicSelection.parse(f"1-{MAX_RANGE}").numbers) == MAX_RANGE
+    with pytest.raises(ToucheError, match=rf"holds {MAX_RANGE + 1:,} topics; at most {MAX_RANGE:,}"):
+        TopicSelection.parse(f"1-{MAX_RANGE + 1}")
+    high = TopicSelection.parse(f"{MAX_RANGE - 2}-{MAX_RANGE + 2}")  # five topics, high numbers
+    assert len(high.numbers) == 5
+
+
+def test_ids_that_are_not_numbers_follow_the_numbers_as_written():
+    assert compact(["53", "51", "52", "x1", "60", "b"]) == "51-53, 60, b, x1"
+    assert compact(["١٢", "7"]) == "7, ١٢"  # a digit other than 0-9 is no topic number
+    with pytest.raises(ToucheError, match=r"^--topics-only 9: topic\(s\) 9 is not among them \(the topics of the runs: "
+                                          r"1, x1\)"):
+        TopicSelection.parse("9").check_against(["1", "x1"], "the runs")

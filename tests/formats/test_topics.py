@@ -1,11 +1,8 @@
-"""The topics reader (touche.retrieval.formats.topics) as a user relies on it: a topics XML file
-that tries to make the parser read a local file, fetch a URL or blow up entities is read safely or
+"""The topics reader (retrieval/formats/topics.py) as a user relies on it: a topics XML file that
+tries to make the parser read a local file, fetch a URL or blow up entities is read safely or
 refused; a malformed file is located at its line and column once; BEIR's queries.jsonl and a
 queries frame's records are read under the topics file's rules with errors at their line or row;
-topics_xml writes Touché's layout and reads back unchanged.
-
-The mutation run (python -m bench.mutation touche.retrieval.formats.topics; docs/testing.md)
-found these behaviours untested: mistakes in them survived every existing test."""
+topics_xml writes Touché's layout and reads back unchanged."""
 from __future__ import annotations
 
 import http.server

@@ -1,11 +1,8 @@
-"""The writer (``touche/atomic.py``): what the mutation run (``python -m bench.mutation``) found
-untested or tested only by slow end-to-end tests: a dead writer's temporaries (files and folders)
-are removed by the next write while a live writer's are kept and its process is never signalled;
-another user's process counts as alive; ``fsync=True`` syncs the complete text before the rename; a
-``check`` that refuses leaves the old output (a file or standard output) untouched; a text-only
-standard output gets the text in its encoding; a block device is refused; a named pipe nobody reads
-is refused after ``TOUCHE_PIPE_WAIT`` seconds without spinning, one read late and slowly gets every
-byte; ``write_bytes`` and ``atomic_directory`` do what they say."""
+"""The writer (touche/atomic.py): every output whole or not at all. A dead writer's temporaries are
+removed by the next write while a live writer's are kept and its process never signalled; a synced
+write syncs the text before the rename; a check that refuses leaves the old file; standard output
+(``-``), a named pipe and a device are written into, never replaced; a built folder is placed
+only where nothing of someone else's is."""
 from __future__ import annotations
 
 import contextlib
@@ -20,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import RELEVANCE, VARIANT, cli, demo_run
 from touche.atomic import (
     atomic_directory,
     atomic_open,
@@ -337,3 +335,147 @@ def test_a_synced_write_leaves_no_descriptor_open(tmp_path):
         with atomic_open(tmp_path / f"run{number}.txt", "w", fsync=True) as handle:
             handle.write("1 Q0 d 1 1.0 t\n")
     assert open_descriptors() == before
+
+
+def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    return demo_run(tmp_path / "a.txt", tag="a"), demo_run(tmp_path / "b.txt", tag="b", topics={"1", "2", "3"})
+
+
+class FifoReader:
+    """Reads a named pipe in a thread while a command writes into it (a writer blocks until then)."""
+
+    def __init__(self, path: Path):
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, args=(path,), daemon=True)
+        self.thread.start()
+
+    def _read(self, path: Path) -> None:
+        with open(path, "rb") as pipe:
+            self.data = pipe.read()
+
+    def text(self) -> str:
+        self.thread.join(30)
+        return self.data.decode("utf-8")
+
+
+# --------------------------------------------------------------------------- pipes and devices
+def test_a_named_pipe_and_a_private_device_are_written_into_never_replaced(tmp_path):
+    """`compare -o FIFO` turned the pipe into a regular file; as root `-o /dev/null` replaced the
+    machine's /dev/null. Here a FIFO and a character device of our own (mknod in tmp_path: the
+    system's /dev is never touched) stay what they are, and the pipe's reader gets the report."""
+    a, b = two_runs(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = FifoReader(fifo)
+    code, text = cli("compare", str(a), str(b), str(RELEVANCE), "-o", str(fifo))
+    assert code == 0, text
+    assert "| topic |" in reader.text() or "touche.nDCG@5" in reader.text()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a private /dev/null
+    except PermissionError:
+        pytest.skip("mknod needs root (CI and TIRA run as root)")
+    link = tmp_path / "stdout-like"
+    link.symlink_to(null)  # /dev/stdout is such a link
+    for target in (null, link):
+        code, text = cli("explore", str(a), str(b), "-o", str(tmp_path / "page.html"), "--csv", str(target))
+        assert code == 0, text
+        assert stat.S_ISCHR(os.stat(null).st_mode) and stat.S_ISCHR(os.lstat(null).st_mode)
+    assert link.is_symlink()
+
+
+def test_dash_is_standard_output_and_status_lines_move_aside(tmp_path, capfd):
+    a, b = two_runs(tmp_path)
+    from touche.cli import main
+    assert main(["compare", str(a), str(b), str(RELEVANCE), "-o", "-"]) == 0
+    out, err = capfd.readouterr()
+    assert out.count("## b.txt vs a.txt") == 1 and "wrote" not in out  # the report once, nothing else on stdout
+    assert main(["explore", str(a), str(b), "-o", str(tmp_path / "p.html"), "--csv", "-"]) == 0
+    out, err = capfd.readouterr()
+    assert out.startswith("run,") and "wrote" not in out and "wrote" in err
+    assert not (Path.cwd() / "-").exists()
+    code, text = cli("explore", str(a), str(b), "-o", "-", "--csv", "-")
+    assert code == 2 and "both go to standard output" in text
+
+
+def test_a_folder_link_or_file_in_place_of_a_built_folder_is_refused_not_deleted(tmp_path):
+    from touche.atomic import atomic_directory
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "precious.txt").write_text("x")
+    link = tmp_path / "index"
+    link.symlink_to(kept)
+    with pytest.raises(ToucheError, match="not a folder of its own"):
+        with atomic_directory(link):
+            raise AssertionError("built")  # never reached: refused before any work
+    assert (kept / "precious.txt").read_text() == "x" and link.is_symlink()
+
+
+def test_standard_output_without_a_binary_buffer_takes_text(capsys):
+    import contextlib
+    import io
+
+    from touche.atomic import write_text
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        write_text("-", "a table\n")
+    assert out.getvalue() == "a table\n"
+
+
+def private_device(folder: Path) -> Path:
+    """A character device like /dev/null, made in ``folder`` (root only)."""
+    if os.geteuid() != 0:
+        pytest.skip("mknod of a character device needs root")
+    device = folder / "null"
+    os.mknod(device, 0o666 | 0o020000, os.makedev(1, 3))
+    return device
+
+
+def test_run_scores_what_it_wrote_into_a_stream_without_reading_it_back(jvm_started, fixture_corpus, index_root,
+                                                                       tmp_path):
+    """`touche run -o -` used to skip the scores ("the run went to a stream"): the written text is
+    kept and scored, the stream is only written into."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 Sa0000001-A00000001 2\n")
+    code, text = cli("run", "-c", VARIANT, "-i", str(fixture_corpus), "-t", str(fixture_corpus / "topics.xml"),
+                     "-o", "-", "--qrels", str(qrels), "--index-root", str(index_root))
+    assert code == 0 and "Sa0000001-A00000001" in text and "touche.nDCG@5" in text
+
+
+# --------------------------------------------------------------------------- what passes for ours
+def test_a_users_file_named_like_a_dead_writers_temporary_is_kept(tmp_path):
+    from touche.atomic import write_text
+    user = tmp_path / ".run.txt.999999.backup.tmp"
+    user.write_text("mine")
+    write_text(tmp_path / "run.txt", "1 Q0 a 1 1.0 t\n")
+    assert user.read_text() == "mine"
+
+
+def test_the_liveness_probe_asks_and_never_signals(tmp_path):
+    """A temporary of a live writer is kept, and the probe delivers nothing: os.kill(pid, 1) in its
+    place would hang up the process (here a sleep that SIGHUP ends)."""
+    from touche.atomic import process_alive, remove_stale_temporaries
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        temporary = tmp_path / f".run.txt.~touche.{live.pid}.0123456789ab.tmp"
+        temporary.write_text("half")
+        assert process_alive(live.pid) and remove_stale_temporaries(tmp_path / "run.txt") == 0
+        time.sleep(0.2)
+        assert live.poll() is None and temporary.exists()
+    finally:
+        live.kill()
+        live.wait()
+    assert process_alive(live.pid) is False  # reaped: the id runs nothing now
+    assert remove_stale_temporaries(tmp_path / "run.txt") == 1 and not temporary.exists()
+
+
+def test_two_outputs_into_one_private_device_are_both_written_into(tmp_path):
+    device = private_device(tmp_path)
+    a, b = demo_run(tmp_path / "a.txt", tag="a"), demo_run(tmp_path / "b.txt", tag="b")
+    code, text = cli("compare", str(a), str(b), str(RELEVANCE), "-o", str(device), "--plot", str(device))
+    assert code == 0, text
+    assert device.is_char_device()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, text = cli("compare", str(a), str(b), str(RELEVANCE), "-o", str(fifo), "--plot", str(fifo))
+    assert code == 2 and "would run into each other" in text

@@ -1,8 +1,7 @@
-"""The lock a run-all or a sweep holds on its output folder (``touche/folderlock.py``): what the
-mutation run (``python -m bench.mutation``) found untested: a lock another command took after ours
-was removed is not deleted when we finish; no descriptor is left open; a user's file of any content
-in the lock's place is refused and kept; the lock file is made as every output is (0666 minus the
-umask); a lock that vanishes before it is opened, or keeps being replaced, is dealt with."""
+"""The lock a run-all or a sweep holds on its output folder (touche/folderlock.py): a lock another
+command took after ours was removed is not deleted when we finish; no descriptor is left open; a
+user's file of any content in the lock's place is refused and kept; a record or lock linked
+elsewhere is never written through; a lock removed between open and lock is not shared."""
 from __future__ import annotations
 
 import os
@@ -17,6 +16,7 @@ import pytest
 import touche.folderlock as folderlock
 from touche.errors import ToucheError
 from touche.folderlock import folder_lock
+from touche.guard import RECORD, OutputFolder
 
 NAME = ".touche.lock"
 TOKEN_LINE = re.compile(rb"touche lock [0-9a-f]{32}\n")
@@ -147,3 +147,47 @@ with folder_lock(Path({str(tmp_path)!r}), {NAME!r}, "held"):
     with folder_lock(tmp_path, NAME, "held"):
         assert (tmp_path / NAME).read_bytes() == left  # taken over, not replaced
     assert not (tmp_path / NAME).exists()
+
+
+def test_a_record_or_lock_linked_elsewhere_is_never_written_through(tmp_path):
+    from touche.folderlock import folder_lock
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / RECORD).symlink_to(victim)
+    (out / ".touche.lock").symlink_to(victim)
+    with pytest.raises(ToucheError, match="link or no file"):
+        OutputFolder(out).write_text("a.txt", "x")
+    with pytest.raises(ToucheError, match="cannot take the lock"):
+        with folder_lock(out, ".touche.lock", "held"):
+            pass
+    assert victim.read_text() == "precious"
+
+
+def test_a_lock_removed_between_open_and_lock_is_not_shared(tmp_path, monkeypatch):
+    """A finished holder removes its lock file; a command that opened the old file just before
+    would lock a file no longer there while a third locks the new one: it takes the new one."""
+    import touche.folderlock as folderlock
+    out = tmp_path / "out"
+    out.mkdir()
+    opened = folderlock._open_lock_file
+    calls = []
+
+    def opened_then_removed(folder, name, path):
+        fd = opened(folder, name, path)
+        calls.append(fd)
+        if len(calls) == 1:
+            path.unlink()  # the holder finished meanwhile
+        return fd
+
+    monkeypatch.setattr(folderlock, "_open_lock_file", opened_then_removed)
+    with folderlock.folder_lock(out, ".touche.lock", "held"):
+        assert len(calls) == 2  # the first, removed, file was let go
+        held = os.stat(out / ".touche.lock").st_ino
+        monkeypatch.setattr(folderlock, "_open_lock_file", opened)
+        with pytest.raises(ToucheError, match="held"):  # the file in place is the one held
+            with folderlock.folder_lock(out, ".touche.lock", "held"):
+                pass
+        assert os.stat(out / ".touche.lock").st_ino == held
+    assert not (out / ".touche.lock").exists()

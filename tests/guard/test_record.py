@@ -1,8 +1,7 @@
-"""An output folder's record (``.touche-made``, touche/guard.py) survives a full disk: a write the
-record could not take is taken back, the record keeps what it held, and the error names the path.
-A full disk at the record's append once left it empty, and the command, rerun after space was
-freed, refused its own run file as "a file touche run-all did not make". The disk fills here by
-a stand-in for ``os.write`` (ENOSPC after some bytes), never a real full disk."""
+"""An output folder's record (``.touche-made``, touche/record.py): it survives a full disk (a write
+the record could not take is taken back, the record keeps what it held, the error names the
+path), a forged or stale record gives no licence, and a growing file is the command's only up to
+the states it recorded."""
 from __future__ import annotations
 
 import errno
@@ -15,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from touche.errors import ToucheError
-from touche.guard import RECORD, OutputFolder
+from touche.guard import RECORD, LinkFolder, OutputFolder
 
 COMMAND = "touche run-all"
 REAL_WRITE = os.write
@@ -159,3 +158,69 @@ def test_whatever_fills_the_disk_the_folder_stays_the_commands_own(tmp_path_fact
         assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])
         assert (folder / RECORD).exists() or not any(folder.iterdir())  # never an empty record
         assert not (folder / RECORD).exists() or (folder / RECORD).stat().st_size > 0
+
+
+def test_a_forged_or_stale_record_gives_no_licence(tmp_path):
+    """A forged record (names only, or a copy with another content) once got a user's symlink
+    deleted: the content has to match what the command made."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    target = tmp_path / "data.json"
+    target.write_text("{}")
+    (folder / "mine.json").symlink_to(target)
+    (folder / RECORD).write_text('{"name": "mine.json", "kind": "link", "target": "/elsewhere"}\n'
+                                 'mine.json\n{"name": "notes.txt", "kind": "file", "size": 4, "sha256": "00"}\n')
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(ToucheError, match=r"did not make \(mine.json, notes.txt\)"):
+        LinkFolder(folder).sync({"data.json": target})
+    assert (folder / "mine.json").is_symlink() and (folder / "notes.txt").read_text() == "mine"
+    made = OutputFolder(tmp_path / "out")
+    made.write_text("a.txt", "ours")
+    assert made.ours("a.txt")
+    (tmp_path / "out" / "a.txt").write_text("edited")  # changed since: no longer the command's
+    assert not made.ours("a.txt") and not made.remove("a.txt") and (tmp_path / "out" / "a.txt").exists()
+    with pytest.raises(ToucheError, match=r"changed since this command made it"):
+        made.write_text("a.txt", "again")
+
+
+def test_a_growing_file_cut_back_to_a_state_it_had_stays_the_commands(tmp_path):
+    """A power cut may keep the record's last line and lose the file's last append (the sweep's
+    results.jsonl then lacks a line the record counts): the file is still the command's, to repair;
+    an edit inside what it wrote is not."""
+    folder = OutputFolder(tmp_path / "out", command="touche sweep")
+    lines = [b'{"key": "a"}\n', b'{"key": "b"}\n', b'{"key": "c"}\n']
+    for line in lines:
+        folder.append("results.jsonl", line)
+    path = tmp_path / "out" / "results.jsonl"
+    for cut in (len(lines[0]) + len(lines[1]), len(lines[0]) + len(lines[1]) + 5, len(lines[0])):
+        os.truncate(path, cut)  # an earlier state, or one with a torn (here zeroed) line after it
+        fresh = OutputFolder(tmp_path / "out", command="touche sweep")
+        assert fresh.ours("results.jsonl"), cut
+    path.write_bytes(b'{"key": "X"}\n')  # not a state it wrote
+    assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
+    os.truncate(path, 0)  # empty: no state it recorded (its first append had a line)
+    assert not OutputFolder(tmp_path / "out", command="touche sweep").ours("results.jsonl")
+
+
+def test_a_growing_file_with_a_users_text_after_what_the_command_wrote_is_no_longer_its(tmp_path):
+    """What follows the last recorded state may be a crash's unrecorded or torn append (JSON
+    lines, the command's to repair) or a user's edit (any other text), which the command must
+    not rewrite away: the state machine of tests/guard/test_output_folders.py found a sweep compacting
+    a hand-appended note out of results.jsonl."""
+    out = tmp_path / "out"
+    folder = OutputFolder(out, command="touche sweep")
+    folder.append("results.jsonl", b'{"key": "a"}\n')
+    path = out / "results.jsonl"
+    recorded = path.read_bytes()
+    for tail in (b'{"key": "b"}\n', b'{"ke', b'{"ke\n{"key": "c"}\n', b'{"ke\n\n{"key": "c"}\n', b"\0" * 9,
+                 b'\0\0{"key": "c"}\n'):
+        path.write_bytes(recorded + tail)  # unrecorded appends, whole, torn or zeroed by a power cut
+        assert OutputFolder(out, command="touche sweep").ours("results.jsonl"), tail
+    for tail in (b"\nedited by hand\n", b"note", b'{"key": "b"}\n# mine\n', b" {", b"\0x"):
+        path.write_bytes(recorded + tail)
+        assert not OutputFolder(out, command="touche sweep").ours("results.jsonl"), tail
+    with pytest.raises(ToucheError, match="results.jsonl"):
+        OutputFolder(out, command="touche sweep").append("results.jsonl", b'{"key": "d"}\n')
+    assert path.read_bytes() == recorded + b"\0x"  # refused before writing
+    with pytest.raises(ValueError, match="only JSON lines"):
+        OutputFolder(tmp_path / "other", command="touche sweep").append("results.jsonl", b"plain text\n")

@@ -5,6 +5,7 @@ lazy)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -319,3 +320,60 @@ def test_the_static_checks_cover_every_layer_under_its_installed_name():
     assert sorted(mypy["packages"]) == sorted(["touche", *(FOLDERS[folder] for folder in mapped)])
     script = (REPO / "scripts" / "static_checks.sh").read_text(encoding="utf-8")
     assert sorted(re.search(r"^for layer in ([^;]*); do$", script, re.M).group(1).split()) == sorted(mapped)
+
+
+# --------------------------------------------------------------------------- the tests' own layout
+# The tests mirror the product: one folder per package (docs/testing.md lists them), one file per
+# module or behaviour. This table is the rule: a test file lives in one of these folders, named for
+# what it holds, never for when it was written (a round of work, an issue, a mutation run's kills).
+TEST_FOLDERS = {
+    "core": "touche",  # the core's own modules: config, settings, bounds, jvm, datasets, render, ...
+    "guard": "touche/guard.py",  # what a command writes: guard, record, atomic writer, folder lock
+    "stemming": "stemming",
+    "indexing": "indexing",
+    "retrieval": "retrieval",  # its own modules (session, suite, preflight, search) and encoders/
+    "formats": "retrieval/formats",
+    "evaluation": "retrieval/evaluation",
+    "experiments": "retrieval/experiments",
+    "tasks": "retrieval/tasks",
+    "stages": "retrieval/stages",
+    "cli": "touche/cli",
+    "api": "touche/api",
+    "pyterrier": "touche/pyterrier",
+    "project": "docs",  # the repository as a whole: layering, docs, packaging, scripts
+    "bench": "bench",
+}
+HISTORY_NAME = re.compile(r"round_?\d|issue_?\d|mutation_kills|kills_")
+
+
+def layout_problems(test_files: list[str]) -> list[str]:
+    """What is wrong with where the test files (paths relative to tests/) are and how they are named."""
+    problems = []
+    for name in test_files:
+        parts = Path(name).parts
+        if len(parts) != 2 or parts[0] not in TEST_FOLDERS:
+            problems.append(f"tests/{name}: not in a folder that mirrors a product package ({', '.join(TEST_FOLDERS)})")
+        if HISTORY_NAME.search(Path(name).stem):
+            problems.append(f"tests/{name}: named after a round, an issue or a mutation run, not the behaviour held")
+    return problems
+
+
+def test_every_test_file_lives_in_a_mirrored_folder_named_for_its_behaviour():
+    tests = REPO / "tests"
+    files = sorted(str(p.relative_to(tests)) for p in tests.rglob("test_*.py") if "node_modules" not in p.parts)
+    assert len(files) > 50
+    assert not layout_problems(files), "\n".join(layout_problems(files))
+    for folder, mirrored in TEST_FOLDERS.items():
+        assert (tests / folder / "__init__.py").is_file(), f"tests/{folder}/ is no package"
+        assert (REPO / mirrored).exists(), f"tests/{folder}/ mirrors {mirrored}, which is gone"
+        assert f"`tests/{folder}/`" in (REPO / "docs" / "testing.md").read_text(encoding="utf-8"), \
+            f"docs/testing.md does not list tests/{folder}/"
+
+
+def test_the_layout_check_refuses_history_names_and_stray_folders():
+    assert layout_problems(["formats/test_gate.py", "guard/test_atomic.py"]) == []
+    for bad in ["test_gate.py", "misc/test_gate.py", "formats/deeper/test_gate.py"]:
+        assert "not in a folder that mirrors" in " ".join(layout_problems([bad])), bad
+    for bad in ["core/test_reliability_round8.py", "formats/test_issue62.py", "guard/test_mutation_kills_guard.py",
+                "evaluation/test_kills_pooled.py"]:
+        assert "named after a round" in " ".join(layout_problems([bad])), bad

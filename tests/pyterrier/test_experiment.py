@@ -37,7 +37,7 @@ def _f1(tpt, system, qrels, **options) -> float:
     return float(result["stance.F1_macro"].iloc[0])
 
 
-# --------------------------------------------------------------------------- 1. every path keeps the stance
+# --------------------------------------------------------------------------- every path keeps the stance
 def test_a_saved_run_reused_keeps_its_stance(tpt, stance_variant, demo_qrels, tmp_path):
     """save_mode="reuse" once read the saved run without stance: F1 0.503, then 0.000."""
     first = _f1(tpt, stance_variant, demo_qrels, save_dir=str(tmp_path), names=["v"], save_mode="reuse")
@@ -101,7 +101,7 @@ def test_the_stance_f1_is_the_same_through_every_path(tpt, stance_variant, demo_
     assert plain > 0
 
 
-# --------------------------------------------------------------------------- 1. pooled measures in an experiment
+# --------------------------------------------------------------------------- pooled measures in an experiment
 def _official(names):
     shared = require_shared()
     import touche.pyterrier as tpt
@@ -172,7 +172,7 @@ def test_a_pooled_measure_aggregates_its_parts_in_ir_measures_too():
     assert f"{found[tpt.measure('stance.F1_macro')]:.3f}" == "0.313" and found[tpt.measure("stance.N")] == 1208
 
 
-# --------------------------------------------------------------------------- 2. speed and GridSearch
+# --------------------------------------------------------------------------- speed and GridSearch
 def test_each_run_is_gated_once_for_all_the_toolkits_measures(monkeypatch):
     import touche.pyterrier as tpt
     from touche.pyterrier import scoring

@@ -1,9 +1,7 @@
-"""What PyTerrier's frames in and out (``touche.pyterrier.frames``) do that the mutation run
-(python -m bench.mutation, docs/testing.md) found untested without the JVM: topics from Topic
-records, an ``irds:`` reference or a plain dataset; which qrels give ``label`` and the warning for
-judgements the main qrels lack; the run format a read run keeps; renumbered topic ids; queries
-without a word; documents' columns carried from one stage to the next; a query's own columns;
-and how a results frame becomes a ranking (ties by its ranks)."""
+"""PyTerrier's frames in and out (touche/pyterrier/frames.py): topics from Topic records, an
+``irds:`` reference or a plain dataset; which qrels give ``label`` and the warning for judgements
+the main qrels lack; the run format a read run keeps; renumbered topic ids; queries without a word;
+a tag with spaces written quoted and read back; ``write_run`` closing a gap in the ranks."""
 from __future__ import annotations
 
 import logging
@@ -16,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.pyterrier.test_measures import _frame
 from touche import datasets as ds
 from touche.pyterrier import frames
 from touche.retrieval.formats.gate import load_run
@@ -259,3 +258,23 @@ def test_equal_scores_keep_the_order_of_the_rank_column_else_of_the_frame():
                           "rank": [2, 1, 0]})
     assert frames.as_ranking(frame) == {"1": [("c", 2.0), ("b", 1.0), ("a", 1.0)]}
     assert frames.as_ranking(frame.drop(columns="rank")) == {"1": [("c", 2.0), ("a", 1.0), ("b", 1.0)]}
+
+
+# --------------------------------------------------------------------------- a run read and written
+def test_write_run_says_it_closes_a_gap_in_the_ranks():
+    from touche.pyterrier import frames
+    assert "not ``f`` byte for byte" in frames.write_run.__doc__ and "gap" in frames.write_run.__doc__
+
+
+def test_a_tag_with_spaces_is_written_quoted_and_read_back(tpt, tmp_path):
+    frame = _frame([("1", "a", 2.0, 0), ("1", "b", 1.0, 1)])
+    path = tmp_path / "run.txt"
+    tpt.write_run(frame, path, tag="Colbert edinburg")
+    assert path.read_text().splitlines()[0] == '1 Q0 a 1 2.0 "Colbert edinburg"'
+    back = tpt.read_run(path)
+    assert back[["qid", "docno", "rank"]].values.tolist() == [["1", "a", 0], ["1", "b", 1]]
+    from touche.retrieval.formats.gate import load_run
+    assert set(load_run(path).frame["tag"]) == {"Colbert edinburg"}
+    from touche.errors import InputError
+    with pytest.raises(InputError, match="no quotes, tabs or line breaks"):
+        tpt.write_run(frame, tmp_path / "bad.txt", tag='say "x"')

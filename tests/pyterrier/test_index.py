@@ -4,22 +4,20 @@ makes a variant over itself, and an iterator of documents becomes one."""
 from __future__ import annotations
 
 import shutil
+import tarfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests.pyterrier.test_variant import _pairs
+from tests.shared import BM25_VARIANT
+
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
-BM25_VARIANT = "task1/examples/2-krovetz-bm25"
-
-
-@pytest.fixture(scope="module")
-def index(tpt, index_root):
-    return tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root)
 
 
 def test_an_index_opened_by_path_is_a_bm25_transformer_over_its_fields(tpt, index):
@@ -150,3 +148,43 @@ def test_index_of_takes_overrides_as_a_variant_does(tpt, index_root):
     from touche.errors import ConfigError
     with pytest.raises(ConfigError, match="stemmer"):
         tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root, overrides={"analyzer.stemmer": "nope"})
+
+
+def test_the_index_reranker_rescores_given_documents_and_refuses_queries_alone(tpt, index, topics):
+    from touche.config import BM25
+    from touche.errors import InputError
+    candidates = (index.bm25() % 3).transform(topics)
+    rescored = index.reranker(BM25(k1=1.2, b=0.75)).transform(candidates)
+    full = index.bm25(1.2, 0.75).transform(topics)
+    own = dict(zip(zip(full.qid, full.docno), full.score))
+    assert _pairs(rescored) == _pairs(candidates)
+    assert [own[p] for p in zip(rescored.qid, rescored.docno)] == pytest.approx(rescored.score.tolist())
+    with pytest.raises(InputError, match="a re-ranker scores the documents it is given"):
+        index.reranker().transform(topics)
+
+
+# --------------------------------------------------------------------------- indexes, runs, the wheel
+def test_an_index_not_built_yet_is_built_by_its_own_indexer(tpt, tmp_path):
+    from touche.errors import InputError
+    fresh = tpt.Index(tmp_path / "new")
+    assert not fresh.built()
+    with pytest.raises(InputError, match="not built yet"):
+        fresh.documents  # noqa: B018
+    documents = [{"docno": "d1", "text": "nuclear energy is clean"}, {"docno": "d2", "text": "wind energy is cheap"}]
+    built = fresh.indexer().index(iter(documents))
+    assert fresh.built() and built.num_docs() == fresh.num_docs() == 2
+    assert tpt.Index.indexer is not None and type(tpt.Index.indexer(tmp_path / "other")).__name__ == "Indexer"
+    results = built.bm25().transform(pd.DataFrame({"qid": ["1"], "query": ["wind"]}))
+    assert results.docno.tolist() == ["d2"]
+
+
+def test_a_packed_index_names_its_distribution_and_leaves_lucenes_lock_behind(tpt, index, tmp_path):
+    assert tpt.Index.ARTIFACT_PACKAGE_HINT == "touche-toolkit"
+    assert any(p.name == "write.lock" for p in index.path.rglob("*"))  # Lucene leaves it in the folder
+    package = tmp_path / "index.tar.lz4"
+    index.build_package(str(package))
+    import lz4.frame
+    with lz4.frame.open(package) as raw, tarfile.open(fileobj=raw, mode="r|") as tar:
+        names = [member.name for member in tar]
+    assert names and not [n for n in names if n.endswith("write.lock")]
+    assert any(n.endswith("touche-index.json") for n in names)

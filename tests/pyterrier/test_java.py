@@ -129,3 +129,35 @@ def test_pyterrier_anserinis_index_is_refused_saying_why_and_what_opens_it(tmp_p
     (tmp_path / "mine" / "notes.txt").write_text("x")
     with pytest.raises(InputError, match="not an index of the toolkit: touche-index.json is missing"):
         tpt.Index(tmp_path / "mine")
+
+
+# --------------------------------------------------------------------------- Terrier's classes
+TERRIER = r'''
+import urllib.error
+import pyterrier as pt
+import touche.pyterrier as tpt
+def offline(*args, **kwargs):
+    raise urllib.error.URLError("no route to Maven (the test's stand-in)")
+pt.java.mavenresolver.latest_version_num = offline
+pt.java.mavenresolver.get_package_jar = offline
+pt.java.init()
+from touche import api
+api.search("task1/examples/2-krovetz-bm25", None, api.DEMO / "args.me", query="nuclear energy",
+           index_root=__import__("sys").argv[1])
+for make in (lambda: pt.terrier.Retriever("/nowhere", wmodel="BM25"), lambda: pt.IndexFactory.of("/nowhere")):
+    try:
+        make()
+    except Exception as exc:
+        print(type(exc).__name__, "::", exc)
+'''
+
+
+def test_a_terrier_class_in_a_java_without_terrier_is_a_located_error(tmp_path, index_root):
+    done = subprocess.run([sys.executable, "-c", TERRIER, str(index_root)], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "pyterrier.terrier.java [skipped: its jars come from Maven, which cannot be reached" in done.stderr
+    said = done.stdout.strip().splitlines()
+    assert len(said) == 2 and all(line.startswith("EnvironmentProblem :: org.terrier.") for line in said)
+    assert all("is one of Terrier's classes" in line and "run pt.java.init() once on a machine online" in line
+               for line in said)

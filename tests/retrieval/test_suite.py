@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.shared import cli
+from tests.shared import VARIANT, cli
 from touche.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,3 +56,38 @@ def test_a_variant_the_suite_lists_but_lacks_is_named_with_the_suite(fixture_cor
                                           rf"{suite}\)"):
         api.run_all(fixture_corpus, tmp_path / "out", suite=suite)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_report_run_all_made_goes_when_it_no_longer_describes_the_runs(jvm_started, fixture_corpus, index_root,
+                                                                         tmp_path):
+    """Its own evaluation.md, unchanged, still goes when a rerun has no qrels; edited by the
+    user, it stays."""
+    out = tmp_path / "out"
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 Sa0000001-A00000001 2\n")
+    args = ["run-all", "-i", str(fixture_corpus), "-o", str(out), "--index-root", str(index_root), "-c", VARIANT]
+    assert cli(*args, "--qrels", str(qrels))[0] == 0 and (out / "evaluation.md").is_file()
+    assert cli(*args)[0] == 0 and not (out / "evaluation.md").exists()
+    assert cli(*args, "--qrels", str(qrels))[0] == 0
+    (out / "evaluation.md").write_text((out / "evaluation.md").read_text() + "\nmy comment\n")
+    code, text = cli(*args)
+    assert code == 0 and "my comment" in (out / "evaluation.md").read_text()
+
+
+# --------------------------------------------------------------------------- TIRA input folders
+def test_run_all_reads_a_topics_file_of_another_name_and_refuses_a_folder_without_corpus(
+        jvm_started, fixture_corpus, index_root, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "args.json").write_text((fixture_corpus / "args-fixture.json").read_text())
+    (folder / "queries.xml").write_text((fixture_corpus / "topics.xml").read_text())
+    code, text = cli("run-all", "-i", str(folder), "-o", str(tmp_path / "o1"), "--index-root", str(index_root))
+    assert code == 2 and "it holds queries.xml: name the topics file with --topics" in text
+    code, text = cli("run-all", "-i", str(folder), "-o", str(tmp_path / "o1"), "--topics", "queries.xml",
+                     "--index-root", str(index_root), "-c", VARIANT)
+    assert code == 0, text
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "topics.xml").write_text((fixture_corpus / "topics.xml").read_text())
+    code, text = cli("run-all", "-i", str(empty), "-o", str(tmp_path / "o2"))
+    assert code == 2 and "the input directory holds no corpus" in text and "it holds topics.xml" in text

@@ -1,6 +1,5 @@
-"""Reciprocal rank fusion (the ``rrf`` stage): what the mutation run (``python -m bench.mutation``)
-found untested: the order of documents whose fused scores tie, and the weights' count and range at
-their edges."""
+"""Reciprocal rank fusion (the ``rrf`` stage, retrieval/stages/fusion.py): the order of documents
+whose fused scores tie, and the weights' count and range at their edges."""
 from __future__ import annotations
 
 import pytest

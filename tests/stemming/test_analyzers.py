@@ -1,8 +1,11 @@
 """Each analyzer chain, as YAML declares it, yields exactly these Lucene tokens."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.shared import VARIANT
 from touche.config import AnalyzerSpec, ShingleSpec
 from touche.errors import ConfigError
 
@@ -64,3 +67,35 @@ def test_stoplist_sizes():
         return [w for w in (STOPLIST_DIR / name).read_text().split("\n") if w.strip() and not w.startswith("#")]
     assert len(words("smart.txt")) == 571
     assert len(words("terrier.txt")) == 733
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+# --------------------------------------------------------------------------- shingles
+def test_the_shingle_filler_is_lucenes_underscore_another_word_or_none(jvm_started):
+    from touche.config import load_variant
+    from touche.stemming.analyzers import tokens
+    variant = load_variant(VARIANT, {"analyzer.stoplist": "smart", "analyzer.stemmer": "none"}).variant
+
+    def shingled(**shingles):
+        spec = variant.analyzer.model_copy(update={"shingles": _shingle_spec(**shingles)})
+        return tokens(spec, "Should teachers get tenure?")
+    assert shingled() == ["_ teachers", "teachers", "teachers _", "_ tenure", "tenure"]
+    assert shingled(filler="*") == ["* teachers", "teachers", "teachers *", "* tenure", "tenure"]
+    assert shingled(filler="") == ["teachers", "teachers tenure", "tenure"]
+    with pytest.raises(ConfigError, match="filler 'a b'"):
+        load_variant(VARIANT, {"analyzer.shingles": {"filler": "a b"}})
+
+
+def _shingle_spec(**values):
+    from touche.config import ShingleSpec
+    return ShingleSpec(**values)
+
+
+def test_the_default_filler_keeps_every_index_key():
+    from touche.config import load_variant
+    shingled = REPO / "configs" / "task1" / "examples" / "4-krovetz-shingles.yaml"
+    plain, explicit = load_variant(shingled), load_variant(shingled, {"analyzer.shingles.filler": "_"})
+    assert plain.variant.index_key() == explicit.variant.index_key()
+    assert load_variant(shingled, {"analyzer.shingles.filler": ""}).variant.index_key() != plain.variant.index_key()

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
+from tests.evaluation.test_experiment import T2
+from tests.retrieval.test_preflight import _stance_model
+from tests.shared import cli
 from touche.config import load_variant
-from touche.errors import ConfigError
+from touche.errors import ConfigError, InputError
 from touche.paths import shared_touche_dir
 from touche.retrieval.tasks.task2.features import ObjectMatcher
 from touche.retrieval.tasks.task2.objects import Comparison
@@ -192,3 +196,88 @@ def test_a_stance_model_name_or_file_that_is_wrong_is_a_located_error(tmp_path):
                                        "task2": {"stance": {"model": "magic"}}}))
     with pytest.raises(ConfigError, match="task2.stance.model"):
         load_variant(variant)
+
+
+# --------------------------------------------------------------------------- train-stance inputs
+def _compsent_rows(labels: list[str]) -> str:
+    header = "id,sentence_html,most_frequent_label\n"
+    words = ("faster", "slower", "better", "cheaper")
+    return header + "".join(f"{i},\"<span class='a'>python:[OBJECT_A]</span> is {words[i % 4]} than "
+                            f"<span class='b'>ruby:[OBJECT_B]</span> in test {i}\",{label}\n"
+                            for i, label in enumerate(labels))
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("header", "holds no sentence"),
+    ("one class", "all 4 sentences are labelled NONE"),
+    ("latin-1", "not UTF-8 text"),
+    ("no objects", "no judged passage reaches the passage model"),
+])
+def test_train_stance_names_the_bad_input(tmp_path, case, expected):
+    compsent = tmp_path / "compsent"
+    compsent.mkdir()
+    labels = {"header": [], "one class": ["NONE"] * 4}.get(case, ["BETTER", "WORSE", "NONE", "BETTER"] * 10)
+    text = _compsent_rows(labels)
+    if case == "latin-1":
+        (compsent / "train.csv").write_bytes(text.replace("faster", "fastér").encode("latin-1"))
+    else:
+        (compsent / "train.csv").write_text(text)
+    topics = T2 / "topics-passages.xml"
+    if case == "no objects":
+        plain = tmp_path / "topics.xml"
+        content = topics.read_text()
+        import re
+        content = re.sub(r"<objects>.*?</objects>", "", content)
+        plain.write_text(re.sub(r"<title>.*?</title>", "<title>Tell me about it</title>", content))
+        topics = plain
+    code, out = cli("train-stance", "--compsent", str(compsent), "--passages", str(T2 / "passages.jsonl"),
+                    "--qrels", str(T2 / "qrels-passages-stance.txt"), "--topics", str(topics),
+                    "-o", str(tmp_path / "m.json.gz"))
+    assert code == 2 and expected in out, out
+    assert not (tmp_path / "m.json.gz").exists()
+
+
+def test_a_stance_model_missing_a_key_names_the_key(tmp_path):
+    import gzip
+
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, load
+    data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+    del data["sentences"]["tfidf"]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="its key sentences.tfidf is missing"):
+        load(path)
+
+
+@pytest.mark.parametrize("damage, named", [
+    (lambda m: m["sentences"]["tfidf"].__setitem__("idf", [float("nan")] * len(m["sentences"]["tfidf"]["idf"])),
+     "sentences.tfidf.idf"),
+    (lambda m: m["sentences"]["cues"].__setitem__("scale", [0.0] * len(m["sentences"]["cues"]["scale"])),
+     "sentences.cues.scale"),
+    (lambda m: m["passages"]["all"]["coef"][0].__setitem__(0, 1e308), "passages.all.coef"),
+    (lambda m: m["passages"]["folds"][2]["model"]["intercept"].__setitem__(1, True), "passages.folds[2].intercept"),
+    (lambda m: m["sentences"]["tfidf"].__setitem__("ngram_range", [3, 1]), "ngram_range"),
+])
+def test_a_stance_model_with_values_out_of_range_is_refused(tmp_path, damage, named):
+    """Every idf NaN ran without error and labelled 20 NO / 20 SECOND (stance F1 0.307, not 0.446)."""
+    from touche.retrieval.tasks.task2.stance import learned as stance_model
+    model = _stance_model()
+    damage(model)
+    path = tmp_path / "stance_model.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(model).encode()))
+    with pytest.raises(InputError, match=re.escape(named)):
+        stance_model.load(path)
+
+
+def test_a_stance_model_with_a_huge_integer_or_a_vanishing_scale_is_refused_at_load(tmp_path):
+    from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, load
+    for where, value in ((("sentences", "intercept"), [10 ** 400, 0, 0]), (("passages", "all", "scale"), 1e-300)):
+        data = json.loads(gzip.decompress(MODEL_FILE.read_bytes()))
+        node = data
+        for key in where[:-1]:
+            node = node[key]
+        node[where[-1]] = value if isinstance(value, list) else [value] + node[where[-1]][1:]
+        path = tmp_path / f"{where[-1]}.json.gz"
+        path.write_bytes(gzip.compress(json.dumps(data).encode()))
+        with pytest.raises(InputError, match=r"no finite number a float can hold|can score"):
+            load(path)

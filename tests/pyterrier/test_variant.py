@@ -1,48 +1,24 @@
-"""PyTerrier round 3 (issue 53): candidates re-ranked, not searched again; a query that analyses to
-nothing answered with nothing while the batch goes on; every stage a parameter; the measure of a
-year, and warnings where a frame misleads a measure; an index to build, counted and packed as
-PyTerrier's are; Terrier's classes asked for in a Java without them."""
+"""touche.pyterrier.Variant: candidates re-ranked, not searched again; stages as parameters by
+position and name; fusion weights; a query that analyses to nothing named by its qid."""
 from __future__ import annotations
 
-import importlib
 import logging
-import subprocess
-import sys
-import tarfile
 import warnings
 
 import pandas as pd
 import pytest
 
-from tests.shared import REPO
+from tests.shared import BM25_VARIANT, DEMO
 
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
-
-DEMO = REPO / "demo"
-BM25_VARIANT = "task1/examples/2-krovetz-bm25"
 QUALITY_VARIANT = "task1/1-krovetz-smart-lmd2000-quality"
-
-
-@pytest.fixture(scope="module")
-def topics(tpt):
-    return tpt.topics(DEMO / "topics.xml")
-
-
-@pytest.fixture(scope="module")
-def index(tpt, index_root):
-    return tpt.Index.of(BM25_VARIANT, DEMO / "args.me", index_root=index_root)
-
-
-@pytest.fixture(scope="module")
-def bm25_variant(tpt, index_root):
-    return tpt.Variant(BM25_VARIANT, corpus=DEMO / "args.me", index_root=index_root)
 
 
 def _pairs(frame: pd.DataFrame) -> set[tuple[str, str]]:
     return set(zip(frame["qid"].astype(str), frame["docno"].astype(str)))
 
 
-# --------------------------------------------------------------------------- 1. re-ranking mode
+# --------------------------------------------------------------------------- re-ranking mode
 @pytest.mark.parametrize("depth", [1, 3, 7])
 def test_candidates_piped_into_a_variant_are_scored_not_searched_again(tpt, index, bm25_variant, topics, depth):
     """``bm25 % k >> variant`` once gave 120 rows a topic: the variant searched afresh."""
@@ -94,20 +70,7 @@ def test_a_feature_union_scores_the_same_candidates_with_each(tpt, index, bm25_v
     assert [f[0] for f in union["features"]] == pytest.approx([by_pair[p] for p in zip(union.qid, union.docno)])
 
 
-def test_the_index_reranker_rescores_given_documents_and_refuses_queries_alone(tpt, index, topics):
-    from touche.config import BM25
-    from touche.errors import InputError
-    candidates = (index.bm25() % 3).transform(topics)
-    rescored = index.reranker(BM25(k1=1.2, b=0.75)).transform(candidates)
-    full = index.bm25(1.2, 0.75).transform(topics)
-    own = dict(zip(zip(full.qid, full.docno), full.score))
-    assert _pairs(rescored) == _pairs(candidates)
-    assert [own[p] for p in zip(rescored.qid, rescored.docno)] == pytest.approx(rescored.score.tolist())
-    with pytest.raises(InputError, match="a re-ranker scores the documents it is given"):
-        index.reranker().transform(topics)
-
-
-# --------------------------------------------------------------------------- 3. per-query robustness
+# --------------------------------------------------------------------------- per-query robustness
 @pytest.mark.parametrize("empty", ["?", "", "the of and"])
 def test_a_query_without_a_word_gets_no_rows_and_the_batch_goes_on(tpt, index, bm25_variant, topics, empty, caplog):
     frame = pd.concat([topics.head(2), pd.DataFrame({"qid": ["99"], "query": [empty]})], ignore_index=True)
@@ -130,7 +93,7 @@ def test_a_candidate_frame_whose_query_analyses_to_nothing_gives_nothing(tpt, in
     assert set(results.qid) == {topics.qid[1]} and f"topic {topics.qid[0]}" in caplog.text
 
 
-# --------------------------------------------------------------------------- 4. every stage a parameter
+# --------------------------------------------------------------------------- every stage a parameter
 def test_a_stage_is_a_parameter_by_position_and_by_name(tpt, index_root, topics):
     quality = tpt.Variant(QUALITY_VARIANT, corpus=DEMO / "args.me", index_root=index_root)
     assert quality.get_parameter("rerank.0.weight") == quality.get_parameter("rerank.quality_model.weight") == 0.05
@@ -193,137 +156,6 @@ def test_fusion_weights_are_one_per_ranking():
     assert load_variant(fused, {"rerank.rrf.weights": "[1.0, 0.5]"}).variant.rerank[0].weights == (1.0, 0.5)
     with pytest.raises(ConfigError, match=r"weights: 3 given for 2 fused ranking\(s\)"):
         load_variant(fused, {"rerank.rrf.weights": "[1, 1, 1]"})
-
-
-# --------------------------------------------------------------------------- 5/6. measures
-def _frame(rows, stance=None):
-    frame = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"])
-    return frame if stance is None else frame.assign(stance=stance)
-
-
-def _qrels():
-    return pd.DataFrame({"qid": ["1"] * 6, "docno": list("abcdef"), "label": [0, 0, 0, 0, 2, 0]})
-
-
-def test_a_cut_through_tied_scores_names_the_2021_measure(tpt):
-    module = importlib.import_module("touche.pyterrier.scoring")
-    module._warned.clear()
-    # ranks 5 and 6 tie: f, then the relevant e by rank; e first by score (ties by docid, as in 2021)
-    tied = _frame([("1", d, s, r) for r, (d, s) in enumerate(zip("abcdfe", [6, 5, 4, 3, 2, 2]))])
-    untied = tied.assign(score=[6, 5, 4, 3, 2, 1])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        by_rank = pt.Experiment([pt.Transformer.from_df(tied)], pd.DataFrame({"qid": ["1"], "query": ["x"]}),
-                                _qrels(), eval_metrics=[tpt.measure("touche.nDCG@5")])
-    said = [str(w.message) for w in caught if "touche2021.nDCG@5" in str(w.message)]
-    assert len(said) == 1 and "1 topic(s)" in said[0]
-    assert by_rank["touche.nDCG@5"][0] == 0  # e (rank 6, tied with f) is cut by rank
-    by_score = pt.Experiment([pt.Transformer.from_df(tied)], pd.DataFrame({"qid": ["1"], "query": ["x"]}),
-                             _qrels(), eval_metrics=[tpt.measure("touche2021.nDCG@5")])
-    assert by_score["touche2021.nDCG@5"][0] > 0  # the 2021 evaluator keeps e: by score, then docid
-    module._warned.clear()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pt.Experiment([pt.Transformer.from_df(untied)], pd.DataFrame({"qid": ["1"], "query": ["x"]}), _qrels(),
-                      eval_metrics=[tpt.measure("touche.nDCG@5")])
-    assert not [w for w in caught if "touche2021" in str(w.message)]
-
-
-def test_a_stance_measure_of_a_frame_without_stance_says_so(tpt):
-    module = importlib.import_module("touche.pyterrier.scoring")
-    qrels = tpt.qrels({"relevance": DEMO / "task2" / "qrels-passages-relevance.txt",
-                       "stance": DEMO / "task2" / "qrels-passages-stance.txt"}).dropna(subset=["stance"])
-    qid, first, second = qrels.qid.iloc[0], qrels.docno.iloc[0], qrels.docno.iloc[1]
-    results = _frame([(qid, first, 2.0, 0), (qid, second, 1.0, 1)])
-    for frame, says in ((results, True), (results.assign(stance="Q0"), True),
-                        (results.assign(stance=["FIRST", "SECOND"]), False)):
-        module._warned.clear()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            pt.Experiment([pt.Transformer.from_df(frame)], pd.DataFrame({"qid": [qid], "query": ["x"]}),
-                          qrels[qrels.qid == qid], eval_metrics=[tpt.measure("stance.F1_macro")])
-        assert any("says no stance" in str(w.message) for w in caught) is says
-
-
-def test_measures_takes_ir_measures_spelling_as_touche_evaluate_does(tpt, topics, bm25_variant):
-    (p5,) = tpt.measures("P@5")
-    assert str(p5) == str(tpt.measure("P@5"))
-    qrels = tpt.qrels(DEMO / "qrels-relevance.txt")
-    result = pt.Experiment([bm25_variant], topics, qrels, eval_metrics=tpt.measures("P@5", "ndcg_cut_5"))
-    assert {"P@5", "ndcg_cut_5"} <= set(result.columns)
-
-
-# --------------------------------------------------------------------------- 7. indexes, runs, the wheel
-def test_an_index_not_built_yet_is_built_by_its_own_indexer(tpt, tmp_path):
-    from touche.errors import InputError
-    fresh = tpt.Index(tmp_path / "new")
-    assert not fresh.built()
-    with pytest.raises(InputError, match="not built yet"):
-        fresh.documents  # noqa: B018
-    documents = [{"docno": "d1", "text": "nuclear energy is clean"}, {"docno": "d2", "text": "wind energy is cheap"}]
-    built = fresh.indexer().index(iter(documents))
-    assert fresh.built() and built.num_docs() == fresh.num_docs() == 2
-    assert tpt.Index.indexer is not None and type(tpt.Index.indexer(tmp_path / "other")).__name__ == "Indexer"
-    results = built.bm25().transform(pd.DataFrame({"qid": ["1"], "query": ["wind"]}))
-    assert results.docno.tolist() == ["d2"]
-
-
-def test_a_packed_index_names_its_distribution_and_leaves_lucenes_lock_behind(tpt, index, tmp_path):
-    assert tpt.Index.ARTIFACT_PACKAGE_HINT == "touche-toolkit"
-    assert any(p.name == "write.lock" for p in index.path.rglob("*"))  # Lucene leaves it in the folder
-    package = tmp_path / "index.tar.lz4"
-    index.build_package(str(package))
-    import lz4.frame
-    with lz4.frame.open(package) as raw, tarfile.open(fileobj=raw, mode="r|") as tar:
-        names = [member.name for member in tar]
-    assert names and not [n for n in names if n.endswith("write.lock")]
-    assert any(n.endswith("touche-index.json") for n in names)
-
-
-def test_a_tag_with_spaces_is_written_quoted_and_read_back(tpt, tmp_path):
-    frame = _frame([("1", "a", 2.0, 0), ("1", "b", 1.0, 1)])
-    path = tmp_path / "run.txt"
-    tpt.write_run(frame, path, tag="Colbert edinburg")
-    assert path.read_text().splitlines()[0] == '1 Q0 a 1 2.0 "Colbert edinburg"'
-    back = tpt.read_run(path)
-    assert back[["qid", "docno", "rank"]].values.tolist() == [["1", "a", 0], ["1", "b", 1]]
-    from touche.retrieval.formats.gate import load_run
-    assert set(load_run(path).frame["tag"]) == {"Colbert edinburg"}
-    from touche.errors import InputError
-    with pytest.raises(InputError, match="no quotes, tabs or line breaks"):
-        tpt.write_run(frame, tmp_path / "bad.txt", tag='say "x"')
-
-
-# --------------------------------------------------------------------------- 2. Terrier's classes
-TERRIER = r'''
-import urllib.error
-import pyterrier as pt
-import touche.pyterrier as tpt
-def offline(*args, **kwargs):
-    raise urllib.error.URLError("no route to Maven (the test's stand-in)")
-pt.java.mavenresolver.latest_version_num = offline
-pt.java.mavenresolver.get_package_jar = offline
-pt.java.init()
-from touche import api
-api.search("task1/examples/2-krovetz-bm25", None, api.DEMO / "args.me", query="nuclear energy",
-           index_root=__import__("sys").argv[1])
-for make in (lambda: pt.terrier.Retriever("/nowhere", wmodel="BM25"), lambda: pt.IndexFactory.of("/nowhere")):
-    try:
-        make()
-    except Exception as exc:
-        print(type(exc).__name__, "::", exc)
-'''
-
-
-def test_a_terrier_class_in_a_java_without_terrier_is_a_located_error(tmp_path, index_root):
-    done = subprocess.run([sys.executable, "-c", TERRIER, str(index_root)], capture_output=True, text=True,
-                          timeout=600, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "pyterrier.terrier.java [skipped: its jars come from Maven, which cannot be reached" in done.stderr
-    said = done.stdout.strip().splitlines()
-    assert len(said) == 2 and all(line.startswith("EnvironmentProblem :: org.terrier.") for line in said)
-    assert all("is one of Terrier's classes" in line and "run pt.java.init() once on a machine online" in line
-               for line in said)
 
 
 @pytest.mark.parametrize("door", ["variant", "retriever", "variant re-ranking", "retriever re-ranking"])
