@@ -85,7 +85,7 @@ def test_the_command_line_builds_on_ray_and_refuses_ray_without_shards(cluster, 
     assert "shards: 2 (searched as one)" in out.getvalue() and "documents: 40" in out.getvalue()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["index", "-c", str(config), "-i", str(corpus), "--index-root", str(tmp_path / "idx2"), "--ray"])
-    assert code == 2 and "--ray builds the shards of --shards N" in err.getvalue()
+    assert code == 2 and "ray builds the shards of shards=N (--shards N, N >= 2) as Ray tasks" in err.getvalue()
 
 
 def test_an_unreachable_cluster_is_a_clear_error(monkeypatch):
