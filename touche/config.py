@@ -191,7 +191,7 @@ class CorpusSpec(Strict):
     skip_bad_records: bool = Field(False, description="skip malformed records (counted) instead of failing")
 
 
-class Variant(Strict):
+class VariantSpec(Strict):
     """One run variant = one submission."""
 
     task: Literal[TASKS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
@@ -245,7 +245,7 @@ class LoadedVariant(BaseModel):
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
     path: Path
-    variant: Variant
+    variant: VariantSpec
     merged: dict
 
     @property
@@ -388,13 +388,13 @@ def dotted_get(data: Any, dotted: str, missing: Any = None) -> Any:
     return node
 
 
-def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> Variant:
+def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> VariantSpec:
     """The variant ``data`` holds, or a ConfigError naming where the wrong value came from: the
     ``--set KEY=VALUE`` that set it (``overrides``), else the file."""
     try:
-        return Variant.model_validate(data)
+        return VariantSpec.model_validate(data)
     except ValidationError as exc:
-        message = describe_validation_error(exc, Variant)
+        message = describe_validation_error(exc, VariantSpec)
         given = _overrides_behind(exc, overrides or {})
         if given:
             raise ConfigError(f"{message} (in variant {path})", where=given) from None
@@ -408,7 +408,7 @@ def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | 
         return None
     found: list[str] = []
     for err in exc.errors():
-        loc = _readable(err["loc"], Variant)[0]
+        loc = _readable(err["loc"], VariantSpec)[0]
         keys = _culprits(loc, err, overrides)
         if not keys:
             return None

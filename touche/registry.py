@@ -19,11 +19,11 @@ CORPUS_FAMILIES: dict[str, str] = {
 
 # task → its handler ("module:attribute"); one line here (and the handler module) adds a task.
 TASKS: dict[str, str] = {
-    "task1": "touche.retrieval.tasks.task1.arguments:HANDLER",
-    "task1-pairs": "touche.retrieval.tasks.task1.pairs:HANDLER",
+    "task1": "touche.retrieval.tasks.task1.handlers:ARGUMENTS_HANDLER",
+    "task1-pairs": "touche.retrieval.tasks.task1.handlers:PAIRS_HANDLER",
     "task2": "touche.retrieval.tasks.task2.handlers:DOCUMENTS_HANDLER",
     "task2-stance": "touche.retrieval.tasks.task2.handlers:PASSAGES_HANDLER",
-    "image": "touche.retrieval.tasks.image.handler:HANDLER",
+    "image": "touche.retrieval.tasks.image.handlers:HANDLER",
 }
 
 

@@ -13,10 +13,9 @@ from touche.progress import progress_bar
 from touche.retrieval.encoders import dense
 from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.search import Ranking, Searcher
-from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
-from touche.retrieval.tasks.task1.arguments import q0_rows
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler, q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
-from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects, comparative_query, comparison
 from touche.retrieval.tasks.task2.stance.learned import topic_key
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, Labeller, model_file
 from touche.specs.task2 import StanceSpec, Task2Spec
@@ -87,7 +86,7 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     # labelling every retrieved passage is the task's longest step (minutes for 50 topics × 1,000)
     for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics",
                                   disable=not ctx.progress, leave=False):
-        comp = comps.get(qid, Comparison((), ()))
+        comp = comps.get(qid, ComparedObjects((), ()))
         rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows
 
