@@ -78,7 +78,7 @@ def q0_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     return {qid: [(docid, score, "Q0") for docid, score in hits] for qid, hits in ranking.items()}
 
 
-TASKS = registry.TASKS  # task → "module:handler", imported on first use (touche/registry.py)
+TASKS = registry.TASKS  # task → its declaration, the handler imported on first use (touche/registry.py)
 
 
 def handler(task: str) -> TaskHandler:

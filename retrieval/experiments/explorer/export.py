@@ -25,7 +25,7 @@ import numpy as np
 
 from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, one_line, p_text, signed, table
 from touche.retrieval.evaluation.agreement import pair_index
-from touche.retrieval.evaluation.significance import corrected
+from touche.retrieval.evaluation.significance import SIGNIFICANCE_TESTS, corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
 
 
@@ -130,7 +130,7 @@ def _caption(data: dict, view: View) -> str:
                 f"topics both rank; RBO with p = {data['rbo_p']}, rank correlations over the documents both top 10s "
                 "hold.")
     floor = ""
-    if data["test"] == "randomization":
+    if SIGNIFICANCE_TESTS[data["test"]].resampled:
         floor = (f" ≤: p at the randomization test's floor, 2/({data['resamples']:,} + 1) when the sign flips are "
                  "sampled.")
     return (f"Means over topics (topics: how many most of a run's means are taken over); best per column in bold; "
