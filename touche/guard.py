@@ -59,13 +59,34 @@ from touche.record import (  # noqa: F401 (the record's names, as the guard's us
     RECORD,
     Made,
     _after,
-    _append_whole,
     _appended_lines,
     _plain_name,
     read_record,
 )
 
 PathLike = str | os.PathLike[str]
+
+
+def _append_whole(path: Path, data: bytes) -> int:
+    """Append ``data`` to ``path`` (made if absent, never through a link), synced; its size before.
+    A write cut short (a full disk) is cut off again, so the file holds whole appends only, and
+    the OSError names the file; a file this call made is removed then."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    size, done = os.fstat(fd).st_size, 0
+    try:
+        while done < len(data):  # os.write may write less than asked
+            done += os.write(fd, data[done:])
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_size == size + done:  # nothing another process appended after it
+                os.ftruncate(fd, size)
+                if size == 0:
+                    os.unlink(path)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+    finally:
+        os.close(fd)
+    return size
 
 
 @dataclass(frozen=True)

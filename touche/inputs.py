@@ -284,7 +284,8 @@ def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None, *, q
     ``irds:`` id is qrels; a file whose first line has more than four columns a run (a damaged
     run is still read as one, and its reader says what is wrong), a report (HTML, Markdown, JSON) is
     left out with a note, anything else qrels; a pattern that names no file is expanded.
-    ``also``: more runs."""
+    ``also``: more runs. ``quiet``: the output guard's look before the command runs (no note,
+    nothing refused: the command itself says what is missing or wrong)."""
     kinds: list[tuple[str, str | None]] = []  # (item, "run" | "qrels" | None: no such file)
     for item in items:
         name, path = split_named(item)
@@ -304,6 +305,8 @@ def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None, *, q
                     log.info("note: left out %s: neither a run nor qrels (its first line is %r)", match, first[:40])
                 continue
             kinds.append((match, "run" if len((first or "").split()) > QRELS_COLUMNS else "qrels"))
+    if quiet:  # the output guard's look: every file named is read; what is missing is said by the command
+        kinds = [(item, kind or "run") for item, kind in kinds]
     for place, (item, kind) in enumerate(kinds):
         if kind is None:  # runs come first: a missing file before qrels was meant as a run, after runs as qrels
             later, earlier = {k for _, k in kinds[place + 1:]}, {k for _, k in kinds[:place]}
@@ -313,6 +316,8 @@ def runs_and_qrels(items: Iterable[str], also: Iterable[str] | None = None, *, q
     qrels = [item for item, kind in kinds if kind == "qrels"]
     runs += list(also or [])
     qrels = expand_qrels(qrels)  # irds:<id> → the dataset's qrels files
+    if quiet:
+        return runs, qrels
     if not runs:
         raise InputError("no run among the files given (a run's lines have six columns: qid Q0 docid rank score "
                          "tag; a file with four or fewer is read as qrels); give the runs first, then the qrels")
