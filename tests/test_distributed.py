@@ -12,7 +12,7 @@ from functools import partial
 import pytest
 from conftest import write_argsme
 
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import ToucheError
 
 ray = pytest.importorskip("ray", reason="Ray is the optional extra [distributed]; run_tests.sh installs it")
@@ -24,7 +24,7 @@ from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, con
 from touche.retrieval.search import Searcher  # noqa: E402
 
 QUERIES = {"1": "school uniforms students", "2": "nuclear energy is bad", "3": "homework"}
-VARIANT = Variant(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})
+VARIANT = VariantSpec(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from touche.errors import InputError
 from touche.retrieval.formats.gate import frame_format, load_qrels, load_run
 from touche.retrieval.formats.qrels import QrelsKind, parse_kind, read_graded_qrels
-from touche.retrieval.formats.runfile import RunFormat, detect_format, validate_run
+from touche.retrieval.formats.runfile import RunFormat, detect_format, run_file_problems
 from touche.retrieval.formats.runwriter import ranked_rows, write_run
 
 
@@ -115,7 +115,7 @@ def test_a_run_of_pro_con_and_q0_rows_is_a_pairs_run(tmp_path):
 def test_score_increases_are_counted_and_a_second_gap_is_not_repeated(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 4 1.0 t\n1 Q0 d 6 3.0 t\n")
-    problems = validate_run(path, "q0")
+    problems = run_file_problems(path, "q0")
     increases = [p.message for p in problems if "must not increase" in p.message]
     assert len(increases) == 1 and "(2 places in this topic)" in increases[0]
     assert len([p for p in problems if p.kind == "gap in the ranks"]) == 1

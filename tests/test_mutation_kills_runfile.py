@@ -10,11 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from touche.errors import InputError
-from touche.retrieval.formats.runfile import RunFormat, canonical_topic, check_run, detect_format, validate_lines
+from touche.retrieval.formats.runfile import (
+    RunFormat,
+    canonical_topic,
+    detect_format,
+    problems_and_rows,
+    run_file_warnings,
+)
 
 
 def problems_of(text: str, fmt: RunFormat = RunFormat.Q0, topics=None):
-    return validate_lines(enumerate(text.splitlines(keepends=True), start=1), fmt, topics)
+    return problems_and_rows(enumerate(text.splitlines(keepends=True), start=1), fmt, topics)[0]
 
 
 def errors_of(text: str, fmt: RunFormat = RunFormat.Q0, topics=None) -> list[str]:
@@ -148,7 +154,7 @@ def test_a_refused_run_names_its_first_error_and_counts_the_others(tmp_path, lin
     path = tmp_path / "run.txt"
     path.write_text(lines)
     with pytest.raises(InputError) as raised:
-        check_run(path, "q0")
+        run_file_warnings(path, "q0")
     assert raised.value.message == message and raised.value.where == "line 1"
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from touche.errors import InputError
 from touche.retrieval.formats.gate import load_run
-from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow, numbered_lines, validated_lines
+from touche.retrieval.formats.runfile import COMPARATIVE_STANCES, RunFormat, RunRow, numbered_lines, problems_and_rows
 from touche.retrieval.formats.runtable import EVERY_ROW, RowNeed, RunTable, fast_table
 
 TOPICS = ("1", "2", "3", "topic-x")  # canonical ids (a table keeps them as written)
@@ -255,7 +255,7 @@ def test_rows_of_an_empty_run_finds_nothing():
 
 # --------------------------------------------------------------------------- the fast reader's files
 def as_validator_reads(path: Path, fmt: RunFormat) -> list[RunRow]:
-    problems, rows = validated_lines(numbered_lines(path), fmt, None)
+    problems, rows = problems_and_rows(numbered_lines(path), fmt, None)
     assert not any(p.is_error for p in problems)
     return rows
 

@@ -213,10 +213,10 @@ def test_an_experiment_tests_stance_f1_by_swapping_predictions_and_says_how():
 def test_a_stance_variant_dumped_whole_loads_again():
     """Shard workers receive the whole variant (every default written out): a learned-stance
     variant was refused there for the pattern settings it does not read."""
-    from touche.config import Variant, load_variant
+    from touche.config import VariantSpec, load_variant
     for name in ("2-comparative-query", "3-rerank", "5-compquery-rerank"):
         variant = load_variant(REPO / "configs" / "task2-stance" / f"{name}.yaml").variant
-        assert Variant.model_validate_json(variant.model_dump_json()) == variant
+        assert VariantSpec.model_validate_json(variant.model_dump_json()) == variant
 
 
 def test_the_explorer_ranks_by_an_effectiveness_measure_not_by_judged(tmp_path):

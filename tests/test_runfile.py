@@ -18,10 +18,10 @@ from touche.retrieval.formats.runfile import (
     RunFormat,
     RunRow,
     Severity,
-    check_run,
     detect_format,
     natural_key,
-    validate_run,
+    run_file_problems,
+    run_file_warnings,
 )
 from touche.retrieval.formats.runwriter import write_run
 
@@ -105,7 +105,7 @@ def test_writer_ranks_image_runs_per_stance(tmp_path: Path) -> None:
     written = read_run(out, RunFormat.IMAGE)
     assert [(r.qid, r.column2) for r in written[::10]] == [("1", "PRO"), ("1", "CON"), ("3", "PRO"), ("3", "CON")]
     assert [r.rank for r in written[:20]] == list(range(1, 11)) * 2
-    assert validate_run(out, RunFormat.IMAGE) == []
+    assert run_file_problems(out, RunFormat.IMAGE) == []
 
 
 @pytest.mark.parametrize(
@@ -328,7 +328,7 @@ def test_validator_finds_each_problem_with_its_line(
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
     line, severity, part = expected
-    problems = validate_run(path, fmt, topics)
+    problems = run_file_problems(path, fmt, topics)
     matching = [p for p in problems if part in p.message]
     assert matching, f"no problem mentions {part!r}: {[str(p) for p in problems]}"
     assert (matching[0].line, matching[0].severity.value) == (line, severity)
@@ -346,21 +346,21 @@ def test_validator_finds_each_problem_with_its_line(
 def test_validator_accepts_clean_runs_of_every_format(tmp_path: Path, fmt: RunFormat, lines: list[str]) -> None:
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n")
-    assert validate_run(path, fmt) == []
-    assert check_run(path, fmt.value) == []
+    assert run_file_problems(path, fmt) == []
+    assert run_file_warnings(path, fmt.value) == []
     assert detect_format(path) is fmt
 
 
 def test_validator_reports_problems_in_line_order_and_check_run_raises(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 1 t\n1 Q0 a 2 2 t\n1 Q0 b\n")
-    problems = validate_run(path, RunFormat.Q0, {"1", "2"})
+    problems = run_file_problems(path, RunFormat.Q0, {"1", "2"})
     lines = [p.line for p in problems]
     assert lines == sorted(lines, key=lambda n: (n is not None, n or 0))
     assert problems[0] == Problem(None, "topic 2 is missing (no rows)")
     assert str(problems[1]).startswith("line 2: error: ")
     with pytest.raises(InputError, match=r"run\.txt: topic 2 is missing \(no rows\) \(and 3 more error\(s\)\)"):
-        check_run(path, RunFormat.Q0, {"1", "2"})
+        run_file_warnings(path, RunFormat.Q0, {"1", "2"})
 
 
 def test_severity_compares_equal_to_its_name() -> None:
@@ -418,7 +418,7 @@ def test_official_runs_are_detected_and_have_no_errors() -> None:
     for folder, fmt in OFFICIAL_FORMATS.items():
         for path in sorted((shared / "runs" / folder).glob("*.txt")):
             assert detect_format(path) is fmt, path
-            errors = [str(p) for p in validate_run(path, fmt) if p.is_error]
+            errors = [str(p) for p in run_file_problems(path, fmt) if p.is_error]
             assert errors == [], path
             checked += 1
     assert checked == 26  # 3 Task 1 2021, 16 Task 2 2022, 7 image 2022 runs
@@ -426,7 +426,7 @@ def test_official_runs_are_detected_and_have_no_errors() -> None:
 
 def test_official_zero_based_run_gets_a_warning_per_topic() -> None:
     path = require_shared() / "runs" / "task1-2021" / "ElrondSimpleRun.txt"
-    problems = validate_run(path, RunFormat.Q0)
+    problems = run_file_problems(path, RunFormat.Q0)
     starts = [p for p in problems if "ranks start at 0" in p.message]
     assert len(starts) == 50 and all(p.severity is Severity.WARNING for p in starts)
 
@@ -464,7 +464,7 @@ def test_write_then_read_round_trips(run: tuple[RunFormat, dict[str, list[tuple[
         path = Path(directory) / "run.txt"
         write_run(path, rows, fmt, "prop-tag")
         back = read_run(path, fmt)
-        assert [p for p in validate_run(path, fmt) if p.is_error] == []
+        assert [p for p in run_file_problems(path, fmt) if p.is_error] == []
         rewritten = Path(directory) / "again.txt"
         write_run(rewritten, back, fmt, "prop-tag")
         assert rewritten.read_bytes() == path.read_bytes()

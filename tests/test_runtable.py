@@ -11,7 +11,7 @@ from test_runfile import CASES, q0_lines, stance_lines
 from touche.errors import InputError
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
 from touche.retrieval.formats.gate import load_run
-from touche.retrieval.formats.runfile import RunFormat, numbered_lines, validate_run, validated_lines
+from touche.retrieval.formats.runfile import RunFormat, numbered_lines, problems_and_rows, run_file_problems
 from touche.retrieval.formats.runtable import FAST_FORMATS, RowNeed, RunTable, fast_table
 
 ERROR_CASES = [c for c in CASES if c[4][1] == "error" and c[1] in FAST_FORMATS and c[3] is None]
@@ -38,7 +38,7 @@ SPLITTER_CASES = {
 def test_fast_reader_never_accepts_a_run_the_validator_refuses(tmp_path: Path, fmt: RunFormat, lines) -> None:
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
-    assert any(p.is_error for p in validate_run(path, fmt))
+    assert any(p.is_error for p in run_file_problems(path, fmt))
     assert fast_table(path.read_bytes(), fmt) is None
     with pytest.raises(InputError, match="not a valid"):
         load_run(path, fmt)
@@ -49,7 +49,7 @@ def test_fast_reader_leaves_lines_it_cannot_split_as_the_validator_does_to_it(tm
     path = tmp_path / "run.txt"
     path.write_text(text, encoding="utf-8", newline="")
     assert fast_table(path.read_bytes(), RunFormat.Q0) is None
-    problems, rows = validated_lines(numbered_lines(path), RunFormat.Q0, None)
+    problems, rows = problems_and_rows(numbered_lines(path), RunFormat.Q0, None)
     if not any(p.is_error for p in problems):  # a tab between fields is legal: the validator's rows
         assert load_run(path, RunFormat.Q0).records() == rows
 
@@ -63,7 +63,7 @@ def test_fast_reader_reads_clean_runs_as_the_validator_does(tmp_path: Path, fmt:
     path = tmp_path / "run.txt"
     path.write_bytes(text.encode("utf-8"))
     assert fast_table(path.read_bytes(), fmt) is not None, "a clean run went to the slow path"
-    problems, rows = validated_lines(numbered_lines(path), fmt, None)
+    problems, rows = problems_and_rows(numbered_lines(path), fmt, None)
     assert not any(p.is_error for p in problems)
     expected = [r.__class__(str(int(r.qid)) if r.qid.isdecimal() else r.qid, *(getattr(r, f) for f in
                 ("column2", "docid", "rank", "score", "tag"))) for r in rows]

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from touche import registry
@@ -179,25 +180,23 @@ RerankStage = Annotated[Any, WrapValidator(_as_stage), StageMarker()]
 
 
 # ---------------------------------------------------------------- corpus and the variant
+# The corpus families and tasks are declared in touche/registry.py; their choices, descriptions and
+# the tasks' settings sections are set on these models from there (``_follow_registry``), again
+# whenever a declaration is added. These tuples are the names at import.
 CORPUS_FORMATS = tuple(registry.CORPUS_FAMILIES)
 TASKS = tuple(registry.TASKS)
 
 
 class CorpusSpec(Strict):
-    format: Literal[CORPUS_FORMATS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
-        "argsme", description="corpus family: argsme (JSON), argsme-sentences (2022 CSV), clueweb12 (WARC), "
-                              "passages (Task 2 2022 JSONL), images (image collection)")
+    format: str = Field("argsme")  # Literal of the declared families: _follow_registry
     path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
     skip_bad_records: bool = Field(False, description="skip malformed records (counted) instead of failing")
 
 
-class Variant(Strict):
+class VariantSpec(Strict):
     """One run variant = one submission."""
 
-    task: Literal[TASKS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
-        "task1", description="task1: args.me arguments (2020/21, Q0 runs); task1-pairs: sentence pairs with stance "
-                             "(2022); task2: ClueWeb12 documents (2020/21); task2-stance: passages with stance "
-                             "(2022); image: images per stance (2022/23)")
+    task: str = Field(registry.DEFAULT_TASK)  # Literal of the declared tasks: _follow_registry
     tag: str = Field(..., pattern=r"^[A-Za-z0-9_.+-]{1,80}$", description="run tag written in the last column")
     description: str = Field("", description="free text shown in reports")
     corpus: CorpusSpec = Field(default_factory=CorpusSpec)
@@ -206,10 +205,12 @@ class Variant(Strict):
     query: QuerySpec = Field(default_factory=QuerySpec)
     retrieval: RetrievalSpec = Field(default_factory=RetrievalSpec)
     rerank: tuple[RerankStage, ...] = Field((), description="stages applied in order after retrieval")
-    # Task-specific settings, one section per task family (schemas in touche/specs/).
-    task2: Task2Spec | None = Field(None, description="comparative questions: objects, re-ranking, stance")
-    pairs: PairsSpec | None = Field(None, description="Task 1 2022: sentence pairs and their stance")
-    image: ImageSpec | None = Field(None, description="image retrieval: text fields, OCR, stance")
+    # Task-specific settings follow, one section per task family (registry.TASK_SECTIONS, schemas in
+    # touche/specs/), added by _follow_registry; typed here for the type checker only.
+    if typing.TYPE_CHECKING:
+        task2: Task2Spec | None = None
+        pairs: PairsSpec | None = None
+        image: ImageSpec | None = None
 
     @model_validator(mode="after")
     def _weights_need_indexed_fields(self):
@@ -220,14 +221,15 @@ class Variant(Strict):
         return self
 
     @model_validator(mode="after")
-    def _task2_builds_its_own_queries(self):
-        # Task 2's handler formulates queries from task2.query (objects, comparative terms):
-        # these keys would silently do nothing there.
-        if self.task in ("task2", "task2-stance"):
+    def _handler_builds_its_own_queries(self):
+        # A task whose handler formulates the queries (Task 2: from task2.query, objects and
+        # comparative terms): these keys would silently do nothing there.
+        queries_from = registry.TASKS[self.task].queries_from
+        if queries_from:
             for key in ("text", "drop_question_words", "stance_neutral"):
                 if getattr(self.query, key) != QuerySpec.model_fields[key].default:
                     raise ValueError(f"query.{key} has no effect in {self.task} variants: their queries come from "
-                                     "task2.query (title_weight, object_weight, description, …)")
+                                     f"{queries_from}")
         return self
 
     def index_key(self) -> str:
@@ -240,12 +242,41 @@ class Variant(Strict):
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _follow_registry() -> None:
+    """The schema's choices of ``task`` and ``corpus.format``, their descriptions and the tasks'
+    settings sections, as touche/registry.py declares them (pydantic's field table, rebuilt)."""
+    families = registry.CORPUS_FAMILIES
+    formats: Any = Literal[tuple(families)]
+    CorpusSpec.__pydantic_fields__["format"] = FieldInfo.from_annotated_attribute(
+        formats, Field("argsme", description="corpus family: " + ", ".join(
+            family.description for family in families.values())))
+    CorpusSpec.model_rebuild(force=True)
+    fields = VariantSpec.__pydantic_fields__
+    tasks: Any = Literal[tuple(registry.TASKS)]
+    fields["task"] = FieldInfo.from_annotated_attribute(
+        tasks, Field(registry.DEFAULT_TASK, description="; ".join(
+            f"{name}: {task.description}" for name, task in registry.TASKS.items())))
+    for name in [n for n in fields if n in _SECTIONS_ADDED and n not in registry.TASK_SECTIONS]:
+        del fields[name]
+        _SECTIONS_ADDED.discard(name)
+    for name, section in registry.TASK_SECTIONS.items():
+        fields[name] = FieldInfo.from_annotated_attribute(
+            registry.load_ref(section.spec) | None, Field(None, description=section.description))
+        _SECTIONS_ADDED.add(name)
+    VariantSpec.model_rebuild(force=True)
+
+
+_SECTIONS_ADDED: set[str] = set()
+_follow_registry()
+registry.on_change(_follow_registry)
+
+
 class LoadedVariant(BaseModel):
     """A validated variant with the file it came from (fusion paths resolve against it)."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
     path: Path
-    variant: Variant
+    variant: VariantSpec
     merged: dict
 
     @property
@@ -388,13 +419,13 @@ def dotted_get(data: Any, dotted: str, missing: Any = None) -> Any:
     return node
 
 
-def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> Variant:
+def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> VariantSpec:
     """The variant ``data`` holds, or a ConfigError naming where the wrong value came from: the
     ``--set KEY=VALUE`` that set it (``overrides``), else the file."""
     try:
-        return Variant.model_validate(data)
+        return VariantSpec.model_validate(data)
     except ValidationError as exc:
-        message = describe_validation_error(exc, Variant)
+        message = describe_validation_error(exc, VariantSpec)
         given = _overrides_behind(exc, overrides or {})
         if given:
             raise ConfigError(f"{message} (in variant {path})", where=given) from None
@@ -408,7 +439,7 @@ def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | 
         return None
     found: list[str] = []
     for err in exc.errors():
-        loc = _readable(err["loc"], Variant)[0]
+        loc = _readable(err["loc"], VariantSpec)[0]
         keys = _culprits(loc, err, overrides)
         if not keys:
             return None

@@ -46,7 +46,7 @@ REFERENCE = REPO / "docs" / "config-reference.md"
 
 # (title, "module:Model", where such files live, what they are)
 SCHEMAS = (
-    ("Run variant", "touche.config:Variant", "configs/<task>/*.yaml",
+    ("Run variant", "touche.config:VariantSpec", "configs/<task>/*.yaml",
      "One YAML file per submission. `extends: other.yaml` merges this file over another (mappings key by "
      "key, everything else replaced). Any key can also be set from the command line: "
      "`--set retrieval.similarity.k1=1.2`."),
