@@ -319,3 +319,29 @@ def test_the_static_checks_cover_every_layer_under_its_installed_name():
     assert sorted(mypy["packages"]) == sorted(["touche", *(FOLDERS[folder] for folder in mapped)])
     script = (REPO / "scripts" / "static_checks.sh").read_text(encoding="utf-8")
     assert sorted(re.search(r"^for layer in ([^;]*); do$", script, re.M).group(1).split()) == sorted(mapped)
+
+
+# --------------------------------------------------------------------------- module size
+MAX_MODULE_LINES = 600  # the house's limit: a module past it is split by concern
+
+
+def long_modules(root: Path, limit: int = MAX_MODULE_LINES) -> list[str]:
+    """Product and benchmark modules longer than ``limit`` lines, with their length."""
+    found = []
+    for folder in (*FOLDERS, "bench"):
+        for path in sorted((root / folder).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").count("\n")
+            if lines > limit:
+                found.append(f"{path.relative_to(root)}: {lines} lines")
+    return found
+
+
+def test_no_module_is_over_600_lines():
+    assert long_modules(REPO) == []
+
+
+def test_the_size_check_sees_a_long_module(tmp_path):
+    (tmp_path / "touche").mkdir()
+    (tmp_path / "touche" / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    (tmp_path / "touche" / "short.py").write_text("x = 1\n" * MAX_MODULE_LINES)
+    assert long_modules(tmp_path) == [f"touche/long.py: {MAX_MODULE_LINES + 1} lines"]
