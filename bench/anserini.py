@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touche.config import BM25, AnalyzerSpec, Variant
+from touche.config import BM25, AnalyzerSpec, VariantSpec
 
 INDEX_CLASS = "io.anserini.index.IndexCollection"
 SEARCH_CLASS = "io.anserini.search.SearchCollection"
@@ -65,7 +65,7 @@ def analyzer_options(spec: AnalyzerSpec, base_dir: Path) -> tuple[list[str], str
     return options, "; ".join(notes)
 
 
-def search_options(variant: Variant, base_dir: Path) -> tuple[list[str], str]:
+def search_options(variant: VariantSpec, base_dir: Path) -> tuple[list[str], str]:
     """SearchCollection options equivalent to a variant's first-stage retrieval (not re-ranking)."""
     options, note = analyzer_options(variant.analyzer, base_dir)
     sim = variant.retrieval.similarity
@@ -79,7 +79,7 @@ def search_options(variant: Variant, base_dir: Path) -> tuple[list[str], str]:
     return options, note
 
 
-def floor_command(variant: Variant, corpus_dir: Path, index_dir: Path, base_dir: Path, *,
+def floor_command(variant: VariantSpec, corpus_dir: Path, index_dir: Path, base_dir: Path, *,
                   heap: str | None = None) -> list[str]:
     """Our pure-Java floor (java/src/touche/lucene/FloorIndexer.java): the variant's analyzer
     chain, fields, threads, RAM buffer and garbage collector, the args.me JSON read by Jackson; no

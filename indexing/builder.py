@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from touche import jvm
 from touche.atomic import write_text
-from touche.config import AnalyzerSpec, IndexSpec, Variant
+from touche.config import AnalyzerSpec, IndexSpec, VariantSpec
 from touche.errors import InputError, ToucheError
 from touche.folderlock import folder_lock
 from touche.guard import RECORD, OutputFolder, named_location
@@ -75,7 +75,7 @@ def index_paths(path: Path, meta: dict | None = None) -> list[Path]:
     return [path / name for name in shards] if shards else [path]
 
 
-def index_dir(root: Path, variant: Variant, source: CorpusSource, base_dir: Path | None = None) -> Path:
+def index_dir(root: Path, variant: VariantSpec, source: CorpusSource, base_dir: Path | None = None) -> Path:
     """The index's folder, keyed by what determines its contents: the analyzer and fields as
     written, the contents of every file the analyzer reads, and the corpus files."""
     files = analyzers.content_key(variant.analyzer, base_dir)
@@ -103,7 +103,7 @@ def _description(meta_path: Path) -> dict:
     return meta
 
 
-def ensure_index(variant: Variant, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
+def ensure_index(variant: VariantSpec, corpus_path: str | Path, root: str | Path, *, base_dir: Path | None = None,
                  progress: bool = True, shards: int | None = None, shard: int | None = None,
                  sharded_builder: Callable[..., IndexInfo] | None = None) -> IndexInfo:
     """The variant's index, built only if no finished index with the same key exists.
@@ -179,7 +179,7 @@ def free_place(folder: OutputFolder, name: str, what: str) -> None:
                       "--index-root", path=path)
 
 
-def _agreed_skips(found: IndexInfo, variant: Variant) -> IndexInfo:
+def _agreed_skips(found: IndexInfo, variant: VariantSpec) -> IndexInfo:
     """An index that skipped malformed records serves only a run that agreed to skip them: a
     later run without --skip-bad-records would otherwise miss records silently."""
     build = found.meta.get("build", {})
@@ -321,7 +321,7 @@ def check_shards(target: Path, n: int, missing: list[int]) -> OutputFolder:
     return home
 
 
-def ensure_shard(variant: Variant, corpus_path: str | Path, target: Path, k: int, n: int, *,
+def ensure_shard(variant: VariantSpec, corpus_path: str | Path, target: Path, k: int, n: int, *,
                   base_dir: Path | None, progress: bool) -> IndexInfo:
     path = shard_dir(target, k, n)
     found = open_index(path)
@@ -338,13 +338,13 @@ def _build_shard_process(args: tuple) -> dict:
     """Entry point of a shard-building process (spawned: its own interpreter and JVM)."""
     variant_json, corpus_path, target, k, n, base_dir, heap = args
     jvm.start(heap)
-    variant = Variant.model_validate_json(variant_json)
+    variant = VariantSpec.model_validate_json(variant_json)
     info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=base_dir and Path(base_dir),
                          progress=False)
     return info.meta
 
 
-def build_sharded(variant: Variant, corpus_path: str | Path, target: Path, n: int, *, base_dir: Path | None = None,
+def build_sharded(variant: VariantSpec, corpus_path: str | Path, target: Path, n: int, *, base_dir: Path | None = None,
                   progress: bool = True, processes: int | None = None) -> IndexInfo:
     """Build the shards still missing (``processes`` at a time, default: one per core), then
     assemble the N shards into the searchable index ``target``."""
@@ -393,7 +393,7 @@ def shard_heap(workers: int) -> str:
     return f"{max(512, int(mib / workers))}m"
 
 
-def assemble_shards(variant: Variant, target: Path, n: int, *, base_dir: Path | None = None,
+def assemble_shards(variant: VariantSpec, target: Path, n: int, *, base_dir: Path | None = None,
                     seconds: float | None = None) -> IndexInfo:
     """Move N finished shards into ``target`` and write its statistics (those of the union)."""
     metas = []

@@ -110,7 +110,7 @@ class ArgsMeSource:
         return self.documents(fields, part=(k, n))
 
 
-SOURCES = registry.CORPUS_FAMILIES  # corpus.format → "module:class" (touche/registry.py)
+SOURCES = registry.CORPUS_FAMILIES  # corpus.format → its declaration, the reader by "module:class" (touche/registry.py)
 
 
 def source_class(fmt: str):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from touche import jvm
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import EnvironmentProblem, ToucheError
 from touche.guard import named_location
 from touche.indexing import builder
@@ -89,7 +89,7 @@ def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, 
                       heap: str) -> dict:
     """One shard, in a Ray worker process of its own (its own JVM)."""
     jvm.start(heap)
-    variant = Variant.model_validate_json(variant_json)
+    variant = VariantSpec.model_validate_json(variant_json)
     kill_folder = os.environ.get(KILL_ONCE_ENV)
     if kill_folder:
         original = builder.partition
@@ -111,7 +111,7 @@ def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, 
     return info.meta
 
 
-def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path, n: int, *,
+def build_sharded_on_ray(variant: VariantSpec, corpus_path: str | Path, target: Path, n: int, *,
                          address: str | None = None, base_dir: Path | None = None,
                          progress: bool = True) -> IndexInfo:
     """Build the missing shards of ``target`` as Ray tasks, then assemble the N shards."""
@@ -129,7 +129,7 @@ def build_sharded_on_ray(variant: Variant, corpus_path: str | Path, target: Path
     return assemble_shards(variant, target, n, base_dir=base_dir)
 
 
-def _run_shard_tasks(variant: Variant, corpus_path: str | Path, target: Path, n: int, missing: list[int], *,
+def _run_shard_tasks(variant: VariantSpec, corpus_path: str | Path, target: Path, n: int, missing: list[int], *,
                      address: str | None, base_dir: Path | None, progress: bool) -> None:
     ray = ray_module()
     threads = variant.index.threads

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from touche import jvm
-from touche.config import LoadedVariant, Variant, load_variant
+from touche.config import LoadedVariant, VariantSpec, load_variant
 from touche.errors import InputError
 from touche.guard import OutputFolder
 from touche.indexing.builder import IndexInfo, ensure_index
@@ -86,7 +86,7 @@ class Session:
                                                 progress=self.progress)
         return self._corpora[key]
 
-    def searcher(self, index: IndexInfo, loaded: LoadedVariant, analyzer_of: Variant | None = None) -> Searcher:
+    def searcher(self, index: IndexInfo, loaded: LoadedVariant, analyzer_of: VariantSpec | None = None) -> Searcher:
         analyzer = (analyzer_of or loaded.variant).analyzer
         key = (str(index.path), analyzer.model_dump_json())
         if key not in self._searchers:
@@ -106,7 +106,7 @@ class Session:
         searcher = self.searcher(index, loaded)
         searcher.set_similarity(variant.retrieval.similarity)
 
-        def open_index(other: Variant) -> Searcher:
+        def open_index(other: VariantSpec) -> Searcher:
             """Another index of the same corpus (e.g. the pair task's sentence index), shared."""
             info = ensure_index(other, corpus, self.index_root, base_dir=loaded.path.parent, progress=self.progress)
             return self.searcher(info, loaded, analyzer_of=other)

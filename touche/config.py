@@ -19,110 +19,22 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, cast
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from touche import registry
 from touche.errors import ConfigError
 from touche.paths import CONFIGS, shipped_variant, shipped_variant_names
 from touche.specs import Strict
+from touche.specs.analyzer import FILLER, AnalyzerSpec, FieldName, IndexSpec, ShingleSpec  # noqa: F401 (re-exported)
 from touche.specs.image import ImageSpec
 from touche.specs.pairs import PairsSpec
+from touche.specs.retrieval import QuerySpec, RetrievalSpec  # noqa: F401 (re-exported)
 from touche.specs.similarity import BM25, LMDirichlet, Similarity, bm25_unless_named  # noqa: F401 (re-exported)
+from touche.specs.suite import MAX_SUBMISSIONS, RUN_TXT_STEM, Suite, TunedOn  # noqa: F401 (re-exported)
 from touche.specs.task2 import Task2Spec
-from touche.specs.weights import FieldWeights
 from touche.yamlfiles import load_yaml, read_yaml
-
-# ---------------------------------------------------------------- analyzer
-FILLER = "_"  # Lucene ShingleFilter's token where a stopword was: "should teachers get tenure" → [_ teachers]
-
-
-class ShingleSpec(Strict):
-    min_size: int = Field(2, ge=2, le=5, description="smallest word n-gram")
-    max_size: int = Field(2, ge=2, le=5, description="largest word n-gram")
-    keep_unigrams: bool = Field(True, description="also emit the single words")
-    filler: str = Field(FILLER, max_length=10, description="the token Lucene puts in an n-gram where the stoplist "
-                                                           "removed a word (\"should teachers get tenure\" with "
-                                                           "smart: [_ teachers], [teachers _]); \"\" for none: n-grams "
-                                                           "of the words that remain ([teachers tenure])")
-
-    @model_validator(mode="after")
-    def _order(self):
-        if self.max_size < self.min_size:
-            raise ValueError(f"max_size ({self.max_size}) must be >= min_size ({self.min_size})")
-        if any(c in self.filler for c in "|=") or (self.filler and not self.filler.strip()) or \
-                any(c.isspace() for c in self.filler):
-            raise ValueError(f"filler {self.filler!r}: a word without spaces, '|' or '=', or \"\" for none")
-        return self
-
-
-class AnalyzerSpec(Strict):
-    """The chain used identically at index and query time: tokenizer → possessive → lowercase
-    → stoplist → stemmer → shingles."""
-
-    tokenizer: Literal["standard", "classic", "whitespace", "letter"] = Field(
-        "standard", description="Lucene tokenizer")
-    possessive: bool = Field(True, description="strip English possessive 's (Lucene EnglishPossessiveFilter)")
-    lowercase: bool = Field(True, description="lowercase tokens")
-    ascii_folding: bool = Field(False, description="fold accents to ASCII (café → cafe)")
-    stoplist: str = Field(
-        "none", description="none | lucene (33 words) | snowball | smart | terrier | path to a file, one word per line"
-    )
-    stemmer: Literal["none", "krovetz", "porter"] = Field("none", description="krovetz (KStem) or porter")
-    shingles: ShingleSpec | None = Field(None, description="word n-grams; null for none")
-
-
-# ---------------------------------------------------------------- index
-# Which fields exist depends on the corpus family (indexing/corpora.py checks them at run time).
-FieldName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
-
-
-class IndexSpec(Strict):
-    fields: tuple[FieldName, ...] = Field(
-        ("contents",), description="text fields to index, as the corpus family names them "
-                                   "(args.me: contents = conclusion + premises, conclusion, premises, title)")
-    store_raw: bool = Field(True, description="store each record's JSON for re-ranking")
-    positions: bool = Field(True, description="index term positions (needed for phrase queries)")
-    docvectors: bool = Field(False, description="store term vectors (for feedback models)")
-    threads: int = Field(2, ge=1, le=64, description="indexing threads")
-    ram_buffer_mb: float = Field(512, ge=16, le=16384, description="IndexWriter RAM buffer")
-    optimize: bool = Field(False, description="merge into one segment at the end")
-
-    @field_validator("fields")
-    @classmethod
-    def _unique_fields(cls, value):
-        if len(set(value)) != len(value) or not value:
-            raise ValueError("fields must be a non-empty list without repeats")
-        return value
-
-
-# ---------------------------------------------------------------- query and retrieval
-class QuerySpec(Strict):
-    text: Literal["title", "title+description"] = Field("title", description="which topic parts form the query")
-    field_weights: FieldWeights = Field({"contents": 1.0}, description="field → weight; fields must be indexed")
-    drop_question_words: bool = Field(
-        False, description="drop interrogative scaffolding (should, is, do, …) before analysis")
-    stance_neutral: bool = Field(
-        False, description="drop stance-bearing verbs (ban, allow, legalize, …) so pro and con match alike")
-
-    @field_validator("field_weights")
-    @classmethod
-    def _weights(cls, value):
-        for name, weight in value.items():
-            if not 0 < weight <= 100:
-                raise ValueError(f"weight of '{name}' must be in (0, 100], got {weight}")
-        if not value:
-            raise ValueError("at least one field needs a weight")
-        return value
-
-
-class RetrievalSpec(Strict):
-    similarity: Similarity = Field(default_factory=BM25)
-    top_k: int = Field(1000, ge=1, le=1000, description="hits per topic (Touché allows at most 1,000)")
-    threads: int = Field(2, ge=1, le=64, description="topics searched in parallel")
-
-    _bm25_unless_named = field_validator("similarity", mode="before")(bm25_unless_named)
-
 
 # ---------------------------------------------------------------- re-ranking stages
 # The stages live in retrieval/stages/, one class each (its parameters and its apply()), keyed by
@@ -179,25 +91,23 @@ RerankStage = Annotated[Any, WrapValidator(_as_stage), StageMarker()]
 
 
 # ---------------------------------------------------------------- corpus and the variant
+# The corpus families and tasks are declared in touche/registry.py; their choices, descriptions and
+# the tasks' settings sections are set on these models from there (``_follow_registry``), again
+# whenever a declaration is added. These tuples are the names at import.
 CORPUS_FORMATS = tuple(registry.CORPUS_FAMILIES)
 TASKS = tuple(registry.TASKS)
 
 
 class CorpusSpec(Strict):
-    format: Literal[CORPUS_FORMATS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
-        "argsme", description="corpus family: argsme (JSON), argsme-sentences (2022 CSV), clueweb12 (WARC), "
-                              "passages (Task 2 2022 JSONL), images (image collection)")
+    format: str = Field("argsme")  # Literal of the declared families: _follow_registry
     path: str | None = Field(None, description="corpus file or directory; the CLI's -i sets it")
     skip_bad_records: bool = Field(False, description="skip malformed records (counted) instead of failing")
 
 
-class Variant(Strict):
+class VariantSpec(Strict):
     """One run variant = one submission."""
 
-    task: Literal[TASKS] = Field(  # type: ignore[valid-type]  # the registry's names, a tuple
-        "task1", description="task1: args.me arguments (2020/21, Q0 runs); task1-pairs: sentence pairs with stance "
-                             "(2022); task2: ClueWeb12 documents (2020/21); task2-stance: passages with stance "
-                             "(2022); image: images per stance (2022/23)")
+    task: str = Field(registry.DEFAULT_TASK)  # Literal of the declared tasks: _follow_registry
     tag: str = Field(..., pattern=r"^[A-Za-z0-9_.+-]{1,80}$", description="run tag written in the last column")
     description: str = Field("", description="free text shown in reports")
     corpus: CorpusSpec = Field(default_factory=CorpusSpec)
@@ -206,10 +116,12 @@ class Variant(Strict):
     query: QuerySpec = Field(default_factory=QuerySpec)
     retrieval: RetrievalSpec = Field(default_factory=RetrievalSpec)
     rerank: tuple[RerankStage, ...] = Field((), description="stages applied in order after retrieval")
-    # Task-specific settings, one section per task family (schemas in touche/specs/).
-    task2: Task2Spec | None = Field(None, description="comparative questions: objects, re-ranking, stance")
-    pairs: PairsSpec | None = Field(None, description="Task 1 2022: sentence pairs and their stance")
-    image: ImageSpec | None = Field(None, description="image retrieval: text fields, OCR, stance")
+    # Task-specific settings follow, one section per task family (registry.TASK_SECTIONS, schemas in
+    # touche/specs/), added by _follow_registry; typed here for the type checker only.
+    if typing.TYPE_CHECKING:
+        task2: Task2Spec | None = None
+        pairs: PairsSpec | None = None
+        image: ImageSpec | None = None
 
     @model_validator(mode="after")
     def _weights_need_indexed_fields(self):
@@ -220,14 +132,15 @@ class Variant(Strict):
         return self
 
     @model_validator(mode="after")
-    def _task2_builds_its_own_queries(self):
-        # Task 2's handler formulates queries from task2.query (objects, comparative terms):
-        # these keys would silently do nothing there.
-        if self.task in ("task2", "task2-stance"):
+    def _handler_builds_its_own_queries(self):
+        # A task whose handler formulates the queries (Task 2: from task2.query, objects and
+        # comparative terms): these keys would silently do nothing there.
+        queries_from = registry.TASKS[self.task].queries_from
+        if queries_from:
             for key in ("text", "drop_question_words", "stance_neutral"):
                 if getattr(self.query, key) != QuerySpec.model_fields[key].default:
                     raise ValueError(f"query.{key} has no effect in {self.task} variants: their queries come from "
-                                     "task2.query (title_weight, object_weight, description, …)")
+                                     f"{queries_from}")
         return self
 
     def index_key(self) -> str:
@@ -240,12 +153,41 @@ class Variant(Strict):
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _follow_registry() -> None:
+    """The schema's choices of ``task`` and ``corpus.format``, their descriptions and the tasks'
+    settings sections, as touche/registry.py declares them (pydantic's field table, rebuilt)."""
+    families = registry.CORPUS_FAMILIES
+    formats: Any = Literal[tuple(families)]
+    CorpusSpec.__pydantic_fields__["format"] = FieldInfo.from_annotated_attribute(
+        formats, Field("argsme", description="corpus family: " + ", ".join(
+            family.description for family in families.values())))
+    CorpusSpec.model_rebuild(force=True)
+    fields = VariantSpec.__pydantic_fields__
+    tasks: Any = Literal[tuple(registry.TASKS)]
+    fields["task"] = FieldInfo.from_annotated_attribute(
+        tasks, Field(registry.DEFAULT_TASK, description="; ".join(
+            f"{name}: {task.description}" for name, task in registry.TASKS.items())))
+    for name in [n for n in fields if n in _SECTIONS_ADDED and n not in registry.TASK_SECTIONS]:
+        del fields[name]
+        _SECTIONS_ADDED.discard(name)
+    for name, section in registry.TASK_SECTIONS.items():
+        fields[name] = FieldInfo.from_annotated_attribute(
+            registry.load_ref(section.spec) | None, Field(None, description=section.description))
+        _SECTIONS_ADDED.add(name)
+    VariantSpec.model_rebuild(force=True)
+
+
+_SECTIONS_ADDED: set[str] = set()
+_follow_registry()
+registry.on_change(_follow_registry)
+
+
 class LoadedVariant(BaseModel):
     """A validated variant with the file it came from (fusion paths resolve against it)."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
     path: Path
-    variant: Variant
+    variant: VariantSpec
     merged: dict
 
     @property
@@ -388,13 +330,13 @@ def dotted_get(data: Any, dotted: str, missing: Any = None) -> Any:
     return node
 
 
-def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> Variant:
+def validate(data: dict, path: Path, overrides: dict[str, Any] | None = None) -> VariantSpec:
     """The variant ``data`` holds, or a ConfigError naming where the wrong value came from: the
     ``--set KEY=VALUE`` that set it (``overrides``), else the file."""
     try:
-        return Variant.model_validate(data)
+        return VariantSpec.model_validate(data)
     except ValidationError as exc:
-        message = describe_validation_error(exc, Variant)
+        message = describe_validation_error(exc, VariantSpec)
         given = _overrides_behind(exc, overrides or {})
         if given:
             raise ConfigError(f"{message} (in variant {path})", where=given) from None
@@ -408,7 +350,7 @@ def _overrides_behind(exc: ValidationError, overrides: dict[str, Any]) -> str | 
         return None
     found: list[str] = []
     for err in exc.errors():
-        loc = _readable(err["loc"], Variant)[0]
+        loc = _readable(err["loc"], VariantSpec)[0]
         keys = _culprits(loc, err, overrides)
         if not keys:
             return None
@@ -616,51 +558,8 @@ def load_variant(path: str | Path, overrides: dict[str, Any] | None = None) -> L
     return LoadedVariant(path=path, variant=validate(data, path, overrides), merged=data)
 
 
-# ---------------------------------------------------------------- suites: the five submissions
-RUN_TXT_STEM = "run"  # run.txt: the primary's copy, as TIRA expects it
-MAX_SUBMISSIONS = 5  # runs a team may hand in per task
-
-
-class TunedOn(Strict):
-    """Where a suite's primary was tuned (its weights, or its choice among a sweep's points): a
-    score on the same judgements is in-sample and reads higher than new topics will."""
-
-    data: str = Field(..., description="what it was tuned on, in words")
-    qrels: dict[str, str] = Field(..., min_length=1, description="name → the judgements' digest (Qrels.digest)")
-    cross_validated: dict[str, float] = Field({}, description="measure → the figure out of sample, where one exists")
-    source: str = Field("", description="the command or document the figures come from")
-
-
-class Suite(Strict):
-    """A task's submissions: the variant files and which one becomes run.txt on TIRA."""
-
-    variants: tuple[str, ...] = Field(..., min_length=1, max_length=MAX_SUBMISSIONS,
-                                      description="variant files, relative to the suite")
-    primary: str = Field(..., description="the variant written to run.txt")
-    topics: str | None = Field(None, description="default topics file (demo), relative to the suite")
-    qrels: dict[str, str] = Field({}, description="name → qrels file for the evaluation table (demo)")
-    corpus: str | None = Field(None, description="default corpus path (demo), relative to the suite")
-    tuned_on: TunedOn | None = Field(None, description="the judgements the primary was tuned on")
-
-    @model_validator(mode="after")
-    def _primary_listed(self):
-        if self.primary not in self.variants:
-            raise ValueError(f"primary '{self.primary}' is not among variants {list(self.variants)}")
-        # Each variant's run is written to <file name>.txt beside run.txt: two variants of one
-        # name (a/v.yaml, b/v.yaml) would overwrite each other, one named run the primary's copy.
-        stems = [Path(v).stem for v in self.variants]
-        for stem in dict.fromkeys(stems):
-            clashing = [v for v, s in zip(self.variants, stems) if s == stem]
-            if len(clashing) > 1:
-                raise ValueError(f"variants {', '.join(clashing)} would both write {stem}.txt: "
-                                 "give them distinct file names")
-            if stem == RUN_TXT_STEM:
-                raise ValueError(f"variant {clashing[0]} would write run.txt, where the primary's run goes: "
-                                 "rename it")
-        return self
-
-
 def load_suite(path: str | Path) -> tuple[Path, Suite]:
+    """A suite file (``specs/suite.py``'s schema), validated."""
     path = Path(path).resolve()
     data = read_yaml(path)
     try:

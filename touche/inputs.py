@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from touche import datasets, sources
+from touche import datasets, registry, sources
 from touche.datasets import parse_ref
 from touche.errors import InputError, ToucheError
 
@@ -203,32 +203,25 @@ def resolve_input(value: str | Path, topics: Path | None = None) -> Inputs:
     return Inputs(datasets.corpus_path(ref), datasets.topics_path(ref), qrels)
 
 
-# What each task's TIRA input directory holds (checked shallowly: corpora are large).
-_TASK_MARKERS: dict[str, tuple[str, ...]] = {
-    "image": ("images/I*", "I??/I*"),
-    "task2": ("ClueWeb12_*", "*.warc.gz", "*/*.warc.gz", "*/*/*.warc.gz"),
-    "task2-stance": ("*.jsonl", "*.jsonl.gz"),
-    "task1-pairs": ("*.csv",),
-}
-
-
 def detect_task(input_dir: Path) -> str:
-    """The task a TIRA input directory is for, from what it holds; args.me JSON (Task 1) when it
-    holds none of the others' files. An explicit --task, --suite or -c always wins over this."""
+    """The task a TIRA input directory is for, from what it holds (each task's ``markers`` in
+    touche/registry.py); the default task (args.me JSON, Task 1) when it holds none of the others'
+    files. An explicit --task, --suite or -c always wins over this."""
     if is_beir_folder(input_dir):  # its corpus.jsonl is args.me, not Task 2 passages
-        return "task1"
-    found = [task for task, patterns in _TASK_MARKERS.items()
-             if any(next(input_dir.glob(p), None) is not None for p in patterns)]
+        return registry.DEFAULT_TASK
+    found = [name for name, task in reversed(registry.TASKS.items()) if name != registry.DEFAULT_TASK  # latest first
+             and any(next(input_dir.glob(p), None) is not None for p in task.markers)]
     if len(found) > 1:
         raise InputError(f"the input directory holds the files of two tasks ({' and '.join(found)}); "
                          f"choose one with --task", path=input_dir)
-    if not found and next(input_dir.glob("*.json"), None) is None:
+    default = registry.TASKS[registry.DEFAULT_TASK]
+    if not found and not any(next(input_dir.glob(p), None) is not None for p in default.markers):
         held = sorted(p.name for p in input_dir.iterdir())
-        raise InputError("the input directory holds no corpus (args.me JSON *.json, the 2022 sentence CSV, ClueWeb12 "
-                         "WARC files, passage JSONL or images/); it holds "
+        kinds = [task.holds for task in registry.TASKS.values() if task.holds]
+        raise InputError(f"the input directory holds no corpus ({', '.join(kinds[:-1])} or {kinds[-1]}); it holds "
                          + (", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "") if held
                             else "nothing"), path=input_dir)
-    return found[0] if found else "task1"
+    return found[0] if found else registry.DEFAULT_TASK
 
 
 # --------------------------------------------------------------------------- --dataset and the task
@@ -252,7 +245,7 @@ def task_of(task: str | None, input: str | Path | None = None, *, suite=None, co
     if task:
         return task
     if suite:
-        return "task1"
+        return registry.DEFAULT_TASK
     ref = parse_ref(input)
     if ref:
         return datasets.dataset(ref).task
@@ -260,7 +253,7 @@ def task_of(task: str | None, input: str | Path | None = None, *, suite=None, co
         detected = detect_task(Path(input))  # a TIRA input directory says what it is for
         log.info("task: %s (detected from what %s holds; --task chooses another)", detected, input)
         return detected
-    return "task1"
+    return registry.DEFAULT_TASK
 
 
 def resolved_qrels(qrels, *, required: bool = True) -> list[str] | str | None:

@@ -357,7 +357,7 @@ the Touché collection or any other source. Regenerate with `python demo/images/
   browser (the XPath walk has to recover).
 
 Labels follow from how each image was made, not from human assessment. A topic has only 10 on-topic
-images, so every run fills its 20 slots per topic with other images (see `retrieval/tasks/image/handler.py`).
+images, so every run fills its 20 slots per topic with other images (see `retrieval/tasks/image/handlers.py`).
 """
 
 

@@ -114,20 +114,46 @@ def paired_wilcoxon_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | n
 @dataclass(frozen=True)
 class SignificanceTest:
     """A paired test a report may use: (a, b, resamples, seed) → two-sided p, and the name a
-    report's caption gives it (the explorer's page and exports take it from here)."""
+    report's caption gives it (the explorer's page and exports take it from here). ``many``: the
+    same p for each row of a matrix of differences at once (rows × topics, at least two topics;
+    → (p per row, whether every p is exact)); by default ``p`` of each row against zeros.
+    ``resampled``: its p is drawn from sampled resamples, so never below ``p_floor(resamples)``
+    (reports say so)."""
     title: str
     p: Callable[[Sequence[float], Sequence[float], int, int], float]
+    many: Callable[[np.ndarray, int, int], tuple[np.ndarray, bool]] | None = None
+    resampled: bool = False
 
     def __call__(self, a: Sequence[float], b: Sequence[float], resamples: int, seed: int) -> float:
         return self.p(a, b, resamples, seed)
 
+    def of_rows(self, diffs: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+        if self.many is not None:
+            return self.many(diffs, resamples, seed)
+        zeros = [0.0] * diffs.shape[1]
+        return np.array([self.p(d, zeros, resamples, seed) for d in diffs], dtype=float), True
 
-# The paired tests a report may use, by PyTerrier's ``test=`` names.
+
+def _t_rows(diffs: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    n = diffs.shape[1]
+    return (np.array([paired_t_test(d, np.zeros(n))[1] for d in diffs]) if len(diffs) < 8 else _t_many(diffs)), True
+
+
+def _wilcoxon_rows(diffs: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    n = diffs.shape[1]
+    return np.array([paired_wilcoxon_test(d, np.zeros(n)) for d in diffs]), True
+
+
+# The paired tests a report may use, by PyTerrier's ``test=`` names: one entry adds a test to
+# ``--test``, the API, the explorer's page and exports and their captions.
 SIGNIFICANCE_TESTS = {
     "randomization": SignificanceTest("paired randomization test", lambda a, b, resamples, seed:
-                                      paired_randomization_test(a, b, resamples=resamples, seed=seed)),
-    "t": SignificanceTest("paired t-test", lambda a, b, resamples, seed: paired_t_test(a, b)[1]),
-    "wilcoxon": SignificanceTest("Wilcoxon signed-rank test", lambda a, b, resamples, seed: paired_wilcoxon_test(a, b)),
+                                      paired_randomization_test(a, b, resamples=resamples, seed=seed),
+                                      lambda diffs, resamples, seed: _randomization(diffs, resamples, seed),
+                                      resampled=True),
+    "t": SignificanceTest("paired t-test", lambda a, b, resamples, seed: paired_t_test(a, b)[1], _t_rows),
+    "wilcoxon": SignificanceTest("Wilcoxon signed-rank test", lambda a, b, resamples, seed: paired_wilcoxon_test(a, b),
+                                 _wilcoxon_rows),
 }
 
 
@@ -186,12 +212,8 @@ def _tested(diffs: np.ndarray, test: str, resamples: int, seed: int) -> list[Pai
     exact = True
     if n < 2:
         p = np.full(len(diffs), np.nan)
-    elif test == "randomization":
-        p, exact = _randomization(diffs, resamples, seed)
-    elif test == "t":
-        p = np.array([paired_t_test(d, np.zeros(n))[1] for d in diffs]) if len(diffs) < 8 else _t_many(diffs)
     else:
-        p = np.array([paired_wilcoxon_test(d, np.zeros(n)) for d in diffs])
+        p, exact = SIGNIFICANCE_TESTS[test].of_rows(diffs, resamples, seed)
     return [PairTest(float(d), float(q), int(w), int(lo), int(n - w - lo), exact)
             for d, q, w, lo in zip(delta, p, wins, losses)]
 

@@ -54,7 +54,7 @@ class TopicRow:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class RunComparison:
     """Run B against run A (baseline) on the topics both have a score for."""
 
     measure: str
@@ -94,7 +94,7 @@ class Comparison:
 
 def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: str = "touche.nDCG@5",
                    name_a: str = "A", name_b: str = "B", resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED) -> Comparison:
+                   seed: int = DEFAULT_SEED) -> RunComparison:
     """Compare two {topic: score} maps (B − A) on their common topics."""
     common = sorted(set(a) & set(b), key=natural_key)
     rows = tuple(TopicRow(t, float(a[t]), float(b[t])) for t in common)
@@ -102,7 +102,7 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
     t_stat, t_p = paired_t_test(ys, xs)
     official = (float(np.mean(list(a.values()))) if a else math.nan,
                 float(np.mean(list(b.values()))) if b else math.nan)
-    return Comparison(
+    return RunComparison(
         measure=measure, name_a=name_a, name_b=name_b, rows=rows,
         only_a=tuple(sorted(set(a) - set(b), key=natural_key)),
         only_b=tuple(sorted(set(b) - set(a), key=natural_key)),
@@ -114,7 +114,7 @@ def compare_scores(a: Mapping[str, float], b: Mapping[str, float], *, measure: s
 def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], qrels: str | os.PathLike[str],
                  measure: str = "touche.nDCG@5", *, resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED, topics: TopicSelection | None = None,
-                 collection: Collection | None = None) -> Comparison:
+                 collection: Collection | None = None) -> RunComparison:
     """Per-topic comparison of two run files on one qrels file (B − A), on the topics ``topics``
     keeps (checked against both runs and the qrels), on ``collection`` when given (a run holding
     documents it lacks cautioned; both restricted to it when it says so)."""
@@ -128,7 +128,7 @@ def compare_runs(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], q
     return dataclasses.replace(compared, cautions=tuple(cautions))
 
 
-def format_comparison(cmp: Comparison, digits: int = 3) -> str:
+def format_comparison(cmp: RunComparison, digits: int = 3) -> str:
     """Markdown: a summary (means, wins/losses/ties, both tests) and the per-topic table; every
     run name and topic escaped by the one renderer (a run file named ``x|y<img …>`` is text)."""
     delta = cmp.mean_b - cmp.mean_a
@@ -164,7 +164,7 @@ def _by_gain(rows: Sequence[TopicRow]) -> list[TopicRow]:
     return sorted(rows, key=lambda r: (-round(r.difference, 9), natural_key(r.topic)))
 
 
-def _resampling(cmp: Comparison) -> str:
+def _resampling(cmp: RunComparison) -> str:
     n = len(cmp.rows)
     if n < 2:
         return "needs two or more common topics"
@@ -173,7 +173,7 @@ def _resampling(cmp: Comparison) -> str:
     return f"{cmp.resamples} random sign flips, seed {cmp.seed}"
 
 
-def plot_comparison(cmp: Comparison, path: str | os.PathLike[str]) -> Path:
+def plot_comparison(cmp: RunComparison, path: str | os.PathLike[str]) -> Path:
     """Bar chart of B − A per topic, sorted, wins green and losses red."""
     plt = pyplot()
     rows = _by_gain(cmp.rows)

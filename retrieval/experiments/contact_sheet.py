@@ -3,7 +3,7 @@ with their scores and the text that earned them.
 
 A run of images is judged by looking at it. The sheet shows, for every topic of the run, a PRO
 row and a CON row; each card has the thumbnail, rank and score, the stance and
-argumentativeness the formulas of ``retrieval/tasks/image/handler.py`` give the image (with the spec given,
+argumentativeness the formulas of ``retrieval/tasks/image/handlers.py`` give the image (with the spec given,
 default ``ImageSpec()``), and its texts — alt text, text inside the image (OCR, from the cache:
 the sheet never runs OCR), text near it in the page, crawl queries — with the topic's terms
 and the pro/con cue words marked.
@@ -189,7 +189,7 @@ class ImageRecords:
 
 def _card(row: RunRow, features: ImageFeatures | None, images: ImageRecords, topic: Topic | None, spec: ImageSpec,
           tiered: bool) -> str:
-    # Our runs' scores carry the selection tier (retrieval/tasks/image/handler.py: 2 + s preferred side,
+    # Our runs' scores carry the selection tier (retrieval/tasks/image/handlers.py: 2 + s preferred side,
     # 1 + s filled from the hits, s filled from the collection); other runs' scores do not.
     tier = min(2, int(row.score)) if tiered else 2
     head = (f'<div class="score">#{row.rank} · {html.escape(row.docid)}</div>'

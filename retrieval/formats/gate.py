@@ -48,7 +48,7 @@ from touche.retrieval.formats.runfile import (
     canonical_topic,
     detect_format,
     natural_key,
-    validated_lines,
+    problems_and_rows,
 )
 from touche.retrieval.formats.runtable import RunTable, fast_table
 from touche.retrieval.formats.runwriter import WrittenRun, ranked_rows
@@ -109,7 +109,7 @@ def _table(raw: bytes, fmt: RunFormat, label: str, unit: str) -> RunTable:
         return fast
     try:
         lines = enumerate(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig"), start=1)  # as open() splits
-        problems, rows = validated_lines(lines, fmt, None)
+        problems, rows = problems_and_rows(lines, fmt, None)
     except UnicodeDecodeError as error:
         raise InputError(f"run file is not UTF-8 text ({error.reason})", path=label) from None
     errors = [p for p in problems if p.is_error]

@@ -1,19 +1,9 @@
-"""Reading, writing and validating Touché run files (every task's format).
+"""Reading and validating Touché run files (every task's format: ``runformat.py``).
 
-A run line is ``qid column2 docid rank score tag``, whitespace separated. What ``column2``
-and ``docid`` may hold, and how many rows a topic may have, depends on the format:
-
-========  ==========================================  =================================
-format    column2                                     rows per topic
-========  ==========================================  =================================
-Q0        ``Q0``  (Task 1/2 2020-21)                  at most 1000
-PAIRS     ``PRO|CON|Q0``, docid ``sid1,sid2``         100-1000 pairs (Task 1 2022)
-STANCE    ``FIRST|SECOND|NEUTRAL|NO|Q0``              at most 1000 (Task 2 2022)
-IMAGE     ``PRO|CON``, docid ``I`` + 16 hex digits    exactly 10 per topic and stance
-========  ==========================================  =================================
-
-For IMAGE runs ranks count within a topic *and stance* (1-10 for PRO, 1-10 for CON); for the
-other formats within a topic.
+A run line is ``qid column2 docid rank score tag``, whitespace separated; what ``column2`` and
+``docid`` may hold and how many rows a topic may have depends on the run format
+(``retrieval/formats/runformat.py``). For IMAGE runs ranks count within a topic *and stance*
+(1-10 for PRO, 1-10 for CON); for the other formats within a topic.
 
 Validation problems have a severity:
 
@@ -45,98 +35,37 @@ from typing import Any, Protocol
 from touche import numbers, sources
 from touche.bounds import score_problem
 from touche.errors import InputError
+from touche.retrieval.formats.runformat import (
+    ARGUMENT_STANCES,
+    COMPARATIVE_STANCES,
+    IMAGE_ID,
+    PASSAGE_ID,
+    SENTENCE_ID,
+    RunFormat,
+)
 
 __all__ = [
     "RunFormat",
     "RunRow",
     "Problem",
     "Severity",
-    "validate_run",
-    "check_run",
+    "problems_and_rows",
+    "run_file_problems",
+    "run_file_warnings",
     "detect_format",
     "natural_key",
+    "ARGUMENT_STANCES",
+    "COMPARATIVE_STANCES",
     "IMAGE_ID",
+    "PASSAGE_ID",
     "SENTENCE_ID",
 ]
 
-IMAGE_ID = re.compile(r"I[0-9a-f]{16}")
-SENTENCE_ID = re.compile(r"S[0-9a-f]+-A[0-9a-f]+__(?:PREMISE__[0-9]+|CONC__[0-9]+)")
-PASSAGE_ID = re.compile(r"clueweb12-\S+___[0-9]+")
 _INT = numbers.WHOLE  # ASCII digits only, as trec_eval reads them: int("١") is 1 in Python
 MAX_RANK_DIGITS = 18  # ranks are 64-bit integers in every table that reads them
 # a score as the validator reads it (and float() converts it)
 SCORE = numbers.DECIMAL
 WHITESPACE = re.compile(r"\s")
-
-
-@dataclass(frozen=True)
-class _FormatSpec:
-    column2: tuple[str, ...]
-    max_per_group: int
-    min_per_group: int  # below this: a warning (PAIRS) or an error (IMAGE, where min == max)
-    description: str
-
-
-class RunFormat(Enum):
-    Q0 = "q0"
-    PAIRS = "pairs"
-    STANCE = "stance"
-    IMAGE = "image"
-
-    @classmethod
-    def parse(cls, name: str | RunFormat) -> RunFormat:
-        """``"stance"``, ``"STANCE"`` or a RunFormat -> RunFormat (for the CLI and configs)."""
-        if isinstance(name, RunFormat):
-            return name
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            known = ", ".join(f.value for f in cls)
-            raise InputError(f"unknown run format {name!r}; expected one of {known}") from None
-
-    @property
-    def column2_values(self) -> tuple[str, ...]:
-        return _SPECS[self].column2
-
-    @property
-    def max_per_group(self) -> int:
-        """Most rows per topic (per topic and stance for IMAGE)."""
-        return _SPECS[self].max_per_group
-
-    @property
-    def min_per_group(self) -> int:
-        return _SPECS[self].min_per_group
-
-    @property
-    def description(self) -> str:
-        return _SPECS[self].description
-
-    @property
-    def default_column2(self) -> str | None:
-        return None if self is RunFormat.IMAGE else "Q0"
-
-    def group_key(self, qid: str, column2: str) -> tuple[str, ...]:
-        """Rows sharing this key are ranked together."""
-        return (qid, column2) if self is RunFormat.IMAGE else (qid,)
-
-
-# The stance vocabularies of the run formats: the one source every task's stance code uses.
-ARGUMENT_STANCES = ("PRO", "CON")                             # Task 1 2022 pairs, images
-COMPARATIVE_STANCES = ("FIRST", "SECOND", "NEUTRAL", "NO")    # Task 2 2022 passages, toward the first object
-
-_SPECS: dict[RunFormat, _FormatSpec] = {
-    RunFormat.Q0: _FormatSpec(("Q0",), 1000, 0, "qid Q0 docid rank score tag"),
-    RunFormat.PAIRS: _FormatSpec(
-        (*ARGUMENT_STANCES, "Q0"), 1000, 100, "qid PRO|CON|Q0 sid1,sid2 rank score tag"
-    ),
-    RunFormat.STANCE: _FormatSpec(
-        (*COMPARATIVE_STANCES, "Q0"),
-        1000,
-        0,
-        "qid FIRST|SECOND|NEUTRAL|NO|Q0 passageid rank score tag",
-    ),
-    RunFormat.IMAGE: _FormatSpec(ARGUMENT_STANCES, 10, 10, "topic PRO|CON imageid rank score tag"),
-}
 
 
 @dataclass(frozen=True)
@@ -398,15 +327,7 @@ def _group_problems(key: tuple[str, ...], entries: list[tuple[int, RunRow]]) -> 
     return problems
 
 
-def validate_lines(
-    lines: Iterable[tuple[int, str]],
-    fmt: RunFormat,
-    topics: Collection[str] | None,
-) -> list[Problem]:
-    return validated_lines(lines, fmt, topics)[0]
-
-
-def validated_lines(
+def problems_and_rows(
     lines: Iterable[tuple[int, str]],
     fmt: RunFormat,
     topics: Collection[str] | None,
@@ -533,7 +454,7 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.line is not None, p.line or 0))
 
 
-def validate_run(
+def run_file_problems(
     path: str | os.PathLike[str],
     fmt: RunFormat | str,
     topics: Collection[str] | None = None,
@@ -543,16 +464,16 @@ def validate_run(
     ``topics``: the expected topic ids; when given, missing and unexpected topics are errors.
     See the module docstring for which problems are errors and which are warnings.
     """
-    return validate_lines(numbered_lines(Path(path)), RunFormat.parse(fmt), topics)
+    return problems_and_rows(numbered_lines(Path(path)), RunFormat.parse(fmt), topics)[0]
 
 
-def check_run(
+def run_file_warnings(
     path: str | os.PathLike[str],
     fmt: RunFormat | str,
     topics: Collection[str] | None = None,
 ) -> list[Problem]:
-    """validate_run, raising InputError on the first error; returns the warnings."""
-    problems = validate_run(path, fmt, topics)
+    """run_file_problems, raising InputError on the first error; returns the warnings."""
+    problems = run_file_problems(path, fmt, topics)
     raise_on_errors(problems, Path(path))
     return [p for p in problems if not p.is_error]
 

@@ -1,6 +1,6 @@
 """A run as columns: read at library speed, and turned into rows only where a measure needs them.
 
-Why: the validator (``runfile.validated_lines``) looks at every line in Python (about 8 µs a line)
+Why: the validator (``runfile.problems_and_rows``) looks at every line in Python (about 8 µs a line)
 and every ``RunRow`` costs about 1.5 µs to build, so 5 runs of 1,000 topics × 1,000 documents took
 40 s to read before any scoring, although Touché's measures look at the first 5 of each topic.
 

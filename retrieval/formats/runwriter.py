@@ -24,8 +24,8 @@ from touche.retrieval.formats.runfile import (
     RunFormat,
     RunRow,
     natural_key,
+    problems_and_rows,
     raise_on_errors,
-    validate_lines,
 )
 
 TIE_ORDERS = ("docid", "given")  # how equal scores are ordered in a written run
@@ -205,7 +205,7 @@ def render_run(rows: RowsInput, fmt: RunFormat | str, tag: str, max_per_topic: i
     if limit < 1:
         raise InputError(f"max_per_topic must be at least 1, got {limit}", path=str(path))
     lines = _format_lines(_normalise_rows(rows, fmt, path), fmt, tag, limit, path, ties, untie)
-    problems = validate_lines(enumerate(lines, start=1), fmt, topics)
+    problems = problems_and_rows(enumerate(lines, start=1), fmt, topics)[0]
     raise_on_errors(problems, path)
     return "".join(lines), [p for p in problems if not p.is_error]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from touche import sources
 from touche.errors import ToucheError
-from touche.retrieval.formats.runfile import Problem, RunFormat, detect_format, validate_run
+from touche.retrieval.formats.runfile import Problem, RunFormat, detect_format, run_file_problems
 
 SHOWN_ERRORS = 3  # errors a summary shows (every problem with verbose)
 
@@ -69,7 +69,7 @@ def validate_runs(runs: Iterable[str | os.PathLike[str]], format: RunFormat | st
     for path in runs:
         try:
             found = fmt or detect_format(path)
-            verdicts.append(Verdict(str(path), found, validate_run(path, found)))
+            verdicts.append(Verdict(str(path), found, run_file_problems(path, found)))
         except ToucheError as exc:
             verdicts.append(Verdict(str(path), unreadable=exc))
     return verdicts

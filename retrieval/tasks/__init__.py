@@ -7,9 +7,10 @@ It turns a ``Ranking`` into run rows ``(docid, score, column2)`` — column2 is 
 — and names the run format its runs are validated against. It may also formulate the queries
 and re-rank before the variant's generic ``rerank:`` stages.
 
-Task 1 2020/21 needs nothing more (task1/arguments.py); Task 2 2022 labels stance (task2/), Task 1 2022
-builds sentence pairs (task1/pairs.py), image retrieval picks 10 images per stance (image/).
-A new task is a package here with a ``TaskHandler`` and one line in ``TASKS``.
+Task 1 2020/21 needs nothing more; Task 2 2022 labels stance (task2/), Task 1 2022 builds
+sentence pairs (task1/pairs.py), image retrieval picks 10 images per stance (image/). Each task
+package declares its handlers in its ``handlers.py``; a new task is a package here with a
+``TaskHandler`` there and one declaration in ``touche/registry.py``.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from touche import registry
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import ToucheError
 from touche.indexing.corpora import first_document, open_corpus
 from touche.inputs import detect_task
@@ -32,13 +33,13 @@ Rows = dict[str, list[tuple[str, float, str]]]
 @dataclass(frozen=True)
 class TaskContext:
     """What a task handler may know of the run it takes part in."""
-    variant: Variant
+    variant: VariantSpec
     variant_path: Path             # the YAML file: errors name it, relative files resolve against its folder
     corpus: Path                   # resolved once by the session (a path; irds:<id> already fetched)
     topics: tuple[Topic, ...]
     topics_path: Path
     searcher: Searcher             # the variant's first-stage searcher (raw records, explain)
-    open_index: Callable[[Variant], Searcher]  # another index of the same corpus, built on first use, shared
+    open_index: Callable[[VariantSpec], Searcher]  # another index of the same corpus, built on first use, shared
     progress: bool = True
 
     @property
@@ -66,13 +67,18 @@ class TaskHandler(NamedTuple):
     rerank: RankingStage | None = None
     # Files or folders the task reads besides the index (a model), by variant: what a sweep point
     # is keyed by (retrieval/fingerprint.py).
-    files_read: Callable[[Variant, Path], tuple[Path, ...]] | None = None
+    files_read: Callable[[VariantSpec, Path], tuple[Path, ...]] | None = None
     # Loads those files now (variant, its folder), raising a located error for a missing or
     # damaged one: run before the first index is built (retrieval/preflight.py).
-    check_files: Callable[[Variant, Path], None] | None = None
+    check_files: Callable[[VariantSpec, Path], None] | None = None
 
 
-TASKS = registry.TASKS  # task → "module:handler", imported on first use (touche/registry.py)
+def q0_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
+    """The ranking is the run, every row ``Q0`` (Task 1 2020/21, Task 2 2020/21)."""
+    return {qid: [(docid, score, "Q0") for docid, score in hits] for qid, hits in ranking.items()}
+
+
+TASKS = registry.TASKS  # task → its declaration, the handler imported on first use (touche/registry.py)
 
 
 def handler(task: str) -> TaskHandler:

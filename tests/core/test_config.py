@@ -206,10 +206,10 @@ def test_extends_of_neither_a_file_nor_a_shipped_name_says_both(tmp_path):
 def test_a_stance_variant_dumped_whole_loads_again():
     """Shard workers receive the whole variant (every default written out): a learned-stance
     variant was refused there for the pattern settings it does not read."""
-    from touche.config import Variant, load_variant
+    from touche.config import VariantSpec, load_variant
     for name in ("2-comparative-query", "3-rerank", "5-compquery-rerank"):
         variant = load_variant(REPO / "configs" / "task2-stance" / f"{name}.yaml").variant
-        assert Variant.model_validate_json(variant.model_dump_json()) == variant
+        assert VariantSpec.model_validate_json(variant.model_dump_json()) == variant
 
 
 def test_a_huge_integer_in_set_is_a_config_error():

@@ -405,11 +405,11 @@ def _default_variant(task: str) -> Path:
 def _require_task(task: str) -> None:
     from touche.indexing.corpora import SOURCES
     from touche.retrieval.tasks import TASKS
-    module = TASKS[task].split(":")[0]
+    module = TASKS[task].ref.split(":")[0]
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"the {task} handler ({module.replace('.', '/')}.py) is not written yet")
     for fmt, target in SOURCES.items():
-        if importlib.util.find_spec(target.split(":")[0]) is None and fmt in _formats_of(task):
+        if importlib.util.find_spec(target.ref.split(":")[0]) is None and fmt in _formats_of(task):
             pytest.skip(f"the {fmt} corpus source ({target}) is not written yet")
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from touche.cli import main
-from touche.config import StageMarker, Variant, apply_overrides, stage_classes, validate
+from touche.config import StageMarker, VariantSpec, apply_overrides, stage_classes, validate
 from touche.errors import ConfigError
 from touche.specs import Strict
 from touche.specs.weights import FUSED_DEPTH, MIN_WEIGHT, RRF_MAX_K, SCORE_RESOLUTION, WeightKey
@@ -56,7 +56,7 @@ def _walk(model: type[BaseModel], prefix: str):
             yield from _walk(inner, f"{key}.{part + '.' if part else ''}")
 
 
-FIELDS = list(_walk(Variant, ""))
+FIELDS = list(_walk(VariantSpec, ""))
 WEIGHTS = [(key, field) for key, _, _, field in FIELDS if _marked(field)]
 FORMULAS = sorted({(key.rsplit(".", 1)[0], model) for key, model, _, _ in FIELDS
                    if getattr(model, "formula", ())}, key=lambda pair: pair[0])

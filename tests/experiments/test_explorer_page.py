@@ -19,7 +19,7 @@ from touche.retrieval.evaluation.agreement import jaccard, pair_index, rbo
 from touche.retrieval.experiments.explorer.build import write_explorer
 from touche.retrieval.experiments.explorer.export import (
     EXPORTS,
-    Comparison,
+    BaselineTest,
     View,
     corrected_p_text,
     one_line,
@@ -584,9 +584,9 @@ def test_p_digits_never_disagree_with_the_mark_and_the_floor_is_said():
     assert p_text(0.2) == "0.200" and p_text(1.2e-8) == "1.2e-8" and p_text(None) == "–"
     floor = 2 / 10_001
     assert p_text(floor, floor=floor) == "≤ 2.0e-4" and p_text(0.01, floor=floor) == "0.010"
-    at_floor = Comparison(0.2, floor, 20, 0, 0, floor, p_corrected=15 * floor, significant=True)
+    at_floor = BaselineTest(0.2, floor, 20, 0, 0, floor, p_corrected=15 * floor, significant=True)
     assert corrected_p_text(at_floor) == "≤ 0.003"  # Holm over 15: the true corrected p is at most this
-    exact = Comparison(0.2, 2 / 2 ** 5, 5, 0, 0, None, p_corrected=0.0625, significant=False)
+    exact = BaselineTest(0.2, 2 / 2 ** 5, 5, 0, 0, None, p_corrected=0.0625, significant=False)
     assert corrected_p_text(exact) == "0.062"  # an enumerated p is exact, not a bound
 
 

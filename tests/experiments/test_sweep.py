@@ -39,7 +39,7 @@ from touche.retrieval.experiments.sweep import (
 )
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.formats.gate import read_run
-from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
@@ -201,7 +201,7 @@ def test_each_point_is_a_valid_run_scored_like_a_single_run(finished, tmp_path: 
     out = finished["root"] / "out"
     for record in outcome.records:
         run = out / record.run
-        assert [p for p in validate_run(run, RunFormat.Q0) if p.is_error] == []
+        assert [p for p in run_file_problems(run, RunFormat.Q0) if p.is_error] == []
         assert evaluate(run, {"relevance": DEMO / "qrels-relevance.txt"}, ["touche.nDCG@5"])[MEASURE] \
             == pytest.approx(record.measures[MEASURE])
         assert sum(record.per_topic[MEASURE].values()) / len(record.per_topic[MEASURE]) \

@@ -399,14 +399,14 @@ run_lines = st.one_of(st.tuples(st.one_of(st.sampled_from(["1", "2"]), column_no
        tail=st.one_of(st.just(b""), raw_bytes), topics=st.one_of(st.none(), st.lists(texts, max_size=3)))
 def test_run_reader_and_validator(lines, fmt, tail, topics):
     from touche.retrieval.formats.gate import read_run
-    from touche.retrieval.formats.runfile import check_run, detect_format, validate_run
+    from touche.retrieval.formats.runfile import detect_format, run_file_problems, run_file_warnings
 
     with workdir() as tmp:
         path = tmp / "run.txt"
         path.write_bytes(utf8("\n".join(lines)) + tail)
         parses_or_names(path, lambda: read_run(path, fmt))
-        parses_or_names(path, lambda: validate_run(path, fmt or "q0", topics))
-        parses_or_names(path, lambda: check_run(path, fmt or "q0", topics))
+        parses_or_names(path, lambda: run_file_problems(path, fmt or "q0", topics))
+        parses_or_names(path, lambda: run_file_warnings(path, fmt or "q0", topics))
         parses_or_names(path, lambda: detect_format(path))
 
 

@@ -25,7 +25,7 @@ from touche.bounds import SCORE_LIMIT, is_number
 from touche.errors import InputError
 from touche.retrieval.formats.gate import frame_format, load_qrels, load_run, load_topics, run_layout
 from touche.retrieval.formats.qrels import Qrels, QrelsKind
-from touche.retrieval.formats.runfile import RunFormat, validated_lines
+from touche.retrieval.formats.runfile import RunFormat, problems_and_rows
 from touche.retrieval.formats.runtable import RunTable, fast_table
 
 # ------------------------------------------------------------------------------ strategies
@@ -95,7 +95,7 @@ def _validator(raw: bytes, fmt: RunFormat):
         lines = list(enumerate(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig"), start=1))
     except UnicodeDecodeError:
         return None
-    problems, rows = validated_lines(lines, fmt, None)
+    problems, rows = problems_and_rows(lines, fmt, None)
     return any(p.is_error for p in problems), RunTable.from_rows(rows, fmt).records()
 
 

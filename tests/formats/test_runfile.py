@@ -19,11 +19,11 @@ from touche.retrieval.formats.runfile import (
     RunRow,
     Severity,
     canonical_topic,
-    check_run,
     detect_format,
     natural_key,
-    validate_lines,
-    validate_run,
+    problems_and_rows,
+    run_file_problems,
+    run_file_warnings,
 )
 from touche.retrieval.formats.runwriter import ranked_rows, write_run
 
@@ -107,7 +107,7 @@ def test_writer_ranks_image_runs_per_stance(tmp_path: Path) -> None:
     written = read_run(out, RunFormat.IMAGE)
     assert [(r.qid, r.column2) for r in written[::10]] == [("1", "PRO"), ("1", "CON"), ("3", "PRO"), ("3", "CON")]
     assert [r.rank for r in written[:20]] == list(range(1, 11)) * 2
-    assert validate_run(out, RunFormat.IMAGE) == []
+    assert run_file_problems(out, RunFormat.IMAGE) == []
 
 
 @pytest.mark.parametrize(
@@ -330,7 +330,7 @@ def test_validator_finds_each_problem_with_its_line(
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
     line, severity, part = expected
-    problems = validate_run(path, fmt, topics)
+    problems = run_file_problems(path, fmt, topics)
     matching = [p for p in problems if part in p.message]
     assert matching, f"no problem mentions {part!r}: {[str(p) for p in problems]}"
     assert (matching[0].line, matching[0].severity.value) == (line, severity)
@@ -348,21 +348,21 @@ def test_validator_finds_each_problem_with_its_line(
 def test_validator_accepts_clean_runs_of_every_format(tmp_path: Path, fmt: RunFormat, lines: list[str]) -> None:
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n")
-    assert validate_run(path, fmt) == []
-    assert check_run(path, fmt.value) == []
+    assert run_file_problems(path, fmt) == []
+    assert run_file_warnings(path, fmt.value) == []
     assert detect_format(path) is fmt
 
 
 def test_validator_reports_problems_in_line_order_and_check_run_raises(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 1 t\n1 Q0 a 2 2 t\n1 Q0 b\n")
-    problems = validate_run(path, RunFormat.Q0, {"1", "2"})
+    problems = run_file_problems(path, RunFormat.Q0, {"1", "2"})
     lines = [p.line for p in problems]
     assert lines == sorted(lines, key=lambda n: (n is not None, n or 0))
     assert problems[0] == Problem(None, "topic 2 is missing (no rows)")
     assert str(problems[1]).startswith("line 2: error: ")
     with pytest.raises(InputError, match=r"run\.txt: topic 2 is missing \(no rows\) \(and 3 more error\(s\)\)"):
-        check_run(path, RunFormat.Q0, {"1", "2"})
+        run_file_warnings(path, RunFormat.Q0, {"1", "2"})
 
 
 def test_severity_compares_equal_to_its_name() -> None:
@@ -420,7 +420,7 @@ def test_official_runs_are_detected_and_have_no_errors() -> None:
     for folder, fmt in OFFICIAL_FORMATS.items():
         for path in sorted((shared / "runs" / folder).glob("*.txt")):
             assert detect_format(path) is fmt, path
-            errors = [str(p) for p in validate_run(path, fmt) if p.is_error]
+            errors = [str(p) for p in run_file_problems(path, fmt) if p.is_error]
             assert errors == [], path
             checked += 1
     assert checked == 26  # 3 Task 1 2021, 16 Task 2 2022, 7 image 2022 runs
@@ -428,7 +428,7 @@ def test_official_runs_are_detected_and_have_no_errors() -> None:
 
 def test_official_zero_based_run_gets_a_warning_per_topic() -> None:
     path = require_shared() / "runs" / "task1-2021" / "ElrondSimpleRun.txt"
-    problems = validate_run(path, RunFormat.Q0)
+    problems = run_file_problems(path, RunFormat.Q0)
     starts = [p for p in problems if "ranks start at 0" in p.message]
     assert len(starts) == 50 and all(p.severity is Severity.WARNING for p in starts)
 
@@ -466,7 +466,7 @@ def test_write_then_read_round_trips(run: tuple[RunFormat, dict[str, list[tuple[
         path = Path(directory) / "run.txt"
         write_run(path, rows, fmt, "prop-tag")
         back = read_run(path, fmt)
-        assert [p for p in validate_run(path, fmt) if p.is_error] == []
+        assert [p for p in run_file_problems(path, fmt) if p.is_error] == []
         rewritten = Path(directory) / "again.txt"
         write_run(rewritten, back, fmt, "prop-tag")
         assert rewritten.read_bytes() == path.read_bytes()
@@ -521,7 +521,7 @@ def test_a_run_of_pro_con_and_q0_rows_is_a_pairs_run(tmp_path):
 def test_score_increases_are_counted_and_a_second_gap_is_not_repeated(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 4 1.0 t\n1 Q0 d 6 3.0 t\n")
-    problems = validate_run(path, "q0")
+    problems = run_file_problems(path, "q0")
     increases = [p.message for p in problems if "must not increase" in p.message]
     assert len(increases) == 1 and "(2 places in this topic)" in increases[0]
     assert len([p for p in problems if p.kind == "gap in the ranks"]) == 1
@@ -542,7 +542,7 @@ def test_a_document_twice_names_its_two_stances_in_an_image_run_only(tmp_path):
 
 
 def problems_of(text: str, fmt: RunFormat = RunFormat.Q0, topics=None):
-    return validate_lines(enumerate(text.splitlines(keepends=True), start=1), fmt, topics)
+    return problems_and_rows(enumerate(text.splitlines(keepends=True), start=1), fmt, topics)[0]
 
 
 def errors_of(text: str, fmt: RunFormat = RunFormat.Q0, topics=None) -> list[str]:
@@ -672,7 +672,7 @@ def test_a_refused_run_names_its_first_error_and_counts_the_others(tmp_path, lin
     path = tmp_path / "run.txt"
     path.write_text(lines)
     with pytest.raises(InputError) as raised:
-        check_run(path, "q0")
+        run_file_warnings(path, "q0")
     assert raised.value.message == message and raised.value.where == "line 1"
 
 

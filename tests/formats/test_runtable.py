@@ -20,8 +20,8 @@ from touche.retrieval.formats.runfile import (
     RunFormat,
     RunRow,
     numbered_lines,
-    validate_run,
-    validated_lines,
+    problems_and_rows,
+    run_file_problems,
 )
 from touche.retrieval.formats.runtable import EVERY_ROW, FAST_FORMATS, RowNeed, RunTable, fast_table
 
@@ -49,7 +49,7 @@ SPLITTER_CASES = {
 def test_fast_reader_never_accepts_a_run_the_validator_refuses(tmp_path: Path, fmt: RunFormat, lines) -> None:
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
-    assert any(p.is_error for p in validate_run(path, fmt))
+    assert any(p.is_error for p in run_file_problems(path, fmt))
     assert fast_table(path.read_bytes(), fmt) is None
     with pytest.raises(InputError, match="not a valid"):
         load_run(path, fmt)
@@ -60,7 +60,7 @@ def test_fast_reader_leaves_lines_it_cannot_split_as_the_validator_does_to_it(tm
     path = tmp_path / "run.txt"
     path.write_text(text, encoding="utf-8", newline="")
     assert fast_table(path.read_bytes(), RunFormat.Q0) is None
-    problems, rows = validated_lines(numbered_lines(path), RunFormat.Q0, None)
+    problems, rows = problems_and_rows(numbered_lines(path), RunFormat.Q0, None)
     if not any(p.is_error for p in problems):  # a tab between fields is legal: the validator's rows
         assert load_run(path, RunFormat.Q0).records() == rows
 
@@ -74,7 +74,7 @@ def test_fast_reader_reads_clean_runs_as_the_validator_does(tmp_path: Path, fmt:
     path = tmp_path / "run.txt"
     path.write_bytes(text.encode("utf-8"))
     assert fast_table(path.read_bytes(), fmt) is not None, "a clean run went to the slow path"
-    problems, rows = validated_lines(numbered_lines(path), fmt, None)
+    problems, rows = problems_and_rows(numbered_lines(path), fmt, None)
     assert not any(p.is_error for p in problems)
     expected = [r.__class__(str(int(r.qid)) if r.qid.isdecimal() else r.qid, *(getattr(r, f) for f in
                 ("column2", "docid", "rank", "score", "tag"))) for r in rows]
@@ -379,7 +379,7 @@ def test_rows_of_an_empty_run_finds_nothing():
 
 # --------------------------------------------------------------------------- the fast reader's files
 def as_validator_reads(path: Path, fmt: RunFormat) -> list[RunRow]:
-    problems, rows = validated_lines(numbered_lines(path), fmt, None)
+    problems, rows = problems_and_rows(numbered_lines(path), fmt, None)
     assert not any(p.is_error for p in problems)
     return rows
 

@@ -587,12 +587,20 @@ class OwnedLocations(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------------- the builds
     def _adoptable(self) -> set[str]:
-        """Files the compatibility rules may take as the toolkit's: a jar of our classes only, an
-        encodings database of the encodings table only (what an older version made, unrecorded)."""
+        """What the compatibility rules may take as the toolkit's: a jar of our classes only, an
+        encodings database of the encodings table only (what an older version made, unrecorded),
+        and shards recognised by what they hold (gathered from other machines, say by rsync, so
+        unrecorded here): a finished shard, a shards folder of finished shards only, with all
+        they hold (assembling moves them into the index)."""
         from touche import jvm
+        from touche.indexing import builder
         from touche.retrieval.encoders import dense
-        return {str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file() and not p.is_symlink()
-                and (jvm.is_helper_jar(p) or dense._is_encodings_database(p))}
+        found = {p for p in self.root.rglob("*") if p.is_file() and not p.is_symlink()
+                 and (jvm.is_helper_jar(p) or dense._is_encodings_database(p))}
+        shards = [p for p in self.root.rglob("*") if p.is_dir() and not p.is_symlink()
+                  and (builder._built_shard(p) or p.name.endswith(".shards") and builder._gathered_shards(p))]
+        found |= {q for shard in shards for q in [shard, *shard.rglob("*")]}
+        return {str(p.relative_to(self.root)) for p in found}
 
     def _build(self, what: str, function) -> None:
         before, before_outside = snapshot(self.root), snapshot(self.world["inputs"])

@@ -14,7 +14,7 @@ import pytest
 
 from tests.shared import write_argsme
 from touche import jvm
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import InputError, ToucheError
 from touche.folderlock import folder_lock
 from touche.guard import RECORD, TOOLKIT, OutputFolder
@@ -82,8 +82,8 @@ def corpus(tmp_path) -> Path:
     return write_argsme(tmp_path / "corpus" / "args.json", ARGUMENTS).parent
 
 
-def variant(**index) -> Variant:
-    return Variant(tag="t", index={"fields": ["contents", "conclusion"], **index})
+def variant(**index) -> VariantSpec:
+    return VariantSpec(tag="t", index={"fields": ["contents", "conclusion"], **index})
 
 
 # ---------------------------------------------------------------- a build
@@ -278,10 +278,10 @@ def test_an_index_that_skipped_records_serves_only_runs_that_agree(java, tmp_pat
     records = json.loads((corpus / "args.json").read_text())
     records["arguments"] += [{"id": f"bad {i}", "conclusion": "c", "premises": []} for i in range(4)]
     (corpus / "args.json").write_text(json.dumps(records))
-    skipping = Variant(tag="t", corpus={"skip_bad_records": True})
+    skipping = VariantSpec(tag="t", corpus={"skip_bad_records": True})
     info = builder.ensure_index(skipping, corpus, tmp_path / "R", progress=False)
     assert info.meta["build"]["skipped_records"] == 4 and len(info.meta["build"]["skipped"]) == 4
-    strict = Variant(tag="t")
+    strict = VariantSpec(tag="t")
     assert builder.index_dir(tmp_path / "R", strict, open_corpus("argsme", corpus)) == info.path
     with pytest.raises(InputError, match=r"the corpus has 4 malformed record\(s\), skipped when this index was built "
                                          r"with --skip-bad-records \(first: .*; .*; [^;]*\); pass --skip-bad-records"):

@@ -12,7 +12,7 @@ from functools import partial
 import pytest
 
 from tests.shared import write_argsme
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import ToucheError
 
 ray = pytest.importorskip("ray", reason="Ray is the optional extra [distributed]; run_tests.sh installs it")
@@ -23,7 +23,7 @@ from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, con
 from touche.retrieval.search import Searcher  # noqa: E402
 
 QUERIES = {"1": "school uniforms students", "2": "nuclear energy is bad", "3": "homework"}
-VARIANT = Variant(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})
+VARIANT = VariantSpec(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_the_command_line_builds_on_ray_and_refuses_ray_without_shards(cluster, 
     assert "shards: 2 (searched as one)" in out.getvalue() and "documents: 40" in out.getvalue()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["index", "-c", str(config), "-i", str(corpus), "--index-root", str(tmp_path / "idx2"), "--ray"])
-    assert code == 2 and "--ray builds the shards of --shards N" in err.getvalue()
+    assert code == 2 and "ray builds the shards of shards=N (--shards N, N >= 2) as Ray tasks" in err.getvalue()
 
 
 def test_an_unreachable_cluster_is_a_clear_error(monkeypatch):

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from touche.config import BM25, LMDirichlet, Variant
+from touche.config import BM25, LMDirichlet, VariantSpec
 
 FIELDS = ["contents", "conclusion", "premises"]
 
@@ -18,7 +18,7 @@ FIELDS = ["contents", "conclusion", "premises"]
 @pytest.fixture(scope="module")
 def built(jvm_started, fixture_corpus, index_root):
     from touche.indexing.builder import ensure_index
-    variant = Variant(tag="t", index={"fields": FIELDS})
+    variant = VariantSpec(tag="t", index={"fields": FIELDS})
     return variant, ensure_index(variant, fixture_corpus, index_root, progress=False)
 
 
@@ -54,7 +54,7 @@ def test_index_is_reused_not_rebuilt(built, fixture_corpus, index_root):
     again = ensure_index(variant.model_copy(update={"retrieval": variant.retrieval}), fixture_corpus, index_root,
                          progress=False)
     assert again.path == info.path and again.meta["build"]["created"] == info.meta["build"]["created"]
-    krovetz = Variant(tag="k", index={"fields": FIELDS}, analyzer={"stemmer": "krovetz"})
+    krovetz = VariantSpec(tag="k", index={"fields": FIELDS}, analyzer={"stemmer": "krovetz"})
     other = ensure_index(krovetz, fixture_corpus, index_root, progress=False)
     assert other.path != info.path
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.shared import REPO, write_argsme
-from touche.config import Variant
+from touche.config import VariantSpec
 from touche.errors import ToucheError
 
 FIELDS = ["contents", "conclusion"]
@@ -55,7 +55,7 @@ def test_file_partition_reads_only_its_files(tmp_path):
 def test_parallel_shards_search_as_the_single_index(jvm_started, corpus, tmp_path):
     from touche.indexing.builder import ensure_index, index_paths
     from touche.retrieval.search import Searcher
-    variant = Variant(tag="t", index={"fields": FIELDS}, analyzer={"stemmer": "krovetz"})
+    variant = VariantSpec(tag="t", index={"fields": FIELDS}, analyzer={"stemmer": "krovetz"})
     single = ensure_index(variant, corpus, tmp_path / "single", progress=False)
     sharded = ensure_index(variant, corpus, tmp_path / "sharded", progress=False, shards=2)  # two processes
     assert sharded.meta["shards"] == ["shard-0-of-2", "shard-1-of-2"]
@@ -84,7 +84,7 @@ def test_parallel_shards_search_as_the_single_index(jvm_started, corpus, tmp_pat
 def test_shard_by_shard_then_assemble(jvm_started, corpus, tmp_path):
     """As on several machines: each builds its shard; the last call only assembles."""
     from touche.indexing.builder import ensure_index
-    variant = Variant(tag="t", index={"fields": FIELDS})
+    variant = VariantSpec(tag="t", index={"fields": FIELDS})
     first = ensure_index(variant, corpus, tmp_path, progress=False, shards=2, shard=0)
     second = ensure_index(variant, corpus, tmp_path, progress=False, shards=2, shard=1)
     assert first.meta["shard"] == [0, 2] and second.meta["shard"] == [1, 2]
@@ -102,7 +102,7 @@ def test_shard_by_shard_then_assemble(jvm_started, corpus, tmp_path):
 def test_assembling_with_a_missing_shard_names_it(jvm_started, corpus, tmp_path):
     from touche.indexing.builder import assemble_shards, ensure_index, index_dir
     from touche.indexing.corpora import open_corpus
-    variant = Variant(tag="t", index={"fields": FIELDS})
+    variant = VariantSpec(tag="t", index={"fields": FIELDS})
     ensure_index(variant, corpus, tmp_path, progress=False, shards=3, shard=1)
     target = index_dir(tmp_path, variant, open_corpus("argsme", corpus))
     with pytest.raises(ToucheError, match=r"shard 0 of 3 is missing.*--shards 3 --shard 0"):

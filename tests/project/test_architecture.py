@@ -377,3 +377,27 @@ def test_the_layout_check_refuses_history_names_and_stray_folders():
     for bad in ["core/test_reliability_round8.py", "formats/test_issue62.py", "guard/test_mutation_kills_guard.py",
                 "evaluation/test_kills_pooled.py"]:
         assert "named after a round" in " ".join(layout_problems([bad])), bad
+# --------------------------------------------------------------------------- module size
+MAX_MODULE_LINES = 600  # the house's limit: a module past it is split by concern
+
+
+def long_modules(root: Path, limit: int = MAX_MODULE_LINES) -> list[str]:
+    """Product and benchmark modules longer than ``limit`` lines, with their length."""
+    found = []
+    for folder in (*FOLDERS, "bench"):
+        for path in sorted((root / folder).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").count("\n")
+            if lines > limit:
+                found.append(f"{path.relative_to(root)}: {lines} lines")
+    return found
+
+
+def test_no_module_is_over_600_lines():
+    assert long_modules(REPO) == []
+
+
+def test_the_size_check_sees_a_long_module(tmp_path):
+    (tmp_path / "touche").mkdir()
+    (tmp_path / "touche" / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    (tmp_path / "touche" / "short.py").write_text("x = 1\n" * MAX_MODULE_LINES)
+    assert long_modules(tmp_path) == [f"touche/long.py: {MAX_MODULE_LINES + 1} lines"]

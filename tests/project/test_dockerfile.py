@@ -180,6 +180,6 @@ def test_build_steps_in_a_fresh_environment_and_an_offline_tira_run(tmp_path):
     done = subprocess.run(["unshare", "-n", "bash", "-c", f"{image}/{command}"], cwd=image, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    from touche.retrieval.formats.runfile import RunFormat, validate_run
-    assert not [p for p in validate_run(output / "run.txt", RunFormat.Q0) if p.is_error]
+    from touche.retrieval.formats.runfile import RunFormat, run_file_problems
+    assert not [p for p in run_file_problems(output / "run.txt", RunFormat.Q0) if p.is_error]
     assert {line.split()[0] for line in (output / "run.txt").read_text().splitlines()} == {"1", "2", "3", "4", "5", "6"}

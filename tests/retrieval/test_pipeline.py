@@ -10,7 +10,7 @@ import yaml
 
 from tests.shared import cli
 from touche.retrieval.formats.gate import read_run
-from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
@@ -30,7 +30,7 @@ def demo_output(jvm_started, tmp_path_factory, index_root):
 def test_demo_suite_writes_five_valid_runs_and_a_table(demo_output):
     for name in VARIANTS:
         run = demo_output / f"{name}.txt"
-        assert [p for p in validate_run(run, RunFormat.Q0) if p.is_error] == []
+        assert [p for p in run_file_problems(run, RunFormat.Q0) if p.is_error] == []
         rows = read_run(run)
         assert {r.qid for r in rows} == {"1", "2", "3", "4", "5", "6"}
     assert (demo_output / "run.txt").read_bytes() == (demo_output / f"{PRIMARY}.txt").read_bytes()

@@ -16,9 +16,9 @@ from touche.errors import InputError, ToucheError
 from touche.indexing import images as reader
 from touche.indexing import ocr
 from touche.retrieval.formats.gate import read_run
-from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 from touche.retrieval.formats.topics import Topic
-from touche.retrieval.tasks.image.handler import (
+from touche.retrieval.tasks.image.handlers import (
     Candidate,
     ImageFeatures,
     _Scorer,
@@ -317,7 +317,7 @@ def test_demo_variants_write_valid_runs_ten_per_stance_without_duplicates(demo_r
     phash = {f.parent.name: f.read_text().strip() for f in DEMO.glob("images/*/*/image-phash.txt")}
     for name in VARIANTS:
         run = demo_runs / f"{name}.txt"
-        assert [p for p in validate_run(run, RunFormat.IMAGE, topics=["1", "2", "3"]) if p.is_error] == []
+        assert [p for p in run_file_problems(run, RunFormat.IMAGE, topics=["1", "2", "3"]) if p.is_error] == []
         rows = read_run(run, RunFormat.IMAGE)
         assert Counter((r.qid, r.column2) for r in rows) == {(t, s): 10 for t in "123" for s in ("PRO", "CON")}
         for topic in "123":
@@ -345,7 +345,7 @@ def test_tira_layout_run_all(jvm_started, tmp_path, index_root):
     shutil.copy(DEMO / "topics.xml", tira / "topics.xml")
     out = tmp_path / "output"
     assert run_suite(SUITE, tira, out, index_root=index_root, progress=False).run_txt.is_file()
-    assert [p for p in validate_run(out / "run.txt", RunFormat.IMAGE, topics=["1", "2", "3"]) if p.is_error] == []
+    assert [p for p in run_file_problems(out / "run.txt", RunFormat.IMAGE, topics=["1", "2", "3"]) if p.is_error] == []
     assert (out / "run.txt").read_bytes() == (out / "4-crawl-prior.txt").read_bytes()
 
 
@@ -364,7 +364,8 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
         run = session.write(session.run(loaded), tmp_path / "sample.txt")
     finally:
         session.close()
-    assert [p for p in validate_run(run, RunFormat.IMAGE, topics=[str(t) for t in range(1, 51)]) if p.is_error] == []
+    topics = [str(t) for t in range(1, 51)]
+    assert [p for p in run_file_problems(run, RunFormat.IMAGE, topics=topics) if p.is_error] == []
     from touche.retrieval.evaluation.measures import image_precision
     from touche.retrieval.formats.qrels import read_qrels
     precision = image_precision(read_run(run), read_qrels(shared / "qrels" / "image-2022.qrels").judgments,

@@ -25,7 +25,7 @@ from touche.indexing.sentences import (
     write_sentence_csv,
 )
 from touche.retrieval.formats.gate import read_run
-from touche.retrieval.formats.runfile import RunFormat, validate_run
+from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 from touche.retrieval.tasks.task1.features import argument_stance, argumentativeness, polarity, topic_polarity, words
 from touche.retrieval.tasks.task1.pairs import PairBuilder
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec
@@ -453,7 +453,7 @@ def _check_runs(out: Path, corpus: Path, topics_path: Path):
     arguments = {r.id: r for r in SentenceSource(corpus).records()}
     for name in VARIANTS:
         run = out / f"{name}.txt"
-        assert [p for p in validate_run(run, RunFormat.PAIRS, set(titles)) if p.is_error] == [], name
+        assert [p for p in run_file_problems(run, RunFormat.PAIRS, set(titles)) if p.is_error] == [], name
         rows = read_run(run, RunFormat.PAIRS)
         counts = {q: sum(1 for r in rows if r.qid == q) for q in titles}
         assert all(100 <= c <= 1000 for c in counts.values()), (name, counts)
@@ -509,7 +509,7 @@ def test_argsme_2020_json_input_is_split_by_us(jvm_started, tmp_path, fixture_ru
     only = SUITE.parent / "1-bm25-within.yaml"
     assert run_suite(SUITE, source, tmp_path / "out", only_config=only, index_root=index_root,
                      progress=False).run_txt.is_file()
-    assert [p for p in validate_run(tmp_path / "out" / "run.txt", RunFormat.PAIRS) if p.is_error] == []
+    assert [p for p in run_file_problems(tmp_path / "out" / "run.txt", RunFormat.PAIRS) if p.is_error] == []
     sentences = corpus_sentences(source)
     rows = read_run(tmp_path / "out" / "run.txt", RunFormat.PAIRS)
     assert len(rows) >= 600 and all(sid in sentences for r in rows for sid in r.docid.split(","))

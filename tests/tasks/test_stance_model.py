@@ -20,7 +20,7 @@ from touche.config import load_variant
 from touche.errors import ConfigError, InputError
 from touche.paths import shared_touche_dir
 from touche.retrieval.tasks.task2.features import ObjectMatcher
-from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects
 from touche.retrieval.tasks.task2.stance import learned as stance_model
 from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, comparative_sentences, load, oriented, topic_key
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
@@ -36,14 +36,14 @@ def fresh_evidence_cache(monkeypatch):
     monkeypatch.setattr(stance_model, "_EVIDENCE", {})
 
 
-def label(name: str, text: str, comp: Comparison, key: str | None = None) -> str:
+def label(name: str, text: str, comp: ComparedObjects, key: str | None = None) -> str:
     return STANCE_MODELS[name].labeller(StanceSpec(model=name), MODEL_FILE)(text, comp, key)
 
 
 def votes(text: str, objects: tuple[str, str]) -> np.ndarray:
     """Per sentence naming both: P(topic's first better), P(second better), P(no comparison)."""
     model = load()
-    sentences, *_ = comparative_sentences(text, ObjectMatcher(Comparison(objects, ())))
+    sentences, *_ = comparative_sentences(text, ObjectMatcher(ComparedObjects(objects, ())))
     return oriented(model.sentences.probabilities(sentences), sentences, model.sentences.classes)
 
 
@@ -63,7 +63,7 @@ def test_sentences_by_label_and_direction(text, objects, side):
 
 def test_the_placeholders_follow_the_sentence_not_the_topic():
     sentences, *_ = comparative_sentences("Java is slower than Python.",
-                                          ObjectMatcher(Comparison(("python", "java"), ())))
+                                          ObjectMatcher(ComparedObjects(("python", "java"), ())))
     assert sentences[0].masked == "OBJA is slower than OBJB" and not sentences[0].first_is_topic_first
     assert sentences[0].cues[stance_model.CUE_NAMES.index("negative_cues")] == 1
     assert sentences[0].cues[stance_model.CUE_NAMES.index("first_before_cue")] == 1
@@ -85,7 +85,7 @@ def test_our_inference_is_scikit_learns():
     regression = LogisticRegression()
     regression.coef_, regression.intercept_ = np.asarray(model["coef"]), np.asarray(model["intercept"])
     regression.classes_ = np.asarray(model["classes"])
-    comp = ObjectMatcher(Comparison(("python", "java"), ()))
+    comp = ObjectMatcher(ComparedObjects(("python", "java"), ()))
     texts = ["Python is much better than Java for beginners.", "I prefer Java over Python, not Python over Java.",
              "Both Python and Java are popular.", "Java is slower than Python but safer than Python."]
     for text in texts:
@@ -123,7 +123,7 @@ def test_a_passage_naming_no_object_or_not_english_is_no_without_running_the_cla
         lambda self, sentences: (_ for _ in ()).throw(AssertionError("ran")) if sentences else np.zeros((0, 3)),
     )
     for name in ("learned", "combined"):
-        assert label(name, text, Comparison(("python", "java"), ())) == "NO"
+        assert label(name, text, ComparedObjects(("python", "java"), ())) == "NO"
 
 
 def test_english_share_counts_function_words_of_two_letters_or_more():
@@ -134,7 +134,7 @@ def test_english_share_counts_function_words_of_two_letters_or_more():
 
 
 def test_the_learned_decision_on_votes():
-    comp = Comparison(("python", "java"), ())
+    comp = ComparedObjects(("python", "java"), ())
     assert label("learned", "Python is much better than Java for beginners.", comp) == "FIRST"
     assert label("learned", "Java is clearly superior to Python for large systems.", comp) == "SECOND"
     assert label("learned", "Python and Java both run on Linux. Java has a JIT.", comp) == "NO"

@@ -15,7 +15,7 @@ from touche.indexing.passages import PassageSource
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
 from touche.retrieval.tasks.task2.objects import (
-    Comparison,
+    ComparedObjects,
     comparative_query,
     comparison,
     extract_aspect,
@@ -86,7 +86,7 @@ COMPARATIVE = ("A laptop is lighter than a desktop, so it is better for travel. 
 MENU = ("Laptop Desktop | Home | Laptop Deals | Desktop Deals | Cheap Laptop | Cheap Desktop | Login | Cart | "
         "Copyright Laptop Desktop Store")
 ONE_OBJECT = "My laptop has a nice keyboard and the battery lasts all day. I bought it last year in a shop."
-LAPTOP = Comparison(("laptop", "desktop"), ())
+LAPTOP = ComparedObjects(("laptop", "desktop"), ())
 
 
 def test_features_tell_comparative_prose_from_a_menu():
@@ -150,7 +150,7 @@ def test_stance_toward_the_first_object(text, label):
 def test_stance_method_none_and_topics_without_two_objects_say_no():
     text = "The laptop is much better than the desktop for students who travel, and I would buy it again."
     assert label_stance(text, LAPTOP, StanceSpec(method="none")) == "NO"
-    assert label_stance(text, Comparison(("laptop",), ()), StanceSpec()) == "NO"
+    assert label_stance(text, ComparedObjects(("laptop",), ()), StanceSpec()) == "NO"
 
 
 # ----------------------------------------------------------------- ClueWeb12 WARC reader
@@ -270,7 +270,7 @@ def test_task2_section_is_strict_and_shipped_configs_hold_no_api_key():
 ])
 def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, index_root, task, fmt, labels, capsys):
     from touche.retrieval.formats.gate import read_run
-    from touche.retrieval.formats.runfile import RunFormat, validate_run
+    from touche.retrieval.formats.runfile import RunFormat, run_file_problems
     from touche.retrieval.suite import run_suite
 
     out = tmp_path / "out"
@@ -279,7 +279,7 @@ def test_suites_write_five_valid_runs_on_the_demo_data(jvm_started, tmp_path, in
     runs = sorted(p.name for p in out.glob("*.txt"))
     assert len(runs) == 6 and "run.txt" in runs
     for run in out.glob("*.txt"):
-        assert [p for p in validate_run(run, RunFormat.parse(fmt)) if p.is_error] == []
+        assert [p for p in run_file_problems(run, RunFormat.parse(fmt)) if p.is_error] == []
         assert {row.column2 for row in read_run(run)} <= labels
     table = (out / "evaluation.md").read_text()
     assert "3-rerank" in table

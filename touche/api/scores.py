@@ -27,7 +27,7 @@ from touche.retrieval.evaluation.registry import split_measures
 from touche.retrieval.evaluation.report import Report, read_report, write_report
 from touche.retrieval.evaluation.scoring import Evaluation, evaluate_tables
 from touche.retrieval.evaluation.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
-from touche.retrieval.experiments.comparison import Comparison, compare_runs, format_comparison, plot_comparison
+from touche.retrieval.experiments.comparison import RunComparison, compare_runs, format_comparison, plot_comparison
 from touche.retrieval.experiments.explorer import DEFAULT_TOP, EXPLORER_FILE, write_explorer
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.runfile import RunFormat
@@ -194,7 +194,7 @@ def _named_runs(runs, run_format, selection: TopicSelection | None = None, colle
 def compare(run_a: PathLike, run_b: PathLike, qrels: PathLike, measure: str = "touche.nDCG@5", *,
             output: PathLike | None = None, plot: PathLike | None = None, resamples: int = 10000,
             seed: int = DEFAULT_SEED, topics_only: TopicSpec | None = None, topics_except: TopicSpec | None = None,
-            corpus: PathLike | None = None, restrict: bool = False) -> Comparison:
+            corpus: PathLike | None = None, restrict: bool = False) -> RunComparison:
     """``touche compare``: run B against run A (the baseline) topic by topic on one graded qrels
     file: means, wins/losses/ties, a paired t-test and a randomization test (``resamples`` sign
     flips, ``seed``). ``output``: also the Markdown report there (``-``: standard output);

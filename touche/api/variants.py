@@ -24,7 +24,7 @@ from touche.retrieval.evaluation.collection import Collection
 from touche.retrieval.evaluation.scoring import Evaluation, evaluate_tables
 from touche.retrieval.formats.gate import frame_rows, load_run
 from touche.retrieval.formats.runfile import RunFormat, RunRow
-from touche.retrieval.formats.runwriter import ranked_rows, write_run
+from touche.retrieval.formats.runwriter import WrittenRun, ranked_rows, write_run
 from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.preflight import preflight
 from touche.retrieval.session import Session, VariantResult
@@ -220,6 +220,13 @@ def frame_of_rows(rows: Sequence[RunRow], run_format: RunFormat | str | None = N
 
 def write(run: pd.DataFrame, path: PathLike, tag: str, *, run_format: RunFormat | str | None = None) -> Path:
     """A run frame as a valid run file (written whole or not at all, validated)."""
-    rows, fmt = frame_rows(run, run_format, tag=tag)  # ranked: equal scores in the frame's rank order
-    write_run(path, rows, fmt, tag, ties="given")  # raises on an invalid run; the file stays as it was
-    return Path(path)
+    return write_frame(run, path, tag, run_format).path
+
+
+def write_frame(frame: pd.DataFrame, path: PathLike, tag: str, run_format: RunFormat | str | None = None
+                ) -> WrittenRun:
+    """The one way a run frame becomes a run file (``api.write``, ``touche.pyterrier.write_run``):
+    ranked as its file is read (equal scores in the frame's rank order), then the run-file writer's
+    (validated; on an invalid run it raises and the file stays as it was)."""
+    rows, fmt = frame_rows(frame, run_format, name=str(path), tag=tag)
+    return write_run(path, rows, fmt, tag, ties="given")

@@ -1,6 +1,7 @@
 """``touche explore``: several runs of one task, their judgements and texts, as one self-contained HTML page."""
 from __future__ import annotations
 
+from touche import registry
 from touche.api.scores import explore
 from touche.cli.common import (
     add_command,
@@ -35,7 +36,7 @@ def add_parser(sub) -> None:
                                                      "cautioned")
     p.add_argument("-t", "--topics", help="topics XML, for titles and the terms marked in snippets "
                                           "(default: topics.xml of a TIRA input folder)")
-    p.add_argument("--corpus-format", choices=("argsme", "argsme-sentences", "clueweb12", "passages", "images"),
+    p.add_argument("--corpus-format", choices=tuple(registry.CORPUS_FAMILIES),
                    help="the corpus family (default: from the runs' format and the corpus)")
     p.add_argument("--baseline", help="the run the others are compared with (default: the first)")
     p.add_argument("--top", type=whole_number, default=DEFAULT_TOP,

@@ -1,6 +1,7 @@
 """``touche run-all``: a task's five variants (the TIRA entry point), evaluated when qrels are known."""
 from __future__ import annotations
 
+from touche import registry
 from touche.api.variants import run_all
 from touche.cli.common import add_command, collection_options, dataset_option, topic_options, variant_options
 from touche.guard import Files
@@ -18,8 +19,9 @@ def add_parser(sub) -> None:
     dataset_option(p)
     p.add_argument("-o", "--output", default="out", help="output directory (run.txt = primary variant)")
     variant_options(p, config_required=False)
-    p.add_argument("--task", help="task whose default suite runs (configs/TASK/suite.yaml; default: the "
-                                  "dataset's task, else task1)")
+    p.add_argument("--task", choices=tuple(registry.TASKS),
+                   help="task whose default suite runs (configs/TASK/suite.yaml; default: the dataset's task, else "
+                        f"{registry.DEFAULT_TASK})")
     p.add_argument("--suite", help="suite YAML naming the five variants and the primary (overrides --task)")
     p.add_argument("--qrels", action="append", metavar="[NAME=]PATH", help="qrels for the evaluation table")
     p.add_argument("--topics", metavar="FILE", help="the topics file, where the input folder's is not topics.xml "

@@ -36,7 +36,7 @@ except ImportError as exc:
                       "pip install pyterrier==1.1.2") from exc
 
 from touche.pyterrier.caching import cached
-from touche.pyterrier.experiment import explore
+from touche.pyterrier.explorer import explore
 from touche.pyterrier.frames import install_results_format as _install_results_format
 from touche.pyterrier.frames import qrels, read_run, topics, write_run
 from touche.pyterrier.index import Index, Indexer

@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 from pyterrier import io as pt_io
 
+from touche.api.variants import write_frame
 from touche.datasets import parse_ref, qrels_paths, topics_path
 from touche.errors import InputError
 from touche.notes import topic_note, topic_notes
-from touche.retrieval.formats.gate import frame_rows, load_qrels, load_run, load_topics
+from touche.retrieval.formats.gate import load_qrels, load_run, load_topics
 from touche.retrieval.formats.qrels import check_named_kind
 from touche.retrieval.formats.runfile import ARGUMENT_STANCES, COMPARATIVE_STANCES, RunFormat, canonical_topic
-from touche.retrieval.formats.runwriter import write_run as write_run_file
 from touche.retrieval.formats.selection import TopicSelection
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.search import Ranking
@@ -145,8 +145,7 @@ def write_run(frame: pd.DataFrame, path: PathLike, *, tag: str = "pyterrier",
     ranks), as every run the writer writes: a run whose ranks had a gap (``Asuna-run1``, topic 8)
     or started at 0 is written without it, so ``write_run(read_run(f))`` is not ``f`` byte for byte,
     though every evaluator (trec_eval, Touché 2021's and 2022's) scores the two alike."""
-    rows, fmt = frame_rows(frame, fmt, name=str(path), tag=tag)
-    return list(write_run_file(path, rows, fmt, tag, ties="given").warnings)
+    return list(write_frame(frame, path, tag, fmt).warnings)
 
 
 # --------------------------------------------------------------------------- PyTerrier's own results files

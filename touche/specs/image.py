@@ -3,7 +3,7 @@
 The first stage (analyzer, indexed fields, field weights, similarity) is the ordinary variant
 schema over the image collection's text fields (``indexing/images.py``: contents, page_title,
 near_text, alt_text, ocr_text, queries, url_text, page_text). This section configures what
-``retrieval/tasks/image/handler.py`` does with the hits: near-duplicate collapse, argumentativeness, the
+``retrieval/tasks/image/handlers.py`` does with the hits: near-duplicate collapse, argumentativeness, the
 stance formula, and how the 10 PRO and 10 CON images per topic are chosen.
 """
 from __future__ import annotations

@@ -143,7 +143,7 @@ def _effectiveness(tables, qrels, kinds, measures, test, resamples, seed) -> dic
             found = pairwise([per_topic[n][measure] for n in names], pairs, test, resamples=resamples, seed=seed)
             tested[measure] = [[_number(t.delta if t.topics else math.nan), _p_value(t.p), t.wins, t.losses, t.ties,
                                 # sampled sign flips: p cannot go below the floor (enumerated: p is exact)
-                                _p_value(p_floor(resamples) if test == "randomization"
+                                _p_value(p_floor(resamples) if SIGNIFICANCE_TESTS[test].resampled
                                          and t.topics > 1 and not t.exact else math.nan)] for t in found]
             continue
         parts = {n: pooled_parts(tables[n], dict(qrels), measure) for n in names}

@@ -25,7 +25,7 @@ import numpy as np
 
 from touche.render import MISSING, Cell, at_floor, csv_value, escape, fixed, one_line, p_text, signed, table
 from touche.retrieval.evaluation.agreement import pair_index
-from touche.retrieval.evaluation.significance import corrected
+from touche.retrieval.evaluation.significance import SIGNIFICANCE_TESTS, corrected
 from touche.retrieval.experiments.explorer.data import decode_agreement
 
 
@@ -42,7 +42,7 @@ class View:
 
 
 @dataclass
-class Comparison:
+class BaselineTest:
     """A run against the baseline on one measure: the stored pair's test, oriented (``oriented``),
     and after the view's correction (``tests``)."""
     delta: float | None
@@ -65,7 +65,7 @@ def number(value: float | None, digits: int = 3) -> str:
     return MISSING if value is None or math.isnan(value) else fixed(float(value), digits)
 
 
-def corrected_p_text(test: Comparison, alpha: float = 0.05) -> str:
+def corrected_p_text(test: BaselineTest, alpha: float = 0.05) -> str:
     """The corrected p; ``≤`` when the p it corrects is at the floor (a correction is monotone, so
     the true corrected p is at most this)."""
     text = p_text(test.p_corrected, alpha)
@@ -73,7 +73,7 @@ def corrected_p_text(test: Comparison, alpha: float = 0.05) -> str:
 
 
 # --------------------------------------------------------------------------- the view's tests
-def oriented(data: dict, measure: str, run: str, baseline: str) -> Comparison | None:
+def oriented(data: dict, measure: str, run: str, baseline: str) -> BaselineTest | None:
     """``run`` against ``baseline`` on ``measure`` from the pair's stored test (stored j − i)."""
     rows = data["pairs"].get(measure)
     if rows is None or run == baseline:
@@ -82,12 +82,12 @@ def oriented(data: dict, measure: str, run: str, baseline: str) -> Comparison | 
     delta, p, wins, losses, ties, floor = rows[pair_index(i, j, len(data["runs"]))]
     if j < i:  # stored as baseline − run
         delta, wins, losses = (None if delta is None else -delta), losses, wins
-    return Comparison(delta, p, wins, losses, ties, floor)
+    return BaselineTest(delta, p, wins, losses, ties, floor)
 
 
-def tests(data: dict, view: View) -> dict[str, dict[str, Comparison]]:
+def tests(data: dict, view: View) -> dict[str, dict[str, BaselineTest]]:
     """Per measure, each shown run against the baseline, p corrected over the shown runs tested."""
-    out: dict[str, dict[str, Comparison]] = {}
+    out: dict[str, dict[str, BaselineTest]] = {}
     for measure in data["pairs"]:
         found = {run: t for run in view.shown if (t := oriented(data, measure, run, view.baseline)) is not None}
         ps = [math.nan if t.p is None else t.p for t in found.values()]
@@ -130,7 +130,7 @@ def _caption(data: dict, view: View) -> str:
                 f"topics both rank; RBO with p = {data['rbo_p']}, rank correlations over the documents both top 10s "
                 "hold.")
     floor = ""
-    if data["test"] == "randomization":
+    if SIGNIFICANCE_TESTS[data["test"]].resampled:
         floor = (f" ≤: p at the randomization test's floor, 2/({data['resamples']:,} + 1) when the sign flips are "
                  "sampled.")
     return (f"Means over topics (topics: how many most of a run's means are taken over); best per column in bold; "

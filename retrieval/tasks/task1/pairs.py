@@ -55,7 +55,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from touche.config import BM25, LMDirichlet, Variant
+from touche.config import BM25, LMDirichlet, VariantSpec
 from touche.errors import ConfigError
 from touche.indexing.sentences import (
     CONCLUSION,
@@ -65,10 +65,10 @@ from touche.indexing.sentences import (
     parse_sentence_id,
     text_key,
 )
-from touche.retrieval.formats.runfile import ARGUMENT_STANCES, RunFormat
+from touche.retrieval.formats.runfile import ARGUMENT_STANCES
 from touche.retrieval.query import query_text
 from touche.retrieval.search import Ranking
-from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
+from touche.retrieval.tasks import Rows, TaskContext
 from touche.retrieval.tasks.task1.features import (
     argument_stance,
     argumentativeness,
@@ -84,7 +84,7 @@ from touche.stemming.words import words
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HANDLER", "pair_rows", "PairBuilder", "Candidate", "Pair", "TopicPairs", "sentence_variant",
+__all__ = ["pair_rows", "PairBuilder", "Candidate", "Pair", "TopicPairs", "sentence_variant",
            "argumentativeness", "polarity", "argument_stance", "STANCES"]
 
 STANCES = ARGUMENT_STANCES
@@ -403,13 +403,13 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------- the task handler
-def sentence_variant(variant: Variant) -> Variant:
+def sentence_variant(variant: VariantSpec) -> VariantSpec:
     """The variant whose index holds one document per sentence (same corpus and analyzer)."""
     return variant.model_copy(update={"index": variant.index.model_copy(update={"fields": SENTENCE_FIELDS}),
                                       "rerank": ()})
 
 
-def _similarity(variant: Variant, spec: PairsSpec) -> BM25 | LMDirichlet:
+def _similarity(variant: VariantSpec, spec: PairsSpec) -> BM25 | LMDirichlet:
     chosen = spec.sentence_retrieval.similarity
     if chosen is None:
         return variant.retrieval.similarity
@@ -460,5 +460,3 @@ def pair_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
         rows[qid] = [(p.docid, p.score, p.stance) for p in result.pairs]
     return rows
 
-
-HANDLER = TaskHandler(RunFormat.PAIRS, ("argsme-sentences",), pair_rows)

@@ -16,7 +16,7 @@ from typing import Mapping
 
 from touche.retrieval.search import Ranking
 from touche.retrieval.stages.base import place_below
-from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects
 from touche.specs.task2 import RerankSpec
 from touche.stemming.sentences import web_sentence_boundaries
 from touche.stemming.stems import porter as stem_of
@@ -64,7 +64,7 @@ class ObjectMatcher:
     """Finds a topic's objects by Porter stems: an object is named in a sentence when all of its
     content words are (a two-word object may be split: 'Christmas tree, real')."""
 
-    def __init__(self, comp: Comparison):
+    def __init__(self, comp: ComparedObjects):
         self.objects = [self._stems(o) for o in comp.objects]
         self.aspect = {stem_of(w) for w in comp.aspect}
         self.wanted = set().union(*self.objects) if self.objects else set()
@@ -232,7 +232,7 @@ def raw_text(raw: str | None) -> str:
     return f"{data.get('title', '')}\n\n{data.get('text', '')}"
 
 
-def hit_features(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapping[str, str],
+def hit_features(ranking: Ranking, topics: Mapping[str, ComparedObjects], texts: Mapping[str, str],
                  spec: RerankSpec, dense: Mapping[str, Mapping[str, float]] | None = None,
                  ) -> dict[str, list[tuple[str, dict[str, float]]]]:
     """Features of the top ``spec.depth`` hits of every topic (``dense``: {qid: {docid: cosine}})."""
@@ -243,7 +243,7 @@ def hit_features(ranking: Ranking, topics: Mapping[str, Comparison], texts: Mapp
             out[qid] = []
             continue
         top = max(s for _, s in head) or 1.0
-        matcher = ObjectMatcher(topics.get(qid, Comparison((), ())))
+        matcher = ObjectMatcher(topics.get(qid, ComparedObjects((), ())))
         rows = []
         for docid, score in head:
             feats = text_features(texts.get(docid, ""), matcher, spec)

@@ -13,10 +13,9 @@ from touche.progress import progress_bar
 from touche.retrieval.encoders import dense
 from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.search import Ranking, Searcher
-from touche.retrieval.tasks import Rows, TaskContext, TaskHandler
-from touche.retrieval.tasks.task1.arguments import q0_rows
+from touche.retrieval.tasks import Rows, TaskContext, TaskHandler, q0_rows
 from touche.retrieval.tasks.task2.features import hit_features, raw_text, reorder
-from touche.retrieval.tasks.task2.objects import Comparison, comparative_query, comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects, comparative_query, comparison
 from touche.retrieval.tasks.task2.stance.learned import topic_key
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS, Labeller, model_file
 from touche.specs.task2 import StanceSpec, Task2Spec
@@ -87,7 +86,7 @@ def passage_rows(ctx: TaskContext, ranking: Ranking) -> Rows:
     # labelling every retrieved passage is the task's longest step (minutes for 50 topics × 1,000)
     for qid, hits in progress_bar(ranking.items(), desc="stance", unit=" topics",
                                   disable=not ctx.progress, leave=False):
-        comp = comps.get(qid, Comparison((), ()))
+        comp = comps.get(qid, ComparedObjects((), ()))
         rows[qid] = [(d, s, label(texts.get(d, ""), comp, keys.get(qid))) for d, s in hits]
     return rows
 
@@ -107,23 +106,27 @@ def stance_labeller(ctx: TaskContext, spec: StanceSpec) -> Labeller:
         raise ToucheError(exc.message, path=exc.path, where=f"{ctx.variant_path}, task2.stance.model_file") from None
 
 
-def task2_files(variant, variant_dir: Path) -> tuple[Path, ...]:
-    """The models a Task 2 variant reads from files: the learned stance model (passages), a dense
-    model given as a folder (what the packaged ones are, their version says)."""
+def dense_model_files(variant, variant_dir: Path) -> tuple[Path, ...]:
+    """The dense model a Task 2 variant reads from a folder (what the packaged ones are, their
+    version says)."""
     spec = variant.task2 or Task2Spec()
-    out: list[Path] = []
-    if variant.task == "task2-stance" and uses_stance_model(spec.stance):
-        out.append(model_file(spec.stance, variant_dir))
     model = spec.rerank.dense.model
     if spec.rerank.weights.dense and model.lower() not in dense.PACKAGED_MODELS:
-        out.append(variant_dir / model)
-    return tuple(out)
+        return (variant_dir / model,)
+    return ()
 
 
-def check_task2_files(variant, variant_dir: Path) -> None:
+def passage_model_files(variant, variant_dir: Path) -> tuple[Path, ...]:
+    """The models a passage variant reads from files: the learned stance model, then the dense one."""
+    spec = variant.task2 or Task2Spec()
+    stance = (model_file(spec.stance, variant_dir),) if uses_stance_model(spec.stance) else ()
+    return stance + dense_model_files(variant, variant_dir)
+
+
+def check_passage_model_files(variant, variant_dir: Path) -> None:
     """The learned stance model loads (format, names, shapes), before any index is built."""
     spec = variant.task2 or Task2Spec()
-    if variant.task == "task2-stance" and uses_stance_model(spec.stance):
+    if uses_stance_model(spec.stance):
         try:
             STANCE_MODELS[spec.stance.model].check_file(model_file(spec.stance, variant_dir))
         except ToucheError as exc:
@@ -131,6 +134,6 @@ def check_task2_files(variant, variant_dir: Path) -> None:
 
 
 DOCUMENTS_HANDLER = TaskHandler(RunFormat.Q0, ("clueweb12",), q0_rows, comparative_queries, task_rerank,
-                                files_read=task2_files, check_files=check_task2_files)
+                                files_read=dense_model_files)
 PASSAGES_HANDLER = TaskHandler(RunFormat.STANCE, ("passages",), passage_rows, comparative_queries, task_rerank,
-                               files_read=task2_files, check_files=check_task2_files)
+                               files_read=passage_model_files, check_files=check_passage_model_files)

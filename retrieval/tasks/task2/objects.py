@@ -53,7 +53,7 @@ prefer over about for in on at with as more less most least that this really any
 
 
 @dataclass(frozen=True)
-class Comparison:
+class ComparedObjects:
     """What a topic compares: objects (first = the one stance is measured toward) and aspect."""
 
     objects: tuple[str, ...]
@@ -231,13 +231,13 @@ def extract_aspect(title: str, objects: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kept))
 
 
-def comparison(topic: Topic, spec: ObjectsSpec | None = None) -> Comparison:
+def comparison(topic: Topic, spec: ObjectsSpec | None = None) -> ComparedObjects:
     spec = spec or ObjectsSpec()
     if spec.source == "topic" or (spec.source == "auto" and topic.objects):
         objects = tuple(topic.objects)
     else:
         objects = extract_objects(topic.title, spec.share_head)
-    return Comparison(objects, extract_aspect(topic.title, objects))
+    return ComparedObjects(objects, extract_aspect(topic.title, objects))
 
 
 # --------------------------------------------------------------------------- queries
@@ -259,7 +259,7 @@ def comparative_query(topic: Topic, spec: ComparativeQuerySpec, objects: Objects
     return " ".join(parts)
 
 
-def comp_words(comp: Comparison) -> set[str]:
+def comp_words(comp: ComparedObjects) -> set[str]:
     return {w for o in comp.objects for w in words(o)}
 
 

@@ -53,7 +53,7 @@ import numpy as np
 from touche.bounds import FEATURE_LIMIT, check_linear_output, checked_array, checked_count
 from touche.errors import InputError
 from touche.retrieval.tasks.task2.features import ObjectMatcher, cue_stems, stopwords, text_features
-from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects
 from touche.retrieval.tasks.task2.stance.patterns import (
     NEGATIONS,
     evidence,
@@ -266,7 +266,7 @@ class PassageEvidence:
     named: bool            # some sentence names one of the objects
 
 
-def passage_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence:
+def passage_evidence(text: str, comp: ComparedObjects, classifier: SentenceClassifier) -> PassageEvidence:
     matcher = ObjectMatcher(comp)
     sentences, n_sentences, n_first, n_second, n_words = comparative_sentences(text, matcher)
     votes = oriented(classifier.probabilities(sentences), sentences, classifier.classes)
@@ -326,7 +326,7 @@ def topic_key(title: str, objects: Iterable[str]) -> str:
 
 
 @dataclass(frozen=True)
-class StanceModel:
+class LearnedStanceClassifiers:
     sentences: SentenceClassifier
     passages: PassageClassifier                      # fitted on every topic of its sample
     folds: tuple[tuple[frozenset[str], PassageClassifier], ...]  # (topics left out, fitted on the rest)
@@ -339,7 +339,7 @@ class StanceModel:
         return self.passages
 
 
-def load(path: Path = MODEL_FILE) -> StanceModel:
+def load(path: Path = MODEL_FILE) -> LearnedStanceClassifiers:
     path = regular_file(path, "stance model file", "write one with `touche train-stance -o FILE`")
     stat = path.stat()
     return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
@@ -349,7 +349,7 @@ MODEL_FORMAT = 1
 
 
 @lru_cache(maxsize=4)
-def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
+def _load(path: Path, mtime_ns: int, size: int) -> LearnedStanceClassifiers:
     """Parsed and checked once per version of the file: its format, the feature and cue names it
     was trained with (a file of another feature order would load and mislabel) and every array's
     shape, so that a damaged file is an error naming it, never an IndexError mid-run."""
@@ -361,9 +361,10 @@ def _load(path: Path, mtime_ns: int, size: int) -> StanceModel:
                          path=path) from None
     try:
         check_model_data(data)
-        return StanceModel(SentenceClassifier(data["sentences"]), PassageClassifier(data["passages"]["all"]),
-                           tuple((frozenset(f["topics"]),
-                                  PassageClassifier(f["model"])) for f in data["passages"]["folds"]))
+        return LearnedStanceClassifiers(SentenceClassifier(data["sentences"]),
+                                        PassageClassifier(data["passages"]["all"]),
+                                        tuple((frozenset(f["topics"]), PassageClassifier(f["model"]))
+                                              for f in data["passages"]["folds"]))
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise InputError(f"not a stance model written by `touche train-stance`: {exc}", path=path) from None
 
@@ -447,7 +448,7 @@ def check_model_data(data) -> None:
         checked_count(model.get("examples", 1), f"{where}.examples")
 
 
-def gated_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:
+def gated_evidence(text: str, comp: ComparedObjects, classifier: SentenceClassifier) -> PassageEvidence | None:
     """The evidence the models read, or None for a passage that is NO before any model runs: no
     two objects to compare, empty, not English, or naming neither object."""
     if len(comp.objects) < 2 or not text.strip() or not is_english(text):
@@ -460,7 +461,7 @@ EVIDENCE_CACHE = 100_000  # passages: a submission's five variants retrieve larg
 _EVIDENCE: dict[tuple, PassageEvidence | None] = {}
 
 
-def cached_evidence(text: str, comp: Comparison, classifier: SentenceClassifier) -> PassageEvidence | None:
+def cached_evidence(text: str, comp: ComparedObjects, classifier: SentenceClassifier) -> PassageEvidence | None:
     """``gated_evidence``, decided once per passage and topic however many variants label it
     (keyed by the text's digest: the cache holds no texts; emptied when full)."""
     key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), comp, classifier)
@@ -476,7 +477,7 @@ def learned_labeller(model_file: Path):
     """``learned``: the sentence classifier's votes decide (NO for a passage the gate turns away)."""
     model = load(model_file)
 
-    def label(text: str, comp: Comparison, key: str | None) -> str:
+    def label(text: str, comp: ComparedObjects, key: str | None) -> str:
         ev = cached_evidence(text, comp, model.sentences)
         return "NO" if ev is None else learned_label(ev)
     return label
@@ -486,7 +487,7 @@ def combined_labeller(model_file: Path):
     """``combined``: the passage model that never saw the topic decides."""
     model = load(model_file)
 
-    def label(text: str, comp: Comparison, key: str | None) -> str:
+    def label(text: str, comp: ComparedObjects, key: str | None) -> str:
         ev = cached_evidence(text, comp, model.sentences)
         return "NO" if ev is None else model.passage_model_for(key).label(ev.features)
     return label

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from touche.retrieval.tasks.task2.features import ObjectMatcher, text_features
-from touche.retrieval.tasks.task2.objects import Comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects
 from touche.specs.task2 import RerankSpec, StanceSpec
 from touche.stemming.sentences import web_sentences as sentences
 from touche.stemming.sentiment import compound
@@ -104,7 +104,7 @@ def pattern_vote(tokens: list[str], stems: list[str], first: list[int], second: 
     return max(-1.0, min(1.0, votes))
 
 
-def evidence(text: str, comp: Comparison) -> StanceEvidence:
+def evidence(text: str, comp: ComparedObjects) -> StanceEvidence:
     if len(comp.objects) < 2:
         return StanceEvidence(0.0, 0.0, (False, False), False)
     matcher = ObjectMatcher(comp)
@@ -134,7 +134,7 @@ def evidence(text: str, comp: Comparison) -> StanceEvidence:
     return StanceEvidence(mean(pattern_votes), mean(sentiment_votes), (named_first, named_second), compared)
 
 
-def takes_stance(text: str, comp: Comparison, spec: StanceSpec, features: dict[str, float] | None = None) -> bool:
+def takes_stance(text: str, comp: ComparedObjects, spec: StanceSpec, features: dict[str, float] | None = None) -> bool:
     """The gate: every object named, comparative language about one, enough running prose
     (``features``: the text's re-ranking features, when the caller has them)."""
     features = features or text_features(text, ObjectMatcher(comp), RerankSpec())
@@ -162,7 +162,7 @@ def decide(ev: StanceEvidence, spec: StanceSpec, gated: bool = False) -> str:
     return "FIRST" if score > 0 else "SECOND"
 
 
-def label_stance(text: str, comp: Comparison, spec: StanceSpec) -> str:
+def label_stance(text: str, comp: ComparedObjects, spec: StanceSpec) -> str:
     """FIRST, SECOND, NEUTRAL or NO for one passage."""
     if spec.method == "none" or len(comp.objects) < 2:
         return "NO"

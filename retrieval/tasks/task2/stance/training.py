@@ -26,7 +26,7 @@ from touche.retrieval.evaluation.measures import f1_per_label, stance_macro_f1
 from touche.retrieval.formats.gate import load_qrels, load_topics
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import canonical_topic
-from touche.retrieval.tasks.task2.objects import Comparison, comparison
+from touche.retrieval.tasks.task2.objects import ComparedObjects, comparison
 from touche.retrieval.tasks.task2.stance.learned import (
     CUE_NAMES,
     PASSAGE_FEATURES,
@@ -180,7 +180,8 @@ class JudgedPassages:
     open: list[bool]              # the models run (some object named, English); else NO
 
 
-def judged_sample(passages: Path, qrels: Path, topics: Path) -> Iterator[tuple[Comparison, str, str, str, str, str]]:
+def judged_sample(passages: Path, qrels: Path, topics: Path
+                  ) -> Iterator[tuple[ComparedObjects, str, str, str, str, str]]:
     """Each judged passage the sample holds, by topic number and passage id: (comparison, topic
     key, topic number, passage id, text, judged label)."""
     judged = load_qrels(qrels, QrelsKind.STANCE).judgments
