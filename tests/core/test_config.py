@@ -135,7 +135,7 @@ def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypa
     loaded = load_variant("task1/examples/2-krovetz-bm25")
     assert loaded.path == (CONFIGS / "task1" / "examples" / "2-krovetz-bm25.yaml").resolve()
     assert shipped_variant("task1/examples/2-krovetz-bm25.yaml") == CONFIGS / "task1/examples/2-krovetz-bm25.yaml"
-    for outside in ("../configs/task1/base", "/etc/hostname", "", "task1/../../pyproject"):
+    for outside in ("../configs/task1/base", str(tmp_path / "elsewhere.yaml"), "", "task1/../../pyproject"):
         assert shipped_variant(outside) is None
     own = tmp_path / "task1" / "examples" / "2-krovetz-bm25"
     own.parent.mkdir(parents=True)
