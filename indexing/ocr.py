@@ -115,14 +115,23 @@ def lines_text(lines: Lines, min_confidence: float = MIN_CONFIDENCE) -> str:
     return "\n".join(line for line in kept if line)
 
 
-@functools.lru_cache(maxsize=None)
 def engine(language: str = DEFAULT_LANGUAGE, psm: int = DEFAULT_PSM) -> OcrEngine | None:
-    """The Tesseract engine, or None when OCR is unavailable or switched off."""
+    """The Tesseract engine, or None when OCR is unavailable or switched off.
+
+    ``TOUCHE_OCR`` and ``PATH`` are read on every call (a setting changed in the process counts
+    from then on); only the version probe of one program is remembered."""
     if not setting("TOUCHE_OCR"):
         return None
     executable = shutil.which("tesseract")
     if executable is None:
         return None
+    version = _version(executable)
+    return None if version is None else OcrEngine(executable, version, language, psm)
+
+
+@functools.lru_cache(maxsize=None)
+def _version(executable: str) -> str | None:
+    """``tesseract --version``'s first line, or None when the program does not answer."""
     try:
         done = subprocess.run([executable, "--version"], capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
@@ -130,7 +139,7 @@ def engine(language: str = DEFAULT_LANGUAGE, psm: int = DEFAULT_PSM) -> OcrEngin
     output = (done.stdout or done.stderr).decode("utf-8", "replace").splitlines()
     if done.returncode != 0 or not output:
         return None
-    return OcrEngine(executable, output[0].strip(), language, psm)
+    return output[0].strip()
 
 
 def warn_unavailable() -> None:

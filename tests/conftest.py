@@ -9,18 +9,20 @@ from tests.shared import FIXTURE_TOPICS, REPO, missing_tool, write_argsme
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _model_cache(tmp_path_factory):
-    """Unpacked models and cached encodings of this session in a folder of its own: a test never
-    reads a vector an earlier session (or code) encoded."""
+def _session_caches(tmp_path_factory):
+    """Unpacked models, cached encodings and OCR results of this session in folders of its own: a
+    test never reads a vector or an image's text an earlier session (or code) made."""
     import os
-    folder = tmp_path_factory.mktemp("models")
-    previous = os.environ.get("TOUCHE_MODEL_CACHE")
-    os.environ["TOUCHE_MODEL_CACHE"] = str(folder)
-    yield folder
-    if previous is None:
-        os.environ.pop("TOUCHE_MODEL_CACHE", None)
-    else:
-        os.environ["TOUCHE_MODEL_CACHE"] = previous
+    folders = {"TOUCHE_MODEL_CACHE": tmp_path_factory.mktemp("models"),
+               "TOUCHE_OCR_CACHE": tmp_path_factory.mktemp("ocr-cache")}
+    previous = {name: os.environ.get(name) for name in folders}
+    os.environ.update({name: str(folder) for name, folder in folders.items()})
+    yield folders
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

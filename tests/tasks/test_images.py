@@ -167,10 +167,24 @@ def test_tsv_parsing_keeps_confident_words_in_lines():
 
 @pytest.fixture
 def fresh_ocr(monkeypatch):
-    ocr.engine.cache_clear()
     ocr._warned.clear()
-    yield monkeypatch
-    ocr.engine.cache_clear()
+    return monkeypatch
+
+
+def test_the_ocr_engine_follows_its_setting_within_one_process(fresh_ocr, tmp_path):
+    """TOUCHE_OCR=off in one part of a process (a test, a notebook cell) must not switch OCR off
+    for the rest of it: the engine was once remembered, and a later image index had no ocr_text."""
+    fresh_ocr.setenv("TOUCHE_OCR", "off")
+    assert ocr.engine() is None
+    fresh_ocr.delenv("TOUCHE_OCR")
+    fake = tmp_path / "tesseract"
+    fake.write_text("#!/bin/sh\necho 'tesseract 9.9.9-fake'\n")
+    fake.chmod(0o755)
+    fresh_ocr.setenv("PATH", str(tmp_path))
+    found = ocr.engine()
+    assert found is not None and (found.executable, found.version) == (str(fake), "tesseract 9.9.9-fake")
+    fresh_ocr.setenv("TOUCHE_OCR", "off")
+    assert ocr.engine() is None
 
 
 def test_ocr_reads_text_into_a_cache_and_a_rerun_costs_nothing(fresh_ocr, tmp_path):
