@@ -40,8 +40,8 @@ __all__ = ["ReadReport", "SkippedRecord", "argsme_files", "read_arguments", "ite
 def _load_backend():
     try:
         return ijson.get_backend("yajl2_c")
-    except Exception:  # no compiled backend on this platform: ijson's best available one
-        return ijson
+    except Exception:  # no compiled backend on this platform: ijson's pure-Python one (the ijson module's
+        return ijson.get_backend("python")  # own names lack the coroutines _arguments drives)
 
 
 BACKEND = _load_backend()
@@ -53,16 +53,19 @@ _SKIP_HINT = "pass --skip-bad-records (or set corpus.skip_bad_records: true) to 
 
 @dataclass(frozen=True, slots=True)
 class SkippedRecord:
-    """A bad record that was skipped: its file, 1-based index in that file, id (if known), reason."""
+    """A bad record that was skipped: its file, 1-based index in that file, id (if known), reason,
+    and where it is when the record is no args.me argument (``line 3`` of a passage file): the
+    words its error would have said."""
 
     file: str
     index: int
     id: str | None
     reason: str
+    where: str = ""
 
     def __str__(self) -> str:
         ident = f", id {self.id!r}" if self.id is not None else ""
-        return f"{self.file}, argument #{self.index} (1-based){ident}: {self.reason}"
+        return f"{self.file}, {self.where or f'argument #{self.index} (1-based)'}{ident}: {self.reason}"
 
 
 @dataclass

@@ -79,7 +79,7 @@ def read_corpus(path: Path, *, skip_bad_records: bool = False, report: ReadRepor
                 if not skip_bad_records:
                     raise InputError(f"{exc}; set corpus.skip_bad_records: true to count and skip such records",
                                      path=path, where=f"line {number}") from None
-                report.add_skipped(SkippedRecord(str(path), number, None, str(exc)))
+                report.add_skipped(SkippedRecord(str(path), number, None, str(exc), f"line {number}"))
                 continue
             report.read += 1
             yield argument

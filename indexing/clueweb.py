@@ -33,7 +33,7 @@ from fastwarc.warc import WarcRecord, WarcRecordType
 
 from touche import numbers
 from touche.atomic import atomic_open
-from touche.budgets import READ_CHUNK, max_record_bytes, record_too_large
+from touche.budgets import max_record_bytes, read_within, record_too_large
 from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
@@ -131,7 +131,7 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
                 if numbers.is_whole(declared) and int(declared) > budget:  # never read: its reader skips it
                     result.bad.append((number, trec_id, record_too_large(int(declared), "response record")))
                     continue
-                block = _read_within(record.reader, budget)
+                block = read_within(record.reader, budget)
                 if not numbers.is_whole(declared) or len(block) < int(declared):
                     result.error = (f"truncated: response record #{number} ({trec_id}) has {len(block)} of "
                                     f"{declared or 'an unknown number of'} bytes; the file is cut off or corrupt")
@@ -151,15 +151,6 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
         result.error = (f"cannot read the file: {exc.strerror}" if exc.errno is not None
                         else f"not a WARC file or a corrupt one ({exc})")
     return result
-
-
-def _read_within(reader, budget: int) -> bytes:
-    """A record's block, read in chunks and never past ``budget`` bytes (one more tells it is over)."""
-    chunks, size = [], 0
-    while size <= budget and (chunk := reader.read(min(READ_CHUNK, budget + 1 - size))):
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def http_payload(block: bytes) -> bytes:
@@ -201,7 +192,7 @@ class ClueWebSource:
     workers: int = field(default_factory=default_workers)
     main_content: bool = True
     name: str = "clueweb12"
-    report: ReadReport = field(default_factory=ReadReport)
+    report: ReadReport = field(default_factory=lambda: ReadReport(unit="page"))
     fields: tuple[str, ...] = ("contents", "title", "body")
     cheap_field: str = "title"
 
@@ -256,7 +247,7 @@ class ClueWebSource:
                 where = f"response record #{number} (1-based)" if number else f"record {record_id}"
                 if not self.skip_bad_records:
                     raise InputError(f"{reason}; {_SKIP_HINT}", path=path, where=where)
-                self.report.add_skipped(SkippedRecord(str(path), number, record_id, reason))
+                self.report.add_skipped(SkippedRecord(str(path), number, record_id if number else None, reason, where))
 
     def documents(self, fields: list[str]) -> Iterator[tuple[str, list[str], str]]:
         for doc in self.records():

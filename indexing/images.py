@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree, html
 
-from touche.budgets import max_record_bytes, record_too_large
+from touche.budgets import max_record_bytes, read_within, record_too_large
 from touche.errors import InputError
 from touche.indexing import ocr
 from touche.indexing.argsme import ReadReport
@@ -146,7 +146,7 @@ def _read_text(path: Path, limit: int | None = None) -> str:
             if limit:
                 return handle.read(limit)
             budget = max_record_bytes()
-            text = handle.read(budget + 1)
+            text = read_within(handle, budget)
     except FileNotFoundError:
         return ""
     if len(text) > budget:
@@ -158,7 +158,7 @@ def _read_bytes(path: Path) -> bytes:
     """A file (a page's DOM) within the record budget; an InputError naming it beyond."""
     budget = max_record_bytes()
     with open(path, "rb") as handle:
-        data = handle.read(budget + 1)
+        data = read_within(handle, budget)
     if len(data) > budget:
         raise InputError(record_too_large(f"more than {budget:,} bytes", "file"), path=path)
     return data

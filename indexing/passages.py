@@ -97,7 +97,7 @@ def read_passages(files: list[Path], *, skip_bad_records: bool = False,
                     except ValueError as bad:
                         if not skip_bad_records:
                             raise InputError(f"{bad}; {_SKIP_HINT}", path=path, where=f"line {number}") from None
-                        report.add_skipped(SkippedRecord(str(path), number, None, str(bad)))
+                        report.add_skipped(SkippedRecord(str(path), number, None, str(bad), f"line {number}"))
                         continue
                     seen[passage.id] = (path.name, number)
                     report.read += 1
@@ -112,7 +112,7 @@ class PassageSource:
     path: Path
     skip_bad_records: bool = False
     name: str = "passages"
-    report: ReadReport = field(default_factory=ReadReport)
+    report: ReadReport = field(default_factory=lambda: ReadReport(unit="passage"))
     fields: tuple[str, ...] = ("contents",)
     cheap_field: str = "contents"
 

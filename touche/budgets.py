@@ -87,6 +87,19 @@ class CountedReader:
         return self.position
 
 
+def read_within(handle, limit: int):
+    """What ``handle.read`` gives (bytes or characters), read in chunks and never past ``limit`` + 1:
+    a result longer than ``limit`` tells the caller the record is over its budget, and no more of
+    it was ever held (a 200 MB WARC record is not read whole to be refused)."""
+    chunk = handle.read(min(READ_CHUNK, limit + 1))
+    chunks, size = [chunk], len(chunk)
+    while chunk and size <= limit:
+        chunk = handle.read(min(READ_CHUNK, limit + 1 - size))
+        chunks.append(chunk)
+        size += len(chunk)
+    return chunks[0][:0].join(chunks)
+
+
 def bounded_lines(handle, limit: int):
     """``(line, whole)`` of a text or binary file, each read holding at most ``limit`` + 1
     characters: a longer line comes as its first ``limit`` characters with ``whole`` False, its

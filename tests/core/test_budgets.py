@@ -154,6 +154,43 @@ def test_a_python_literal_cell_of_too_many_values_is_a_bad_record(tmp_path, monk
         list(read_sentence_csv([at_most]))
 
 
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_csv_header_or_row_of_exactly_the_budget_is_read_and_one_more_character_is_refused(tmp_path, over):
+    """The budget counts every character of a row (its newline too), over all the lines a quoted
+    cell spans, from the row's first line: the header's, and each row's since the last ended."""
+    columns = "id,conclusion,premises,context,sentences,"
+    header = tmp_path / "h.csv"
+    header.write_text(columns + "x" * (MB - len(columns) - 1 + over) + "\nS1-A1,c,,,\n")
+    first, head = "S1-A1,c,,,\n", 'S1-A2,"'
+    cell = ("y" * 1023 + "\n") * 1000
+    cell += "y" * (MB - len(head) - len(cell) - len('",,,\n') + over)
+    rows = _csv(tmp_path / "r.csv", first, head + cell + '",,,\n', "S1-A3,d,,,\n")
+    assert len(head + cell + '",,,\n') == MB + over
+    if not over:
+        assert [r.id for r in read_sentence_csv([header])] == ["S1-A1"]
+        # the cell's 1,000 newlines became spaces: its length is the row's less 'S1-A2,"' and '",,,\\n'
+        assert [len(r.argument.conclusion) for r in read_sentence_csv([rows])] == [1, MB - 12, 1]
+        return
+    with pytest.raises(InputError, match=rf"h.csv, line 1: not a readable CSV header: the header holds more than "
+                                         rf"{MB + 1:,} characters"):
+        list(read_sentence_csv([header]))
+    with pytest.raises(InputError, match=rf"r.csv, line 3, argument #2 \(1-based\): the row holds more than "
+                                         rf"{MB + 1:,} characters"):
+        list(read_sentence_csv([rows]))
+
+
+def test_a_python_literal_cell_is_counted_by_its_commas_and_colons(tmp_path, monkeypatch):
+    from touche.indexing import sentences
+    monkeypatch.setattr(sentences, "MAX_LITERAL_VALUES", 3)
+    at_most = _csv(tmp_path / "a.csv", "S1-A1,c,,\"{'sourceId': 'a', 'topic': 't'}\",\n")  # 1 comma, 2 colons
+    assert [r.argument.discussion_title for r in read_sentence_csv([at_most])] == ["t"]
+    beyond = _csv(tmp_path / "b.csv", "S1-A1,c,,\"{'sourceId': 'a', 'topic': 't:'}\",\n")
+    with pytest.raises(InputError, match=r"b.csv, line 2, argument #1 \(1-based\), id 'S1-A1': 'context' holds more "
+                                         r"than 3 values \(counted by its separators\)"):
+        list(read_sentence_csv([beyond]))
+
+
 # ---------------------------------------------------------------- WARC records
 def test_a_warc_record_beyond_the_budget_is_a_bad_record_never_read_and_the_next_is_read(tmp_path):
     path = tmp_path / "00.warc.gz"
@@ -210,3 +247,34 @@ def test_a_counted_reader_refuses_a_record_past_its_budget_and_restarts_at_a_bou
     with pytest.raises(budgets.OverBudget) as over:
         counted.read(chunk)
     assert over.value.size == 3 * chunk and counted.tell() == 4 * chunk
+
+
+
+class _Reads:
+    """A reader that hands out at most ``most`` items a read and records each request with what it
+    had handed out before it."""
+
+    def __init__(self, data, most: int):
+        self.data, self.most, self.handed, self.asked = data, most, 0, []
+
+    def read(self, size: int):
+        self.asked.append((size, self.handed))
+        piece = self.data[self.handed:self.handed + min(size, self.most)]
+        self.handed += len(piece)
+        return piece
+
+
+@pytest.mark.parametrize("text", [False, True])
+@pytest.mark.parametrize("extra", [-10, -1, 0, 1, 2, 5000])
+@pytest.mark.parametrize("most", [1, 3, 1 << 30])
+def test_a_record_is_read_to_one_past_its_budget_and_never_further(text, extra, most, monkeypatch):
+    """A record within the budget is read whole, a larger one to budget + 1 (which says it is over),
+    in chunks of at most READ_CHUNK, none asking for more than the budget has left."""
+    monkeypatch.setattr(budgets, "READ_CHUNK", 4)
+    limit = 10
+    data = ("x" if text else b"x") * (limit + extra)
+    reader = _Reads(data, most)
+    got = budgets.read_within(reader, limit)
+    assert type(got) is type(data) and got == data[:limit + 1]
+    assert reader.handed == min(len(data), limit + 1)
+    assert all(0 < size <= min(4, limit + 1 - before) for size, before in reader.asked)

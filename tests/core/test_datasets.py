@@ -216,6 +216,17 @@ def test_a_file_that_cannot_be_fetched_is_named_with_where_to_put_it(irds):
     assert "place topics-task-1-only-titles.xml (from https://zenodo.org/" in message
 
 
+
+@pytest.mark.parametrize("length, said", [(146, "RuntimeError: " + "x" * 146),
+                                          (147, "RuntimeError: " + "x" * 145 + "…")])
+def test_why_a_fetch_failed_is_said_in_at_most_160_characters(irds, length, said):
+    def failing(f):
+        raise RuntimeError("x" * length + "\nsecond line")
+    with pytest.raises(InputError) as err:
+        ds.topics_path(T1_2021, fetcher=failing)
+    assert f"ir_datasets could not fetch it ({said}); offline: place " in str(err.value) and len(said) == 160
+
+
 def test_fetched_elsewhere_is_an_error(irds):
     with pytest.raises(InputError, match="IR_DATASETS_HOME changed"):
         ds.topics_path(T1_2021, fetcher=lambda f: None)
@@ -311,6 +322,27 @@ def test_image_zip_is_extracted_once_and_resumes(irds):
     assert ds.corpus_path(IMAGE_2022, fetcher=never_fetch, progress=False) == corpus
     assert marker.stat().st_mtime_ns == before  # not extracted again
     assert sorted(p.name for p in home.iterdir()) == [".touche-made", "corpus", "extracted-from.txt"]
+
+
+
+def test_an_extraction_shows_its_progress_unless_told_not_to(irds, tmp_path, monkeypatch):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "note.txt").write_text("x" * 100)
+    _zip_folder(tmp_path / "images", ds.cached_path(ds.IMAGES_2022.files[0]))
+    shown = []
+    real = ds._progress
+    monkeypatch.setattr(ds, "_progress", lambda total, desc, enabled: shown.append((total, enabled)) or
+                        real(total, desc, False))
+    corpus = ds.corpus_path(IMAGE_2022, fetcher=never_fetch)
+    assert (corpus / "images" / "note.txt").read_text() == "x" * 100 and shown == [(100, True)]
+    shutil.rmtree(corpus.parent)
+    ds.corpus_path(IMAGE_2022, fetcher=never_fetch, progress=False)
+    assert shown == [(100, True), (100, False)]
+
+
+def test_a_corpus_used_as_it_is_is_the_cached_file_itself(irds):
+    placed = place(ds.PASSAGES_2022.files[0], DEMO / "task2" / "passages.jsonl")
+    assert ds.corpus_path(T2_2022, fetcher=never_fetch) == placed == irds / "touche/2022/task-2/passages.jsonl"
 
 
 def test_a_broken_image_zip_is_reported(irds):

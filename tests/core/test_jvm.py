@@ -121,6 +121,9 @@ def tools(monkeypatch):
             return real(cmd, **kwargs)
         Tools.calls.append(list(cmd))
         if name in Tools.fail:
+            if not kwargs.get("capture_output"):  # as subprocess.run: words not captured go to the terminal
+                sys.stderr.write(Tools.fail[name] + "\n")
+                return Done(1, None)
             return Done(1, Tools.fail[name] + "\n")
         if name == "jar":
             assert cmd[1:2] == ["cf"] and cmd[3] == "-C" and Path(cmd[4]).is_dir()
@@ -183,11 +186,12 @@ def test_fresh_helpers_are_not_compiled_again_and_stale_ones_are(tmp_path, tools
 
 @pytest.mark.parametrize("tool, said", [("javac", "compiling the Lucene helpers failed:\nerror: x"),
                                         ("jar", "packing the Lucene helpers failed:\nerror: x")])
-def test_a_failing_tool_is_said_and_leaves_nothing(tmp_path, tools, tool, said):
+def test_a_failing_tool_is_said_and_leaves_nothing(tmp_path, tools, tool, said, capsys):
     tools.fail = {tool: "error: x"}
     with pytest.raises(EnvironmentProblem, match=re.escape(said)):
         jvm.build_helpers(target=tmp_path / "h.jar")
     assert list(tmp_path.iterdir()) == []
+    assert capsys.readouterr().err == ""  # the tool's words are in the message, not also on the terminal
 
 
 def test_without_sources_or_a_jdk_nothing_is_compiled(tmp_path, tools, monkeypatch):
@@ -317,3 +321,16 @@ def test_settings_the_jvm_refuses_are_named_before_it_starts_in_our_process():
     assert (
         done.returncode == 3 and "EnvironmentProblem" in done.stderr and "TOUCHE_JVM_HEAP='900000000g'" in done.stderr
     )
+
+
+def test_a_jvm_another_library_started_is_adopted_once(monkeypatch):
+    import types
+    adopted = []
+    monkeypatch.setattr(jvm, "_started", False)
+    monkeypatch.setattr(jvm, "_adopted", False)
+    monkeypatch.setitem(sys.modules, "jnius", types.ModuleType("jnius"))
+    monkeypatch.setitem(sys.modules, "jnius_config", types.SimpleNamespace(vm_running=True))
+    monkeypatch.setattr(jvm, "_adopt_running_jvm", lambda: adopted.append(1))
+    jvm.start()
+    jvm.start("4g")
+    assert adopted == [1] and jvm._started and jvm._adopted

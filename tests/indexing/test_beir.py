@@ -104,3 +104,50 @@ def test_beirs_touche_ids_are_read_offline_from_ir_datasets_cache(beir_folder, t
     assert code == 0, text
     assert (tmp_path / "out" / "run.txt").read_bytes() == (tmp_path / "local.txt").read_bytes()
     assert "relevance:touche.nDCG@5" in (tmp_path / "out" / "evaluation.md").read_text()
+
+
+def test_the_corpus_file_a_beir_path_stands_for(beir_folder, tmp_path):
+    from touche.indexing.beir import corpus_file
+
+    assert corpus_file(beir_folder) == beir_folder / "corpus.jsonl"
+    assert corpus_file(beir_folder / "corpus.jsonl") == beir_folder / "corpus.jsonl"
+    assert corpus_file(beir_folder / "queries.jsonl") == beir_folder / "queries.jsonl"  # any .jsonl file is one
+    assert corpus_file(beir_folder / "qrels") is None and corpus_file(tmp_path / "missing.jsonl") is None
+
+
+@pytest.mark.parametrize("record", [{"_id": "a", "title": 5, "text": "t"}, {"_id": "a", "title": "t", "text": 5},
+                                    {"_id": "a", "title": "t"}, {"_id": "a", "title": None, "text": "t"}])
+def test_a_beir_record_whose_title_or_text_is_no_string_is_refused_where_it_is(tmp_path, record):
+    from touche.errors import InputError
+    from touche.indexing.argsme import ReadReport
+    from touche.indexing.beir import read_corpus
+
+    path = tmp_path / "corpus.jsonl"
+    path.write_text('{"_id": "z", "text": "no title is an empty one"}\n' + json.dumps(record) + "\n")
+    with pytest.raises(InputError, match=r"corpus.jsonl, line 2: 'title' and 'text' must be strings; set corpus"):
+        list(read_corpus(path))
+    report = ReadReport()
+    assert [(a.id, a.conclusion) for a in read_corpus(path, skip_bad_records=True, report=report)] == [("z", "")]
+    assert (report.files, report.read, report.skipped) == (1, 1, 1)
+    assert str(report.first_skipped[0]) == f"{path}, line 2: 'title' and 'text' must be strings"
+
+
+def test_the_parts_of_a_beir_corpus_are_disjoint_and_together_the_whole(tmp_path):
+    """A shard (or a Ray task) reads part k of n: every n-th argument from the k-th, blank lines
+    not counted, so the parts share no argument and together are the corpus in its order."""
+    from touche.indexing.argsme import ReadReport
+    from touche.indexing.beir import read_corpus
+
+    path = tmp_path / "corpus.jsonl"
+    lines = [json.dumps({"_id": f"a{i}", "title": "", "text": f"t{i}"}) for i in range(7)]
+    path.write_text("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n\n")
+    whole = [a.id for a in read_corpus(path)]
+    assert whole == [f"a{i}" for i in range(7)]
+    assert [[a.id for a in read_corpus(path, part=(k, 3))] for k in range(3)] == \
+        [["a0", "a3", "a6"], ["a1", "a4"], ["a2", "a5"]]
+    for n in (1, 2, 4, 7, 9):
+        reports = [ReadReport() for _ in range(n)]
+        parts = [[a.id for a in read_corpus(path, part=(k, n), report=reports[k])] for k in range(n)]
+        assert sorted(sum(parts, [])) == sorted(whole) and len(sum(parts, [])) == len(whole)
+        assert all(part == whole[k::n] for k, part in enumerate(parts))
+        assert [r.read for r in reports] == [len(p) for p in parts] and all(r.files == 1 for r in reports)

@@ -216,3 +216,34 @@ def test_a_shard_task_killed_once_midway_marks_its_folder(ray, java, corpus, tmp
     monkeypatch.delenv(distributed.KILL_ONCE_ENV)
     assert distributed._build_shard_task(variant().model_dump_json(), str(corpus), str(target), 1, 2, None,
                                          "1g")["shard"] == [1, 2]
+
+
+def test_the_progress_counts_the_shards_built_and_their_documents(ray, java, corpus, tmp_path, monkeypatch):  # noqa: F811
+    """With shard 1 of 3 built before, the bar starts at one of three and the tasks add shards 0 and
+    2, with their documents (the stand-in Searcher counts three in each shard)."""
+    bars = []
+
+    class Bar:
+        def __init__(self, **options):
+            self.options, self.n, self.postfix = options, options["initial"], ""
+            bars.append(self)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, done):
+            self.n += done
+
+        def set_postfix_str(self, text):
+            self.postfix = text
+    monkeypatch.setattr(distributed, "progress_bar", Bar)
+    root = tmp_path / "R"
+    built = builder.ensure_index(variant(), corpus, root, progress=False, shards=3, shard=1)
+    target = root / built.path.parent.name.removesuffix(".shards")
+    info = distributed.build_sharded_on_ray(variant(), corpus, target, 3, address=None, progress=True)
+    (bar,) = bars
+    assert (bar.options["total"], bar.options["initial"], bar.options["disable"], bar.n) == (3, 1, False, 3)
+    assert bar.postfix == "6 documents" and info.meta["stats"]["documents"] == 9

@@ -179,6 +179,58 @@ def test_duplicate_ids_are_bad_records_across_files(tmp_path):
     assert report.skipped == 1 and report.first_skipped[0].id == "arg2-000"
 
 
+
+def test_a_skipped_argument_is_listed_with_its_id_when_it_has_one(tmp_path):
+    corpus = write_corpus(tmp_path / "c.json", [argument_json(0), ["x"], argument_json(9, conclusion=None),
+                                                argument_json(1)])
+    report = ReadReport()
+    assert [a.id for a in read_arguments(corpus, skip_bad_records=True, report=report)] == ["arg0-000", "arg1-000"]
+    assert report.summary() == (
+        f"2 arguments read from 1 file(s), 2 bad record(s) skipped\n"
+        f"  {corpus}, argument #2 (1-based): expected a JSON object, found an array\n"
+        f"  {corpus}, argument #3 (1-based), id 'arg9-000': 'conclusion' must be a string, found null")
+
+
+def test_the_parsers_words_are_quoted_whole_up_to_60_characters(tmp_path):
+    """The JSON parser shows up to 30 characters either side of the fault: 60 are quoted as they
+    are, a longer line (another parser's) is cut; bytes it could not decode are shown decoded."""
+    from touche.indexing.argsme import _parser_message
+
+    corpus = tmp_path / "x.json"
+    corpus.write_bytes(b'{"arguments": [{"id": "' + b"a" * 80 + b'" x ' + b"b" * 80 + b"}]}")
+    with pytest.raises(InputError) as err:
+        list(read_arguments(corpus))
+    near = 'a' * 27 + '" x ' + 'b' * 29
+    assert len(near) == 60 and f"malformed JSON: lexical error: invalid char in json text near {near!r} (read " \
+        in str(err.value)
+    corpus.write_bytes(b'{"arguments": [{"id": "\xff"}]}')
+    with pytest.raises(InputError) as err:
+        list(read_arguments(corpus))
+    assert """malformed JSON: lexical error: invalid bytes in UTF8 string near '{"arguments": [{"id": "ÿ"}]}' (read""" \
+        in str(err.value)
+    assert _parser_message(ValueError("bad.\n" + "c" * 61)) == f"bad near {'c' * 57 + '...'!r}"
+    assert _parser_message(ValueError("bad.\n" + "c" * 60 + "\n  (right here) ---^")) == f"bad near {'c' * 60!r}"
+
+
+def test_without_the_compiled_parser_the_pure_python_one_reads_the_corpus(tmp_path, monkeypatch):
+    import ijson
+
+    from touche.indexing import argsme
+    real = ijson.get_backend
+
+    def without_c(name):
+        if name == "yajl2_c":
+            raise ImportError("no compiled yajl2 backend")
+        return real(name)
+    monkeypatch.setattr(ijson, "get_backend", without_c)
+    monkeypatch.setattr(argsme, "BACKEND", argsme._load_backend())
+    corpus = write_corpus(tmp_path / "c.json", [argument_json(1), argument_json(2)])
+    assert [a.conclusion for a in read_arguments(corpus)] == ["Conclusion 1", "Conclusion 2"]
+    corpus.write_text('{"arguments": [{"id": "a"} {"id": "b"}]}')
+    with pytest.raises(InputError, match=r"c.json, after argument #1 \(1-based\), id 'a': malformed JSON"):
+        list(read_arguments(corpus, skip_bad_records=True))
+
+
 def test_truncated_file_is_an_error_after_the_last_complete_argument(tmp_path):
     corpus = tmp_path / "args-me.json"
     full = json.dumps({"arguments": [argument_json(1), argument_json(2), argument_json(3)]})

@@ -129,6 +129,58 @@ def test_alt_text_and_og_image_context():
     assert alt.startswith("The alt words")
 
 
+
+def test_a_meta_element_names_a_preview_image_wherever_it_sits():
+    """An XPath to a <meta> in the body (a schema.org image) is a preview too: the page's own summary
+    describes it, not the text around the element."""
+    tree = html.document_fromstring('<html><head><meta property="og:title" content="Preview title"></head><body><div>'
+                                    '<p>Before.</p><meta itemprop="image" content="https://x.example/a.png"><p>After.'
+                                    '</p></div></body></html>').getroottree()
+    assert reader.image_context(tree, ["/HTML[1]/BODY[1]/DIV[1]/META[1]"]) == ("Preview title", "")
+
+
+def test_near_text_holds_the_text_after_each_element():
+    tree = html.document_fromstring('<html><body><p>Lead <b>bold</b> words<img src="a.png"> tail words <i>it</i> end'
+                                    '</p></body></html>').getroottree()
+    assert reader.near_text(tree, tree.getroot().find(".//img")) == "Lead bold words\ntail words it end"
+
+
+@pytest.mark.parametrize("src, image_url", [("/img/my%20pic.png", "https://x.example/my%20pic.png"),
+                                            ("/img/my%20pic.png", "https://x.example/my pic.png"),
+                                            ("/img/my pic.png?w=20", "https://x.example/my pic.png")])
+def test_the_img_is_found_by_its_file_name_quoted_or_not(src, image_url):
+    tree = html.document_fromstring(f'<html><body><img src="other.png" alt="no"><img data-src="{src}" alt="Mine">'
+                                    '</body></html>').getroottree()
+    assert reader.image_context(tree, [], image_url=image_url)[1] == "Mine"
+
+
+def test_a_pages_title_is_its_collapsed_title_element(tmp_path):
+    page = tmp_path / "P0123456789abcdef"
+    (page / "snapshot").mkdir(parents=True)
+    (page / "snapshot" / "dom.html").write_text("<html><head><title>  Voting\n at 16 &amp; over </title></head>"
+                                                "<body><p>Text.</p></body></html>")
+    (page / "page-url.txt").write_text("https://x.example/vote\n")
+    read = reader.read_page(page)
+    assert (read.id, read.url, read.title, read.near_text) == ("P0123456789abcdef", "https://x.example/vote",
+                                                               "Voting at 16 & over", "")
+
+
+def test_a_collections_fingerprint_follows_its_files_and_the_ocr_engine(tmp_path, monkeypatch):
+    folder = _copy_image(tmp_path)
+    monkeypatch.setattr(reader.ocr, "engine", lambda: None)
+    source = reader.ImageSource(tmp_path)
+    plain = source.fingerprint()
+    assert len(plain) == 16 and int(plain, 16) >= 0 and reader.ImageSource(tmp_path).fingerprint() == plain
+    assert source.describe() == {"format": "images", "path": str((tmp_path / "images").resolve()), "images": 1,
+                                 "ocr": None, "fingerprint": plain}
+    monkeypatch.setattr(reader.ocr, "engine", lambda: reader.ocr.OcrEngine("tesseract", "tesseract 5.3.0"))
+    with_ocr = source.describe()
+    assert with_ocr["ocr"] == "tesseract 5.3.0" and len(with_ocr["fingerprint"]) == 16
+    assert with_ocr["fingerprint"] != plain  # an index built without OCR is built again once it is there
+    (folder / "image-url.txt").write_text("https://x.example/changed.png\n")
+    assert source.fingerprint() not in (plain, with_ocr["fingerprint"])
+
+
 def _copy_image(tmp_path: Path, name: str = "I0123456789abcdef") -> Path:
     source = next(reader.image_dirs(reader.collection_root(DEMO)).__iter__())
     target = tmp_path / "images" / name[:3] / name

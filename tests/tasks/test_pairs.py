@@ -236,6 +236,52 @@ def test_csv_bad_records_name_file_line_and_id(tmp_path, cell, message):
     assert [r.id for r in source.records()] == ["S0000000a-A000000ff"] and source.report.skipped == 1
 
 
+
+def test_a_sentence_id_twice_in_one_argument_is_a_bad_record(tmp_path):
+    a, b = "S0000000a-A0000000a", "S0000000a-A0000000b"
+    path = _write_rows(tmp_path / "d.csv", [
+        _row(b, "Zoos", [(f"{b}__PREMISE__1", "Fine text here.")]),
+        _row(a, "Zoos should close", [(f"{a}__PREMISE__1", "Animals suffer."), (f"{a}__PREMISE__2", "They do."),
+                                      (f"{a}__PREMISE__1", "Said again.")])])
+    with pytest.raises(InputError) as error:
+        list(read_sentence_csv([path]))
+    assert str(error.value).startswith(f"{path}, line 3, argument #2 (1-based), id '{a}': sentence #3: duplicate "
+                                       f"sentence id '{a}__PREMISE__1'; set corpus.skip_bad_records: true")
+
+
+def test_the_csv_read_report_counts_files_arguments_and_skipped_rows(tmp_path):
+    a, b, c = "S0000000a-A0000000a", "S0000000a-A0000000b", "S0000000a-A0000000c"
+    _write_rows(tmp_path / "1.csv", [_row(a, "Zoos", [(f"{a}__PREMISE__1", "One.")]),
+                                     _row(a, "Zoos", [(f"{a}__PREMISE__1", "Again.")])])
+    _write_rows(tmp_path / "2.csv", [_row(b, "Zoos", [(f"{b}__PREMISE__1", "Two.")]),
+                                     _row(c, "Zoos", [(f"{c}__PREMISE__1", "Three.")])])
+    source = SentenceSource(tmp_path, skip_bad_records=True)
+    assert [r.id for r in source.records()] == [a, b, c]
+    assert (source.report.files, source.report.read, source.report.skipped) == (2, 3, 1)
+    assert source.report.summary() == (f"3 arguments read from 2 file(s), 1 bad record(s) skipped\n  "
+                                       f"{tmp_path / '1.csv'}, argument #2 (1-based), id '{a}': duplicate argument id "
+                                       "(expected every id once)")
+
+
+def test_the_csv_writer_says_how_many_arguments_it_wrote(tmp_path):
+    records = fixture_arguments()[:3]
+    assert write_sentence_csv(records, tmp_path / "three.csv") == 3
+    assert write_sentence_csv([], tmp_path / "none.csv") == 0
+    assert [r.id for r in read_sentence_csv([tmp_path / "three.csv"])] == [r.id for r in records]
+
+
+def test_sentence_texts_by_id_and_pairs_one_sentence_a_line(tmp_path):
+    a, b = "S0000000a-A0000000a", "S0000000a-A0000000b"
+    path = _write_rows(tmp_path / "t.csv", [
+        _row(a, "Zoos should close", [(f"{a}__CONC__1", "Zoos should close"),
+                                      (f"{a}__PREMISE__1", "Cages are small.")]),
+        _row(b, "Zoos help", [(f"{b}__PREMISE__1", "Breeding saves species.")])])
+    pair, half_missing = f"{a}__PREMISE__1,{b}__PREMISE__1", f"{a}__CONC__1,{b}__PREMISE__9"
+    texts = SentenceSource(path).texts({f"{a}__CONC__1", pair, half_missing, f"{b}__PREMISE__7"})
+    assert texts == {f"{a}__CONC__1": "Zoos should close", pair: "Cages are small.\nBreeding saves species."}
+    assert SentenceSource(path).holds({pair, half_missing, f"{b}__PREMISE__1"}) == {pair, f"{b}__PREMISE__1"}
+
+
 def test_csv_missing_column_is_reported(tmp_path):
     path = _write_rows(tmp_path / "x.csv", [["a", "b"]], header=("id", "text"))
     with pytest.raises(InputError, match="missing column.*conclusion.*sentences"):

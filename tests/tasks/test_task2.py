@@ -221,6 +221,75 @@ def test_clueweb_rejects_files_that_are_not_warc_and_dirs_without_any(tmp_path):
         ClueWebSource(empty)
 
 
+
+@pytest.mark.parametrize("main_words, full_words, kept", [
+    (40, 1000, "main"), (39, 1000, "full"),  # 40 words of main content are enough, whatever the page holds
+    (15, 100, "main"), (14, 100, "full"),    # or 15 % of the page's words
+    (0, 0, "main"),                          # an empty page: nothing to prefer
+])
+def test_main_content_is_kept_from_40_words_or_15_percent_of_the_page(monkeypatch, main_words, full_words, kept):
+    from resiliparse.extract import html2text
+
+    from touche.indexing.clueweb import html_to_text
+    main, full = " ".join(["m"] * main_words), " ".join(["f"] * full_words)
+    monkeypatch.setattr(html2text, "extract_plain_text", lambda tree, main_content=False, **kw: main if main_content
+                        else full)
+    assert html_to_text(_page("x")) == ("T", main if kept == "main" else full)
+    assert html_to_text(_page("x"), main_content=False) == ("T", full)
+
+
+def test_the_page_text_is_the_full_text_when_main_content_is_off():
+    from touche.indexing.clueweb import html_to_text
+    html = _page("Laptops are better for students.").replace(b"<nav>", b"<nav><a href=/x>Search</a>")
+    title, text = html_to_text(html, main_content=False)
+    assert (title, text) == ("T", "SearchHome | About\n\nLaptops are better for students.")
+    assert html_to_text(html) == ("T", "Laptops are better for students.")
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_warc_record_of_exactly_the_budget_is_read_and_one_byte_more_is_a_bad_record(tmp_path, monkeypatch, over):
+    monkeypatch.setenv("TOUCHE_MAX_RECORD_MB", "1")
+    html = _page("a" * (2**20 - 84 - len(_page("")) + over))  # the HTTP head before it is 84 bytes
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {len(html)}\r\n\r\n"
+    assert len(head) == 84 and len(head) + len(html) == 2**20 + over
+    path = tmp_path / "00.warc.gz"
+    assert write_warc(path, [("clueweb12-0000wb-00-00001", "http://a", html),
+                             ("clueweb12-0000wb-00-00002", "http://b", _page("next"))]) == 2
+    source = ClueWebSource(path, workers=1, skip_bad_records=True)
+    docs = list(source.records())
+    assert [d.id[-1] for d in docs] == (["1", "2"] if not over else ["2"])
+    assert (source.report.read, source.report.skipped) == (2 - over, over)
+    if over:
+        assert str(source.report.first_skipped[0]) == (
+            f"{path}, response record #1 (1-based), id 'clueweb12-0000wb-00-00001': the response record holds "
+            "1,048,577 bytes, beyond the budget of 1 MB a record (TOUCHE_MAX_RECORD_MB raises it; no real record "
+            "comes near)")
+    else:
+        assert docs[0].text == "a" * 100_000  # read whole, then cut to MAX_TEXT_CHARS as every page is
+
+
+def test_a_written_warc_record_carries_its_date_id_and_address(tmp_path):
+    from fastwarc.warc import ArchiveIterator
+    path = tmp_path / "a.warc.gz"
+    assert write_warc(path, iter([("clueweb12-0000wb-00-00001", "http://a.example/", _page("x"))])) == 1
+    assert write_warc(tmp_path / "none.warc.gz", []) == 0
+    with open(path, "rb") as stream:
+        (record,) = list(ArchiveIterator(stream))
+    assert record.headers["WARC-Date"] == "2012-02-10T00:00:00Z" and record.headers["WARC-TREC-ID"] == \
+        "clueweb12-0000wb-00-00001" and record.headers["WARC-Target-URI"] == "http://a.example/"
+    dated = gzip.decompress(warc_record("clueweb12-0000wb-00-00002", "http://b", b"", date="2012-03-01T10:00:00Z"))
+    assert b"\r\nWARC-Date: 2012-03-01T10:00:00Z\r\n" in dated
+
+
+@pytest.mark.parametrize("content, said", [
+    (b"garbage that is no gzip stream", r"not a WARC file or a corrupt one \(Invalid WARC header\)"),
+    (gzip.compress(b"WARC/1.0\r\n" * 50)[:10], r"not a WARC file \(no WARC/1.0 record found\)"),  # a gzip head alone
+])
+def test_a_file_that_is_no_readable_warc_is_said_to_be_none(tmp_path, content, said):
+    (tmp_path / "x.warc.gz").write_bytes(content)
+    with pytest.raises(InputError, match=rf"x.warc.gz: {said} \(expected WARC/1.0 records"):
+        list(ClueWebSource(tmp_path, workers=1).records())
+
 # ----------------------------------------------------------------- passage reader
 def test_passage_reader_reads_jsonl_and_gz(tmp_path):
     lines = [{"id": "clueweb12-0000wb-00-00001___1", "contents": "Tea is healthier.", "chatNoirUrl": "u"},
@@ -240,6 +309,30 @@ def test_passage_reader_names_the_bad_line_or_skips_it(tmp_path):
     source = PassageSource(path, skip_bad_records=True)
     assert [d[0] for d in source.documents(["contents"])] == ["a___1"]
     assert source.report.skipped == 2 and "duplicate id" in source.report.first_skipped[1].reason
+
+
+
+def test_a_passage_is_stored_with_its_text_as_written_and_read_back():
+    from touche.indexing.passages import Passage
+    passage = Passage("clueweb12-0000wb-00-00001___1", "Tee ist gesünder — 茶 «oui»", "https://c.example/?q=ü")
+    raw = passage.to_json()
+    assert raw == ('{"id": "clueweb12-0000wb-00-00001___1", "contents": "Tee ist gesünder — 茶 «oui»", '
+                   '"chatNoirUrl": "https://c.example/?q=ü"}')  # not \\u00fc: the stored text is the text
+    assert Passage.from_json(raw) == passage and PassageSource.display_raw(raw) == "Tee ist gesünder — 茶 «oui»"
+    assert Passage.from_json('{"id": "a___1"}') == Passage("a___1", "", "")
+
+
+def test_the_passage_read_report_counts_files_passages_and_skipped_lines(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"id": "a___1", "contents": "x"}\n{"id": "a___2"}\n\n'
+                                      '{"id": "a___3", "contents": "z"}\n')
+    (tmp_path / "b.jsonl.gz").write_bytes(gzip.compress(b'{"id": "b___1", "contents": "y"}\n'))
+    source = PassageSource(tmp_path, skip_bad_records=True)
+    assert [d[0] for d in source.documents(["contents"])] == ["a___1", "a___3", "b___1"]
+    report = source.report
+    assert (report.files, report.read, report.skipped) == (2, 3, 1)
+    assert report.summary() == (f"3 passages read from 2 file(s), 1 bad record(s) skipped\n  {tmp_path / 'a.jsonl'}, "
+                                "line 2: 'contents' must be a string, found NoneType; expected "
+                                '{"id": "clueweb12-…___n", "contents": "…", "chatNoirUrl": "…"}')
 
 
 def test_corrupt_gzip_passages_are_named_not_a_zlib_traceback(tmp_path):
