@@ -92,6 +92,9 @@ MODULES: dict[str, Listed] = {
         ("tests/core/test_budgets.py", "tests/tasks/test_images.py")),
     "touche.indexing.beir": Listed(
         "args.me in BEIR's layout, a line's budget", ("tests/core/test_budgets.py", "tests/indexing/test_beir.py")),
+    "touche.budgets": Listed(
+        "what every corpus reader takes in at once: a record to one past its budget, a line, a parser's reads",
+        ("tests/core/test_budgets.py",)),
     # --- what guards a user's data
     "touche.atomic": Listed(
         "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",

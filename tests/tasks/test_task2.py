@@ -202,6 +202,15 @@ def test_clueweb_bad_records_name_file_and_record_or_are_skipped(tmp_path):
     source = ClueWebSource(tmp_path, skip_bad_records=True, workers=1)
     assert [d[0] for d in source.documents(["contents"])] == ["clueweb12-0000wb-00-00001"]
     assert source.report.skipped == 1
+    again = tmp_path / "ClueWeb12_00" / "0000wb" / "0000wb-01.warc.gz"
+    again.write_bytes(warc_record("clueweb12-0000wb-00-00001", "http://a", _page("twice")))
+    source = ClueWebSource(tmp_path, skip_bad_records=True, workers=1)
+    assert [d[0] for d in source.documents(["contents"])] == ["clueweb12-0000wb-00-00001"]
+    assert source.report.summary() == (
+        f"1 pages read from 2 file(s), 2 bad record(s) skipped\n  {path}, response record #2 (1-based): missing "
+        "WARC-TREC-ID header (expected the ClueWeb12 document id)\n  "
+        f"{again}, record clueweb12-0000wb-00-00001: duplicate WARC-TREC-ID (first seen in 0000wb-00.warc.gz); "
+        "expected every id once")
 
 
 def test_clueweb_rejects_files_that_are_not_warc_and_dirs_without_any(tmp_path):
