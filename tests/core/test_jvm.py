@@ -334,3 +334,16 @@ def test_a_jvm_another_library_started_is_adopted_once(monkeypatch):
     jvm.start()
     jvm.start("4g")
     assert adopted == [1] and jvm._started and jvm._adopted
+
+
+def test_a_registered_starter_starts_the_jvm_once_with_the_heap_first_asked_for(monkeypatch):
+    started = []
+    monkeypatch.setattr(jvm, "_started", False)
+    monkeypatch.setattr(jvm, "_heap", None)
+    monkeypatch.delitem(sys.modules, "jnius", raising=False)  # no JVM running yet in this (pretended) process
+    monkeypatch.setattr(jvm, "_check_settings", lambda home, options: started.append(("checked", options[0])))
+    monkeypatch.setattr(jvm, "_adopt_running_jvm", lambda: started.append(("adopted",)))
+    monkeypatch.setattr(jvm, "_starter", lambda: started.append(("started", jvm.requested_heap())))
+    jvm.start("3g")
+    jvm.start("5g")
+    assert started == [("checked", "-Xmx3g"), ("started", "3g"), ("adopted",)] and jvm.requested_heap() == "3g"

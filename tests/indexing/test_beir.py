@@ -151,3 +151,15 @@ def test_the_parts_of_a_beir_corpus_are_disjoint_and_together_the_whole(tmp_path
         assert sorted(sum(parts, [])) == sorted(whole) and len(sum(parts, [])) == len(whole)
         assert all(part == whole[k::n] for k, part in enumerate(parts))
         assert [r.read for r in reports] == [len(p) for p in parts] and all(r.files == 1 for r in reports)
+
+
+@pytest.mark.parametrize("rid, found", [(5, "5"), ("", "''"), (" \t", "' \\t'"), (None, "None")])
+def test_a_beir_record_without_a_string_id_is_refused_where_it_is(tmp_path, rid, found):
+    from touche.errors import InputError
+    from touche.indexing.beir import read_corpus
+
+    path = tmp_path / "corpus.jsonl"
+    path.write_text('{"_id": "z", "text": "t"}\n' + json.dumps({"_id": rid, "title": "t", "text": "t"}) + "\n")
+    with pytest.raises(InputError) as err:
+        list(read_corpus(path))
+    assert str(err.value).startswith(f"{path}, line 2: '_id' must be a non-empty string, found {found}; ")

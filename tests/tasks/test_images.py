@@ -143,6 +143,9 @@ def test_near_text_holds_the_text_after_each_element():
     tree = html.document_fromstring('<html><body><p>Lead <b>bold</b> words<img src="a.png"> tail words <i>it</i> end'
                                     '</p></body></html>').getroottree()
     assert reader.near_text(tree, tree.getroot().find(".//img")) == "Lead bold words\ntail words it end"
+    blocks = html.document_fromstring('<html><body><div><p>Before</p>after<img src="a.png">next<p>Below'
+                                      '</p></div></body></html>').getroottree()
+    assert reader.near_text(blocks, blocks.getroot().find(".//img")) == "Before\nafter\nnext\nBelow"
 
 
 @pytest.mark.parametrize("src, image_url", [("/img/my%20pic.png", "https://x.example/my%20pic.png"),

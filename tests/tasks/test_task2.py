@@ -11,7 +11,7 @@ import pytest
 from tests.shared import has_shared, require_shared
 from touche.errors import ConfigError, InputError
 from touche.indexing.clueweb import ClueWebSource, warc_record, write_warc
-from touche.indexing.passages import PassageSource
+from touche.indexing.passages import PassageSource, read_passages
 from touche.retrieval.formats.topics import Topic
 from touche.retrieval.tasks.task2.features import ObjectMatcher, hit_features, reorder, text_features
 from touche.retrieval.tasks.task2.objects import (
@@ -293,11 +293,52 @@ def test_a_written_warc_record_carries_its_date_id_and_address(tmp_path):
 @pytest.mark.parametrize("content, said", [
     (b"garbage that is no gzip stream", r"not a WARC file or a corrupt one \(Invalid WARC header\)"),
     (gzip.compress(b"WARC/1.0\r\n" * 50)[:10], r"not a WARC file \(no WARC/1.0 record found\)"),  # a gzip head alone
-])
+], ids=["garbage", "gzip-head"])  # ids of their own: a gzip stream holds the time it was made
 def test_a_file_that_is_no_readable_warc_is_said_to_be_none(tmp_path, content, said):
     (tmp_path / "x.warc.gz").write_bytes(content)
     with pytest.raises(InputError, match=rf"x.warc.gz: {said} \(expected WARC/1.0 records"):
         list(ClueWebSource(tmp_path, workers=1).records())
+
+
+def test_a_warc_file_of_no_response_record_is_read_as_empty(tmp_path):
+    """ClueWeb12 files open with a warcinfo record: a file holding only such records is a WARC file
+    with no page, not a file that is no WARC."""
+    from fastwarc.stream_io import GzipWriter
+    from fastwarc.warc import WarcRecord, WarcRecordType
+    record = WarcRecord()
+    record.init_headers(record_type=WarcRecordType.warcinfo)
+    record.set_bytes_content(b"software: test\r\n")
+    with open(tmp_path / "info.warc.gz", "wb") as stream:
+        out = GzipWriter(stream)
+        record.write(out)
+        out.close()
+    source = ClueWebSource(tmp_path, workers=1)
+    assert list(source.records()) == [] and (source.report.files, source.report.read) == (1, 0)
+
+
+def test_a_page_is_stored_as_json_and_shown_as_its_contents():
+    from touche.indexing.clueweb import WebDocument, http_payload
+    page = WebDocument("clueweb12-0000wb-00-00001", "http://a.example/ü", "Tea — 茶", "Green tea is healthier.")
+    raw = page.to_json()
+    assert raw == ('{"id": "clueweb12-0000wb-00-00001", "url": "http://a.example/ü", "title": "Tea — 茶", '
+                   '"text": "Green tea is healthier."}')
+    assert WebDocument.from_json(raw) == page and WebDocument.from_json('{"id": "x"}') == WebDocument("x", "", "", "")
+    assert ClueWebSource.display_raw(raw) == "Tea — 茶\n\nGreen tea is healthier."
+    assert http_payload(b"HTTP/1.1 200 OK\nA: b\n\n<p>x</p>") == b"<p>x</p>" == http_payload(b"<p>x</p>")
+    assert http_payload(b"HTTP/1.1 200 OK\r\nA: b") == b""
+
+
+@pytest.mark.parametrize("setting, cpus, workers", [(None, 1, 1), (None, None, 1), (None, 3, 3), (None, 8, 4),
+                                                    ("2", 8, 2)])
+def test_warc_files_are_read_by_one_worker_a_core_up_to_four(monkeypatch, setting, cpus, workers):
+    from touche.indexing import clueweb
+    if setting is None:
+        monkeypatch.delenv("TOUCHE_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("TOUCHE_WORKERS", setting)
+    monkeypatch.setattr(clueweb.os, "cpu_count", lambda: cpus)
+    assert clueweb.default_workers() == workers
+
 
 # ----------------------------------------------------------------- passage reader
 def test_passage_reader_reads_jsonl_and_gz(tmp_path):
@@ -339,6 +380,7 @@ def test_the_passage_read_report_counts_files_passages_and_skipped_lines(tmp_pat
     assert [d[0] for d in source.documents(["contents"])] == ["a___1", "a___3", "b___1"]
     report = source.report
     assert (report.files, report.read, report.skipped) == (2, 3, 1)
+    assert [p.id for p in read_passages(source.files[1:])] == ["b___1"]  # a read with no report of its own
     assert report.summary() == (f"3 passages read from 2 file(s), 1 bad record(s) skipped\n  {tmp_path / 'a.jsonl'}, "
                                 "line 2: 'contents' must be a string, found NoneType; expected "
                                 '{"id": "clueweb12-…___n", "contents": "…", "chatNoirUrl": "…"}')
