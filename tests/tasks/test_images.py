@@ -440,3 +440,18 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     precision = image_precision(read_run(run), read_qrels(shared / "qrels" / "image-2022.qrels").judgments,
                                 topics=["34", "48"])
     assert precision.on_topic >= 0.4 and precision.on_stance >= 0.2, precision
+
+
+def test_an_images_fields_and_contents_are_its_texts_in_order(tmp_path):
+    pages = (reader.ImagePage("P1", "https://x.example/Voting-Age.html", "Voting at 16", "Page text.", "Near words",
+                              "Alt words", (reader.CrawlRanking("1", "voting age", 3),
+                                            reader.CrawlRanking("2", "voting age", 9))),
+             reader.ImagePage("P2", "", "Voting at 16", "", "", "Other alt", ()))
+    record = reader.ImageRecord("I0123456789abcdef", tmp_path, tmp_path / "image.png", "https://x.example/a/Ballot-Box.png",
+                                "", pages)
+    values = reader.image_fields(record, ocr_text="VOTE")
+    assert values == {"page_title": "Voting at 16", "near_text": "Near words", "alt_text": "Alt words\nOther alt",
+                      "ocr_text": "VOTE", "queries": "voting age", "url_text": "Ballot Box Voting Age",
+                      "page_text": "Page text.",
+                      "contents": "Voting at 16\nNear words\nAlt words\nOther alt\nVOTE\nvoting age\nBallot Box Voting "
+                                  "Age\nPage text."}

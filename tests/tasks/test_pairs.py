@@ -212,6 +212,8 @@ def test_csv_reader_conclusion_rule_and_duplicates(tmp_path):
     assert first.sentences[1].id != second.sentences[1].id
     assert text_key(first.sentences[1].text) == text_key(second.sentences[1].text)
     assert SentencedArgument.from_json(first.to_json()) == first
+    assert Sentence(f"{a}__PREMISE__1", "Zoos — «non»", a, "premise", 1).to_json() == \
+        f'{{"id":"{a}__PREMISE__1","argument":"{a}","role":"premise","position":1,"text":"Zoos — «non»"}}'
     assert parse_sentence_id(f"{a}__PREMISE__12") == (a, "premise", 12)
 
 

@@ -372,6 +372,15 @@ def test_a_passage_is_stored_with_its_text_as_written_and_read_back():
     assert Passage.from_json('{"id": "a___1"}') == Passage("a___1", "", "")
 
 
+@pytest.mark.parametrize("pid, found", [(5, "5"), ("", "''"), (" ", "' '"), (None, "None")])
+def test_a_passage_without_a_string_id_is_refused_where_it_is(tmp_path, pid, found):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "a___1", "contents": "x"}\n' + json.dumps({"id": pid, "contents": "y"}) + "\n")
+    with pytest.raises(InputError) as err:
+        list(PassageSource(path).records())
+    assert str(err.value).startswith(f"{path}, line 2: 'id' must be a non-empty string, found {found}; expected")
+
+
 def test_the_passage_read_report_counts_files_passages_and_skipped_lines(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"id": "a___1", "contents": "x"}\n{"id": "a___2"}\n\n'
                                       '{"id": "a___3", "contents": "z"}\n')
