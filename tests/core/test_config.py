@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import REPO, VARIANT, cli
+from tests.shared import DEMO, REPO, VARIANT, cli, yaml_dump
 from touche.config import apply_overrides, load_suite, load_variant
 from touche.errors import ConfigError
 
@@ -247,3 +247,43 @@ def test_config_errors_name_the_set_the_variant_and_say_it_in_our_words(tmp_path
     variant.write_text(f"extends: {VARIANT}\ntag: x\nanalyzer: {{stoplist: nosuch.txt}}\n")
     code, text = cli("run", "-c", str(variant), *base[3:])
     assert code == 2 and text.startswith(f"error: {variant}: analyzer.stoplist: 'nosuch.txt' is neither a known list")
+
+
+def test_true_is_not_a_number(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nretrieval: {{top_k: true}}\n")
+    code, text = cli("analyze", "-c", str(variant), "x")
+    assert code == 2 and "top_k: expected a number, not true" in text and "Traceback" not in text
+
+
+def test_invalid_yaml_in_set_is_a_located_error():
+    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "base.yaml"), "--set",
+                     "retrieval.similarity={name: bm25, k1: [1", "x")
+    assert code == 2 and "--set retrieval.similarity=" in text and "not valid YAML" in text
+    assert "Traceback" not in text
+
+
+def test_fusion_cycles_are_named_by_their_files_and_long_extends_chains_load(tmp_path):
+    from touche.config import load_variant
+    from touche.errors import ConfigError
+    from touche.retrieval.fingerprint import check_fusion_cycles
+    base = str(REPO / "configs" / "task1" / "base.yaml")
+    (tmp_path / "self.yaml").write_text(yaml_dump({"extends": base, "tag": "s", "rerank": [
+        {"name": "rrf", "variants": ["self.yaml"]}]}))
+    (tmp_path / "a.yaml").write_text(yaml_dump({"extends": base, "tag": "a", "rerank": [
+        {"name": "rrf", "variants": ["b.yaml"]}]}))
+    (tmp_path / "b.yaml").write_text(yaml_dump({"extends": base, "tag": "b", "rerank": [
+        {"name": "rrf", "variants": ["a.yaml"]}]}))
+    with pytest.raises(ConfigError, match="cycle: self.yaml → self.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "self.yaml"))
+    with pytest.raises(ConfigError, match="cycle: a.yaml → b.yaml → a.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "a.yaml"))
+    code, text = cli("run", "-c", str(tmp_path / "a.yaml"), "-i", str(DEMO / "args.me"), "-t",
+                     str(DEMO / "topics.xml"), "-o", str(tmp_path / "run.txt"))
+    assert code == 2 and "a.yaml → b.yaml → a.yaml" in text and "Recursion" not in text
+    previous = base
+    for level in range(1500):
+        path = tmp_path / f"chain-{level}.yaml"
+        path.write_text(f"extends: {previous}\ntag: level-{level}\n")
+        previous = str(path)
+    assert load_variant(previous).variant.tag == "level-1499"

@@ -1,7 +1,8 @@
 """What the one scorer path (retrieval/evaluation/measures.py ``_scoring_plan``, through
 retrieval/evaluation/scoring.py) says wherever a run is scored: a top k holding tied scores is
 warned of (Touché's evaluator cuts by rank, trec_eval orders by score), and qrels given under a name
-that promises another kind of judgement (``stance=`` graded labels) are refused."""
+that promises another kind of judgement (``stance=`` graded labels) are refused; an invalid run is
+not scored; topic ids that are one number match, disjoint ones are warned of."""
 from __future__ import annotations
 
 import logging
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared import cli, demo_run, require_shared
+from tests.shared import cli, demo_run, judged_documents, one_topic_run, require_shared
 from tests.tables import table_rows
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation import registry
@@ -37,7 +38,7 @@ from touche.retrieval.evaluation.registry import (
 )
 from touche.retrieval.evaluation.report import format_table
 from touche.retrieval.evaluation.scorers import image_precision, trec_measures
-from touche.retrieval.formats.gate import load_run
+from touche.retrieval.formats.gate import load_run, read_run
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RowNeed
@@ -484,3 +485,34 @@ def test_a_mean_over_another_number_of_topics_says_its_own():
                         counts={"run": {"a": 4, "b": 3, "c": 2}})
     assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "–",
                                  "d": "1.000"}]
+
+
+def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
+    """It once scored 1.314: a score above 1 must be impossible, so an invalid run is refused."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n")
+    run = tmp_path / "run.txt"
+    once = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
+    run.write_text(once + once)
+    code, text = cli("evaluate", str(run), str(qrels))
+    assert code == 2 and "not a valid Q0 run" in text and "so not scored" in text and "Traceback" not in text
+    assert f"touche validate {run}" in text
+    run.write_text(once)
+    code, text = cli("evaluate", str(run), str(qrels), "--measures", "touche.nDCG@5")
+    assert code == 0 and "1.000" in text
+
+
+def test_topic_ids_that_are_the_same_number_are_matched_and_disjoint_ones_warned_about(tmp_path, caplog):
+    from touche import api
+    judged = judged_documents()[:5]
+    plain = one_topic_run(tmp_path / "plain.txt", judged)
+    padded = one_topic_run(tmp_path / "padded.txt", judged, qid="001")
+    score = api.evaluate(plain, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"]
+    assert api.evaluate(padded, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"] == score > 0
+    frame = api.frame_of_rows(read_run(plain))
+    frame["query_id"] = frame["query_id"].astype(float)  # 1.0, as pandas makes of a column with gaps
+    assert api.evaluate(frame, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"] == score
+    other = one_topic_run(tmp_path / "other.txt", judged, qid="77")
+    with caplog.at_level("WARNING"):
+        api.evaluate(other, RELEVANCE, ["touche.nDCG@5"])
+    assert "no topic in common (run: 77; qrels: 1, 2, 3, 4, 5, 6)" in caplog.text
