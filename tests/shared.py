@@ -111,6 +111,12 @@ def one_topic_run(path: Path, order: list[str], qid: str = "1") -> Path:
     return path
 
 
+def run_rows(*entries, column2: str = "Q0") -> list:
+    """Run rows of (topic, document, rank, score) entries, tagged t."""
+    from touche.retrieval.formats.runfile import RunRow
+    return [RunRow(qid, column2, docid, rank, score, "t") for qid, docid, rank, score in entries]
+
+
 def yaml_dump(data) -> str:
     """A variant, suite or sweep file's text, its keys in the order given."""
     import yaml

@@ -11,7 +11,7 @@ import pytest
 
 from tests.experiments.test_explorer import _q0_run
 from tests.explorer_pages import QRELS
-from tests.shared import REPO, cli, demo_run, judged_documents, one_topic_run
+from tests.shared import REPO, cli, demo_run, judged_documents, one_topic_run, run_rows
 from touche import api
 from touche.cli import main
 from touche.errors import ToucheError
@@ -26,7 +26,6 @@ from touche.retrieval.evaluation.registry import (
     split_measures,
 )
 from touche.retrieval.formats.gate import read_run
-from touche.retrieval.formats.runfile import RunRow
 from touche.retrieval.formats.runtable import RowNeed
 
 NOT_INSTALLED = ["trec.alpha_nDCG@5", "trec.ERR_IA@5", "trec.NRBP", "trec.RBP(p=0.8)", "trec.RBP(p=0.8,rel=1)"]
@@ -203,10 +202,6 @@ def test_a_trec_label_parameter_must_be_a_whole_label_within_bounds():
 
 
 # --------------------------------------------------------------------------- values
-def _rows(*entries):
-    return [RunRow(qid, "Q0", docid, rank, score, "t") for qid, docid, rank, score in entries]
-
-
 # --------------------------------------------------------------------------- measures.py
 def test_names_as_ir_measures_users_write_them():
     """A bare nDCG@5 is trec_eval's (unjudged documents count as 0); Touché's is touche.nDCG@5."""
@@ -229,7 +224,7 @@ def test_a_trec_label_parameter_is_refused_before_scoring(tmp_path):
     qrels = tmp_path / "q.txt"
     qrels.write_text("1 0 a 1\n")
     with pytest.raises(ToucheError, match="2000"):
-        evaluate_rows(_rows(("1", "a", 1, 1.0)), qrels, ["trec.P(rel=2000)@10"])
+        evaluate_rows(run_rows(("1", "a", 1, 1.0)), qrels, ["trec.P(rel=2000)@10"])
 
 
 # =========================================================================== measures.py: cut-offs
