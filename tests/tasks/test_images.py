@@ -385,3 +385,17 @@ def test_sample_collection_gives_valid_runs_for_the_2022_topics(jvm_started, tmp
     precision = image_precision(read_run(run), read_qrels(shared / "qrels" / "image-2022.qrels").judgments,
                                 topics=["34", "48"])
     assert precision.on_topic >= 0.4 and precision.on_stance >= 0.2, precision
+
+
+def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
+    import pytest
+
+    from touche.errors import InputError
+    from touche.indexing.images import _read_rankings
+
+    rankings = tmp_path / "rankings.jsonl"
+    rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
+    with pytest.raises(
+        InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"
+    ):
+        _read_rankings(rankings)
