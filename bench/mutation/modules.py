@@ -98,7 +98,7 @@ MODULES: dict[str, Listed] = {
     # --- what guards a user's data
     "touche.atomic": Listed(
         "the writer: every output whole or not at all, temporaries cleaned, a live writer's kept",
-        ("tests/guard/test_atomic.py", "tests/cli/test_reliability.py")),
+        ("tests/guard/test_atomic.py",)),
     "touche.guard": Listed(
         "the output guard and the one owner of every output folder and every location a user names",
         ("tests/guard/test_guard.py", "tests/guard/test_owned_locations.py")),

@@ -12,6 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.shared import DEMO, RELEVANCE, judged_documents, one_topic_run
+from touche.retrieval.formats.gate import read_run
+from touche.retrieval.formats.topics import read_topics
+
 REPO = Path(__file__).resolve().parents[2]
 
 DOC = REPO / "docs" / "python-api.md"
@@ -191,3 +195,25 @@ def test_a_dense_variants_first_encoding_reports_its_progress_by_default(door, j
     monkeypatch.setenv("TOUCHE_MODEL_CACHE", str(tmp_path / "again"))
     api.search("task2-stance/3-rerank", topics, corpus, index_root=index_root, progress=False)
     assert "dense encoding" not in capsys.readouterr().err
+
+
+def test_api_mistakes_are_touche_errors_naming_the_argument(jvm_started, tmp_path):
+    from touche import api
+    from touche.errors import ToucheError
+    with pytest.raises(ToucheError, match="variant\\(''\\)"):
+        api.variant("")
+    run = one_topic_run(tmp_path / "run.txt", judged_documents()[:5])
+    assert api.evaluate(run, RELEVANCE, "touche.nDCG@5")["touche.nDCG@5"] > 0  # one name, not a list
+    frame = api.frame_of_rows(read_run(run))
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ToucheError, match="is a directory") as error:
+        api.write(frame, tmp_path / "folder", "tag")
+    assert str(tmp_path / "folder") in str(error.value) and ".tmp" not in str(error.value)
+    (tmp_path / "root-file").write_text("")
+    with pytest.raises(ToucheError, match="index root is a file") as error:
+        api.index("task1/1-krovetz-smart-lmd2000-quality", DEMO / "args.me", index_root=tmp_path / "root-file")
+    assert str(tmp_path / "root-file") in str(error.value)
+    topics = tmp_path / "topics.xml"
+    topics.write_text(f"<topics><topic><number>{10**30}</number><title>x</title></topic></topics>")
+    with pytest.raises(ToucheError, match="has 31 digits"):
+        read_topics(topics)

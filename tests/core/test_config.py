@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import REPO, VARIANT, cli
+from tests.shared import DEMO, REPO, VARIANT, cli, yaml_dump
 from touche.config import apply_overrides, load_suite, load_variant
 from touche.errors import ConfigError
 
@@ -143,29 +143,6 @@ def test_a_shipped_variant_loads_by_name_where_no_file_has_it(tmp_path, monkeypa
     assert load_variant("task1/examples/2-krovetz-bm25").variant.tag == "mine"
 
 
-def test_a_set_error_blames_the_set_at_fault_not_the_first():
-    from tests.shared import cli
-    variant = str(Path(__file__).resolve().parents[2] / "configs" / "task1" / "examples" / "1-bm25.yaml")
-    code, text = cli("analyze", "-c", variant, "--set", "retrieval.similarity.k1=1.2", "--set",
-                     "retrieval.similarity.name=foo", "x")
-    assert code == 2 and text.startswith("error: --set retrieval.similarity.name=foo: retrieval.similarity: unknown "
-                                         "name 'foo'")
-    with pytest.raises(ConfigError) as error:
-        load_variant(variant, {"query.field_weights.contents": "2", "retrieval.similarity.name": "foo"})
-    assert error.value.where == "--set retrieval.similarity.name=foo"
-
-
-def test_a_key_of_another_kind_says_which_name_makes_it_one():
-    variant = Path(__file__).resolve().parents[2] / "configs" / "task1" / "examples" / "1-bm25.yaml"
-    with pytest.raises(ConfigError, match=r"unknown key 'retrieval\.similarity\.mu' \(valid keys here: b, k1, name\); "
-                                          r"mu is a key of lmdirichlet, not of bm25: name: lmdirichlet makes mu one "
-                                          r"\(--set retrieval\.similarity\.name=lmdirichlet\)"):
-        load_variant(variant, {"retrieval.similarity.mu": "500"})
-    with pytest.raises(ConfigError) as plain:  # a key no kind has: no such hint
-        load_variant(variant, {"retrieval.similarity.mux": "500"})
-    assert "makes" not in plain.value.message
-
-
 def test_a_variant_typo_names_the_nearest_shipped_variant(tmp_path):
     with pytest.raises(ConfigError, match=r"task1/1-krovetz-smart-lmd200-quality: no variant file of this name, and no "
                                           r"shipped variant; did you mean task1/1-krovetz-smart-lmd2000-quality"):
@@ -212,38 +189,96 @@ def test_a_stance_variant_dumped_whole_loads_again():
         assert VariantSpec.model_validate_json(variant.model_dump_json()) == variant
 
 
+def test_true_is_not_a_number(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nretrieval: {{top_k: true}}\n")
+    code, text = cli("analyze", "-c", str(variant), "x")
+    assert code == 2 and "top_k: expected a number, not true" in text and "Traceback" not in text
+
+
+def test_fusion_cycles_are_named_by_their_files_and_long_extends_chains_load(tmp_path):
+    from touche.config import load_variant
+    from touche.errors import ConfigError
+    from touche.retrieval.fingerprint import check_fusion_cycles
+    base = str(REPO / "configs" / "task1" / "base.yaml")
+    (tmp_path / "self.yaml").write_text(yaml_dump({"extends": base, "tag": "s", "rerank": [
+        {"name": "rrf", "variants": ["self.yaml"]}]}))
+    (tmp_path / "a.yaml").write_text(yaml_dump({"extends": base, "tag": "a", "rerank": [
+        {"name": "rrf", "variants": ["b.yaml"]}]}))
+    (tmp_path / "b.yaml").write_text(yaml_dump({"extends": base, "tag": "b", "rerank": [
+        {"name": "rrf", "variants": ["a.yaml"]}]}))
+    with pytest.raises(ConfigError, match="cycle: self.yaml → self.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "self.yaml"))
+    with pytest.raises(ConfigError, match="cycle: a.yaml → b.yaml → a.yaml"):
+        check_fusion_cycles(load_variant(tmp_path / "a.yaml"))
+    code, text = cli("run", "-c", str(tmp_path / "a.yaml"), "-i", str(DEMO / "args.me"), "-t",
+                     str(DEMO / "topics.xml"), "-o", str(tmp_path / "run.txt"))
+    assert code == 2 and "a.yaml → b.yaml → a.yaml" in text and "Recursion" not in text
+    previous = base
+    for level in range(1500):
+        path = tmp_path / f"chain-{level}.yaml"
+        path.write_text(f"extends: {previous}\ntag: level-{level}\n")
+        previous = str(path)
+    assert load_variant(previous).variant.tag == "level-1499"
+
+
+# --------------------------------------------------------------------------- --set, and errors naming their cause
+def run_args(corpus: Path, folder: Path, variant=VARIANT) -> list[str]:
+    """``touche run`` of ``variant`` on ``corpus`` and its topics, the run written into ``folder``."""
+    return ["run", "-c", str(variant), "-i", str(corpus), "-t", str(corpus / "topics.xml"), "-o", str(folder / "r.txt")]
+
+
+def test_a_set_error_blames_the_set_at_fault_not_the_first():
+    code, text = cli("analyze", "-c", VARIANT, "--set", "retrieval.similarity.k1=1.2", "--set",
+                     "retrieval.similarity.name=foo", "x")
+    assert code == 2 and text.startswith("error: --set retrieval.similarity.name=foo: retrieval.similarity: unknown "
+                                         "name 'foo'")
+    with pytest.raises(ConfigError) as error:
+        load_variant(VARIANT, {"query.field_weights.contents": "2", "retrieval.similarity.name": "foo"})
+    assert error.value.where == "--set retrieval.similarity.name=foo"
+
+
+def test_a_key_of_another_kind_says_which_name_makes_it_one():
+    with pytest.raises(ConfigError, match=r"unknown key 'retrieval\.similarity\.mu' \(valid keys here: b, k1, name\); "
+                                          r"mu is a key of lmdirichlet, not of bm25: name: lmdirichlet makes mu one "
+                                          r"\(--set retrieval\.similarity\.name=lmdirichlet\)"):
+        load_variant(VARIANT, {"retrieval.similarity.mu": "500"})
+    with pytest.raises(ConfigError) as plain:  # a key no kind has: no such hint
+        load_variant(VARIANT, {"retrieval.similarity.mux": "500"})
+    assert "makes" not in plain.value.message
+
+
 def test_a_huge_integer_in_set_is_a_config_error():
-    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"),
-                     "--set", "retrieval.top_k=" + "9" * 5000, "x")
+    code, text = cli("analyze", "-c", VARIANT, "--set", "retrieval.top_k=" + "9" * 5000, "x")
     assert code == 2 and "an integer of 5,000 digits" in text and len(text) < 500
 
 
-# --------------------------------------------------------------------------- messages
+def test_invalid_yaml_in_set_is_a_located_error():
+    code, text = cli("analyze", "-c", str(REPO / "configs" / "task1" / "base.yaml"), "--set",
+                     "retrieval.similarity={name: bm25, k1: [1", "x")
+    assert code == 2 and "--set retrieval.similarity=" in text and "not valid YAML" in text
+    assert "Traceback" not in text
+
+
 def test_nan_in_a_variant_is_called_not_a_number(tmp_path, fixture_corpus):
-    code, text = cli("run", "-c", VARIANT, "--set", "retrieval.similarity.k1=.nan", "-i", str(fixture_corpus), "-t",
-                     str(fixture_corpus / "topics.xml"), "-o", str(tmp_path / "run.txt"))
+    code, text = cli(*run_args(fixture_corpus, tmp_path), "--set", "retrieval.similarity.k1=.nan")
     assert code == 2 and "expected a finite number (not .nan or .inf)" in text and "≤" not in text
 
 
-def test_config_errors_stay_config_errors():
-    from touche.config import load_variant
+def test_config_errors_stay_config_errors(tmp_path, fixture_corpus):
+    """The same --set error from Python and from the command line: the --set, the key, our words, the variant."""
     with pytest.raises(ConfigError, match=r"^--set retrieval.similarity.k1=abc: retrieval.similarity.k1: expected a "
                                           r"number \(got 'abc'\) \(in variant .*1-bm25.yaml\)$"):
         load_variant(VARIANT, {"retrieval.similarity.k1": "abc"})
-
-
-
-
-# --------------------------------------------------------------------------- errors name their cause
-def test_config_errors_name_the_set_the_variant_and_say_it_in_our_words(tmp_path, fixture_corpus):
-    base = ["run", "-c", VARIANT, "-i", str(fixture_corpus), "-t", str(fixture_corpus / "topics.xml"), "-o",
-            str(tmp_path / "r.txt")]
-    code, text = cli(*base, "--set", "retrieval.similarity.k1=abc")
+    code, text = cli(*run_args(fixture_corpus, tmp_path), "--set", "retrieval.similarity.k1=abc")
     assert code == 2 and text.startswith("error: --set retrieval.similarity.k1=abc: retrieval.similarity.k1: "
                                          "expected a number (got 'abc') (in variant")
-    code, text = cli(*base, "--set", "analyzer.shingles=2")
+
+
+def test_config_errors_name_the_set_the_variant_and_say_it_in_our_words(tmp_path, fixture_corpus):
+    code, text = cli(*run_args(fixture_corpus, tmp_path), "--set", "analyzer.shingles=2")
     assert code == 2 and "expected a mapping of the keys filler, keep_unigrams, max_size, min_size (got 2)" in text
     variant = tmp_path / "v.yaml"
     variant.write_text(f"extends: {VARIANT}\ntag: x\nanalyzer: {{stoplist: nosuch.txt}}\n")
-    code, text = cli("run", "-c", str(variant), *base[3:])
+    code, text = cli(*run_args(fixture_corpus, tmp_path, variant))
     assert code == 2 and text.startswith(f"error: {variant}: analyzer.stoplist: 'nosuch.txt' is neither a known list")

@@ -1,13 +1,14 @@
 """YAML as the toolkit reads it (touche/yamlfiles.py): YAML 1.2's core schema, nothing of YAML 1.1's
-other types."""
+other types; a key given twice named with both lines; an alias bomb refused before it is built."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 import yaml
 
-from tests.shared import cli
+from tests.shared import REPO, cli
 from touche.config import load_variant
 from touche.errors import ConfigError
 from touche.yamlfiles import load_yaml
@@ -69,3 +70,22 @@ def test_a_yaml_document_within_the_budget_still_reads():
         nested = [nested]
     assert load_yaml("a: &a [1, 2]\nb: *a\nc: " + "[" * 60 + "]" * 60 + "\nd: 0x1f\ne: 010\n") == {
         "a": [1, 2], "b": [1, 2], "c": nested, "d": 31, "e": 10}
+
+
+def test_a_key_given_twice_in_a_yaml_file_is_an_error_naming_both_lines(tmp_path):
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: first\ntag: second\n")
+    code, text = cli("analyze", "-c", str(variant), "x")
+    assert code == 2 and "line 3" in text and "the key 'tag' is given twice in one mapping (first on line 2)" in text
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 12)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\ntag: x\nquery:\n  field_weights: *a11\n")
+    started = time.perf_counter()
+    code, text = cli("analyze", "-c", str(bomb), "x")
+    # round 6: the expanded size is counted too, and reaches its budget before the alias cap
+    assert code == 2 and ("refused as an alias bomb" in text or "(aliases expanded)" in text)
+    assert time.perf_counter() - started < 10

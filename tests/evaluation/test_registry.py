@@ -3,12 +3,15 @@ ir_measures knows but no installed package computes is refused then, naming what
 measure's own parameters (IPrec's recall level, nDCG's gains) are read as ir_measures reads them."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import ir_measures
 import pytest
 
 from tests.experiments.test_explorer import _q0_run
 from tests.explorer_pages import QRELS
-from tests.shared import REPO, cli, demo_run
+from tests.shared import REPO, cli, demo_run, judged_documents, one_topic_run, run_rows
 from touche import api
 from touche.cli import main
 from touche.errors import ToucheError
@@ -22,7 +25,7 @@ from touche.retrieval.evaluation.registry import (
     parse_measure,
     split_measures,
 )
-from touche.retrieval.formats.runfile import RunRow
+from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runtable import RowNeed
 
 NOT_INSTALLED = ["trec.alpha_nDCG@5", "trec.ERR_IA@5", "trec.NRBP", "trec.RBP(p=0.8)", "trec.RBP(p=0.8,rel=1)"]
@@ -199,10 +202,6 @@ def test_a_trec_label_parameter_must_be_a_whole_label_within_bounds():
 
 
 # --------------------------------------------------------------------------- values
-def _rows(*entries):
-    return [RunRow(qid, "Q0", docid, rank, score, "t") for qid, docid, rank, score in entries]
-
-
 # --------------------------------------------------------------------------- measures.py
 def test_names_as_ir_measures_users_write_them():
     """A bare nDCG@5 is trec_eval's (unjudged documents count as 0); Touché's is touche.nDCG@5."""
@@ -225,7 +224,7 @@ def test_a_trec_label_parameter_is_refused_before_scoring(tmp_path):
     qrels = tmp_path / "q.txt"
     qrels.write_text("1 0 a 1\n")
     with pytest.raises(ToucheError, match="2000"):
-        evaluate_rows(_rows(("1", "a", 1, 1.0)), qrels, ["trec.P(rel=2000)@10"])
+        evaluate_rows(run_rows(("1", "a", 1, 1.0)), qrels, ["trec.P(rel=2000)@10"])
 
 
 # =========================================================================== measures.py: cut-offs
@@ -238,3 +237,25 @@ def test_the_largest_cut_off_is_accepted_and_one_more_refused():
             check_cutoffs([name])
     with pytest.raises(ToucheError, match="--depth is 100001"):
         check_cutoffs([], depth=100001)
+
+
+@pytest.mark.parametrize("args", [("--depth", "0"), ("--measures", "nDCG@0"), ("--measures", "touche.nDCG@0"),
+                                  ("--measures", "Judged@0"), ("--measures", "P@-1")])
+def test_a_cut_off_of_zero_is_an_error_not_an_abort(tmp_path, args):
+    run = one_topic_run(tmp_path / "run.txt", judged_documents()[:5])
+    # in a child process: pytrec_eval's abort would take the test session with it
+    done = subprocess.run([sys.executable, "-m", "touche", "evaluate", str(run), str(RELEVANCE), *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and "positive whole number" in done.stderr, done.stderr
+
+
+def test_cut_offs_are_checked_in_compare_and_the_api_too(tmp_path):
+    from touche import api
+    from touche.errors import ToucheError
+    run = one_topic_run(tmp_path / "run.txt", judged_documents()[:5])
+    code, text = cli("compare", str(run), str(run), str(RELEVANCE), "--measure", "trec.P@0")
+    assert code == 2 and "positive whole number" in text
+    frame = api.frame_of_rows(read_run(run))
+    for measures in (["P@0"], ["Judged@0"]):
+        with pytest.raises(ToucheError, match="positive whole number"):
+            api.evaluate(frame, RELEVANCE, measures)

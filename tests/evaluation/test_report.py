@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from tests.shared import parse_leaderboard, require_shared
+from tests.shared import RELEVANCE, cli, judged_documents, one_topic_run, parse_leaderboard, require_shared
 from tests.tables import table_rows
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.measures import (
@@ -261,3 +261,13 @@ def test_per_topic_table_rows_and_the_all_row():
 def test_per_topic_table_of_a_run_without_counts_says_all_over_zero():
     text = format_per_topic({"r": Scored({"m": 0.5}, {}, {})})
     assert table_rows(text) == [{"run": "r", "topic": "all (0)", "m": "0.500"}]
+
+
+def test_compare_on_one_topic_and_with_no_resamples_says_so(tmp_path):
+    run_a = one_topic_run(tmp_path / "a.txt", judged_documents()[:5])
+    run_b = one_topic_run(tmp_path / "b.txt", judged_documents()[::-1][:5])
+    code, text = cli("compare", str(run_a), str(run_b), str(RELEVANCE))
+    assert code == 0 and "needs two or more common topics" in text and "Traceback" not in text
+    for resamples in ("0", "-3"):
+        code, text = cli("compare", str(run_a), str(run_b), str(RELEVANCE), "--resamples", resamples)
+        assert code == 2 and "at least one resample" in text

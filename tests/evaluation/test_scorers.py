@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.evaluation.test_registry import _rows
-from tests.shared import require_shared
+from tests.shared import require_shared, run_rows
 from touche.retrieval.evaluation.measures import evaluate_rows, evaluate_rows_per_topic
 from touche.retrieval.evaluation.scorers import stance_macro_f1, trec_per_topic
 from touche.retrieval.formats.gate import load_run
 
 
 def test_trec_per_topic_scores_the_runs_topics_only():
-    rows = _rows(("1", "a", 1, 2.0), ("1", "b", 2, 1.0))
+    rows = run_rows(("1", "a", 1, 2.0), ("1", "b", 2, 1.0))
     qrels = {"1": {"a": 0, "b": 1}, "2": {"c": 1}}
     assert trec_per_topic(rows, qrels, ["P@1", "P@2"]) == {"trec.P@1": {"1": 0.0}, "trec.P@2": {"1": 0.5}}
     assert trec_per_topic(rows, {"2": {"c": 1}}, ["P@1"]) == {"trec.P@1": {}}

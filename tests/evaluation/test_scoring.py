@@ -1,7 +1,8 @@
 """What the one scorer path (retrieval/evaluation/measures.py ``_scoring_plan``, through
 retrieval/evaluation/scoring.py) says wherever a run is scored: a top k holding tied scores is
 warned of (Touché's evaluator cuts by rank, trec_eval orders by score), and qrels given under a name
-that promises another kind of judgement (``stance=`` graded labels) are refused."""
+that promises another kind of judgement (``stance=`` graded labels) are refused; an invalid run is
+not scored; topic ids that are one number match, disjoint ones are warned of."""
 from __future__ import annotations
 
 import logging
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared import cli, demo_run, require_shared
+from tests.shared import cli, demo_run, judged_documents, one_topic_run, require_shared, run_rows
 from tests.tables import table_rows
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation import registry
@@ -37,7 +38,7 @@ from touche.retrieval.evaluation.registry import (
 )
 from touche.retrieval.evaluation.report import format_table
 from touche.retrieval.evaluation.scorers import image_precision, trec_measures
-from touche.retrieval.formats.gate import load_run
+from touche.retrieval.formats.gate import load_run, read_run
 from touche.retrieval.formats.qrels import QrelsKind
 from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RowNeed
@@ -216,10 +217,6 @@ LOGGER = "touche.retrieval.evaluation.measures"
 NDCG_1_OF_2 = 2 / math.log2(3) / 2  # a topic's label-2 document at rank 2 behind a label-0 one: 0.6309…
 
 
-def _rows(*entries, column2="Q0"):
-    return [RunRow(qid, column2, docid, rank, score, "t") for qid, docid, rank, score in entries]
-
-
 @pytest.fixture
 def graded(tmp_path):
     """Topic 1: a (2), b (0); topic 2: c (1)."""
@@ -263,7 +260,7 @@ def test_a_family_registered_by_decorator_stays_its_class_and_adds_no_default_me
     assert register_measure_family(family) is family
     assert any(type(f) is family for f in families)
     assert MeasureFamily().defaults(5) == []
-    scores = evaluate_rows(_rows(("1", "a", 1, 2.0)), graded)
+    scores = evaluate_rows(run_rows(("1", "a", 1, 2.0)), graded)
     assert sorted(scores) == sorted(["touche.nDCG@5", "trec.nDCG@5", "trec.nDCG@10", "trec.P@10", "trec.AP",
                                      "trec.Judged@5"])
 
@@ -273,7 +270,7 @@ def test_a_measure_asked_for_twice_is_computed_once(families, graded):
     each once, and the result holds each once."""
     family = register_measure_family(_counting_family())
     family.batches.clear()
-    rows = _rows(("1", "a", 1, 2.0), ("1", "b", 2, 1.0))
+    rows = run_rows(("1", "a", 1, 2.0), ("1", "b", 2, 1.0))
     scores = evaluate_rows(rows, graded, ["count.rows", "count.rows", "P@5", "trec.P@5"])
     assert family.batches == [["count.rows"]]
     assert scores == {"count.rows": 2.0, "trec.P@5": pytest.approx(1 / 5)}
@@ -326,7 +323,7 @@ def test_touche2021_orders_by_score_and_touche_by_rank():
     """Two documents tied on score, b ranked above a: touche.nDCG@1 takes rank 1 (b, label 0: 0),
     touche2021.nDCG@1 the best score with ties by document id (a, label 2: 1), per topic too."""
     qrels = {"1": {"a": 2, "b": 0}}
-    rows = _rows(("1", "b", 1, 1.0), ("1", "a", 2, 1.0))
+    rows = run_rows(("1", "b", 1, 1.0), ("1", "a", 2, 1.0))
     by_rank, by_score = parse_measure("touche.nDCG@1"), parse_measure("touche2021.nDCG@1")
     family = by_rank.family
     assert family.means([by_rank, by_score], rows, qrels) == {"touche.nDCG@1": 0.0, "touche2021.nDCG@1": 1.0}
@@ -336,7 +333,7 @@ def test_touche2021_orders_by_score_and_touche_by_rank():
 
 def test_an_empty_measure_list_computes_nothing(graded):
     """Asking for no measure is not asking for the defaults: nothing is computed."""
-    rows = _rows(("1", "a", 1, 1.0))
+    rows = run_rows(("1", "a", 1, 1.0))
     assert evaluate_rows(rows, graded, []) == {} and evaluate_rows_per_topic(rows, graded, []) == {}
     assert score_rows(rows, graded, []) == ({}, {})
 
@@ -375,7 +372,7 @@ def test_image_precision_without_a_judged_topic_is_undefined_over_zero_topics():
 def test_scoring_without_a_depth_computes_ndcg_at_5(graded):
     """The default depth is 5 for every entry point: evaluate_rows, its per-topic twin,
     score_rows and score_run. Topic 1 ranks b (0) above a (2): nDCG@5 = (2/log2 3)/2."""
-    rows = _rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("2", "c", 1, 1.0))
+    rows = run_rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("2", "c", 1, 1.0))
     assert evaluate_rows(rows, graded)["touche.nDCG@5"] == pytest.approx((NDCG_1_OF_2 + 1) / 2)
     assert evaluate_rows_per_topic(rows, graded)["touche.nDCG@5"] == pytest.approx({"1": NDCG_1_OF_2, "2": 1.0})
     means, per_topic = score_rows(rows, graded)
@@ -410,7 +407,7 @@ def test_a_qrels_file_given_as_the_run_against_qrels_is_not_called_swapped(tmp_p
 
 def test_rows_from_a_generator_are_scored_like_a_list(graded):
     """A generator of rows is read once: the same scores as the list."""
-    rows = _rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("2", "c", 1, 1.0))
+    rows = run_rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("2", "c", 1, 1.0))
     assert evaluate_rows((r for r in rows), graded, ["touche.nDCG@5", "trec.P@5"]) == \
         evaluate_rows(rows, graded, ["touche.nDCG@5", "trec.P@5"])
     assert len(as_table(r for r in rows).frame) == 3
@@ -448,14 +445,14 @@ def test_the_no_common_topic_warning_names_the_run_by_its_file_or_frame_name(tmp
 
 def test_the_no_common_topic_warning_shows_six_topics_then_how_many(graded, caplog):
     """Seven run topics: the first six in topic order, then '… (7 in all)'."""
-    rows = _rows(*[(str(q), "a", 1, 1.0) for q in range(10, 17)])
+    rows = run_rows(*[(str(q), "a", 1, 1.0) for q in range(10, 17)])
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         evaluate_rows(rows, graded, ["touche.nDCG@5"])
     assert "(run: 10, 11, 12, 13, 14, 15, … (7 in all); qrels: 1, 2)" in _warnings(caplog)[0]
 
 
 def test_the_nothing_judged_warning_shows_the_runs_first_three_ids(graded, caplog):
-    rows = _rows(("1", "x1", 1, 4.0), ("1", "x2", 2, 3.0), ("1", "x3", 3, 2.0), ("1", "x4", 4, 1.0))
+    rows = run_rows(("1", "x1", 1, 4.0), ("1", "x2", 2, 3.0), ("1", "x3", 3, 2.0), ("1", "x4", 4, 1.0))
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         evaluate_rows(rows, graded, ["touche.nDCG@5"], name="mine")
     assert _warnings(caplog) == [
@@ -468,7 +465,7 @@ def test_a_topic_selection_restricts_run_and_qrels_alike(graded, caplog):
     """Run topics 1 and 3, qrels 1 and 2, only 2 and 3 selected: no topic in common, and the
     warning shows the selected topics of each (run: 3; qrels: 2); selecting 1 and 3 scores topic 1
     only."""
-    rows = _rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("3", "a", 1, 1.0))
+    rows = run_rows(("1", "b", 1, 2.0), ("1", "a", 2, 1.0), ("3", "a", 1, 1.0))
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         evaluate_rows(rows, graded, ["touche.nDCG@5"], topics=TopicSelection.parse("2,3"))
     assert "(run: 3; qrels: 2)" in _warnings(caplog)[0]
@@ -484,3 +481,34 @@ def test_a_mean_over_another_number_of_topics_says_its_own():
                         counts={"run": {"a": 4, "b": 3, "c": 2}})
     assert table_rows(text) == [{"run": "run", "topics": "4", "a": "0.500", "b": "0.250 (3)", "c": "–",
                                  "d": "1.000"}]
+
+
+def test_evaluate_refuses_a_run_concatenated_with_itself(tmp_path):
+    """It once scored 1.314: a score above 1 must be impossible, so an invalid run is refused."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n")
+    run = tmp_path / "run.txt"
+    once = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
+    run.write_text(once + once)
+    code, text = cli("evaluate", str(run), str(qrels))
+    assert code == 2 and "not a valid Q0 run" in text and "so not scored" in text and "Traceback" not in text
+    assert f"touche validate {run}" in text
+    run.write_text(once)
+    code, text = cli("evaluate", str(run), str(qrels), "--measures", "touche.nDCG@5")
+    assert code == 0 and "1.000" in text
+
+
+def test_topic_ids_that_are_the_same_number_are_matched_and_disjoint_ones_warned_about(tmp_path, caplog):
+    from touche import api
+    judged = judged_documents()[:5]
+    plain = one_topic_run(tmp_path / "plain.txt", judged)
+    padded = one_topic_run(tmp_path / "padded.txt", judged, qid="001")
+    score = api.evaluate(plain, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"]
+    assert api.evaluate(padded, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"] == score > 0
+    frame = api.frame_of_rows(read_run(plain))
+    frame["query_id"] = frame["query_id"].astype(float)  # 1.0, as pandas makes of a column with gaps
+    assert api.evaluate(frame, RELEVANCE, ["touche.nDCG@5"])["touche.nDCG@5"] == score
+    other = one_topic_run(tmp_path / "other.txt", judged, qid="77")
+    with caplog.at_level("WARNING"):
+        api.evaluate(other, RELEVANCE, ["touche.nDCG@5"])
+    assert "no topic in common (run: 77; qrels: 1, 2, 3, 4, 5, 6)" in caplog.text

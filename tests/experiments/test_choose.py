@@ -698,3 +698,12 @@ def test_a_point_without_per_topic_values_has_no_loss_either_way_round():
         loss = losses.of(mine, theirs)
         assert math.isnan(loss.delta) and loss.p is None and loss.topics == 0
         assert loss.text() == "no per-topic values to compare" and not loss.significantly_worse
+
+
+def test_choose_checks_the_count_before_writing_anything(tmp_path):
+    from touche.errors import ToucheError
+    from touche.retrieval.experiments.choose.picks import choose
+    for count in (50, 0, -1):
+        with pytest.raises(ToucheError, match="between 1 and 5"):
+            choose(tmp_path / "no-sweep", tmp_path / f"out{count}", count=count)
+        assert not (tmp_path / f"out{count}").exists()

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.shared import cli
 from touche.errors import InputError
 from touche.retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
 
@@ -163,3 +164,14 @@ def test_a_snippet_without_a_topic_term_is_the_flattened_beginning_whatever_the_
             )
             flat = " ".join(text.split())
             assert snippet(text, frozenset({"zzzzz"}), chars) == (flat if len(flat) <= chars else flat[:chars] + " …")
+
+
+def test_the_contact_sheet_refuses_image_ids_that_leave_the_collection(tmp_path):
+    run = tmp_path / "run.txt"
+    lines = [f"1 {stance} I{k:015x}a {r} {10 - r} t" for stance, base in (("PRO", 0), ("CON", 10))
+             for r, k in enumerate(range(base, base + 10), 1)]
+    lines[0] = "1 PRO ../../../etc 1 10 t"
+    run.write_text("\n".join(lines) + "\n")
+    code, text = cli("contact-sheet", str(run), str(REPO / "demo" / "images"), str(tmp_path / "sheet.html"))
+    assert code == 2 and "image id '../../../etc' is not 'I' followed by 16 hex digits" in text
+    assert not (tmp_path / "sheet.html").exists()

@@ -15,7 +15,7 @@ import yaml
 from PIL import Image
 
 import touche.retrieval.experiments.sweep.runners as runners
-from tests.shared import cli
+from tests.shared import cli, yaml_dump
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, ToucheError
 from touche.guard import OutputFolder
@@ -546,3 +546,67 @@ def test_a_wide_numeric_axis_is_drawn_on_a_log_scale():
                           [PlotPoint({axis.label: m, "stemmer": s}, m / 10_000) for m in axis.values
                            for s in ("none", "krovetz")], "m")
     assert figure.axes[0].get_xscale() == "log" and figure.axes[1].get_xscale() == "linear"
+
+
+def test_a_finished_sweep_reruns_after_its_corpus_changes_and_rescores_after_its_qrels_change(jvm_started, tmp_path,
+                                                                                             monkeypatch):
+    """A finished sweep said '0 run now, 12 found finished' after its corpus and qrels changed."""
+    import json
+    import shutil
+
+    import touche.retrieval.experiments.sweep as sweep_module
+    import touche.retrieval.experiments.sweep.runners as runners
+    from tests.experiments.test_sweep import CountingRuns, write_sweep
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(REPO / "demo" / "args.me", corpus)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text((REPO / "demo" / "qrels-relevance.txt").read_text())
+    path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.k1": [0.9, 1.2]},
+                       corpus=str(corpus), qrels={"relevance": str(qrels)}, measure="relevance:touche.nDCG@5")
+    first = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert first.computed == 2
+    counting = CountingRuns(runners.run_point)
+    monkeypatch.setattr(runners, "run_point", counting)
+    # the qrels change: nothing is searched again, but every point is scored anew
+    qrels.write_text("\n".join(line for line in qrels.read_text().splitlines() if not line.startswith("1 ")) + "\n")
+    rescored = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert counting.keys == [] and rescored.computed == 0
+    before = {r.point: r.measures["relevance:touche.nDCG@5"] for r in first.records}
+    after = {r.point: r.measures["relevance:touche.nDCG@5"] for r in rescored.records}
+    assert before != after
+    # the corpus changes: both points run again
+    demo = json.loads((corpus / "args-demo.json").read_text())
+    demo["arguments"] = demo["arguments"][:-10]
+    (corpus / "args-demo.json").write_text(json.dumps(demo))
+    again = sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False)
+    assert again.computed == 2 and len(counting.keys) == 2
+
+
+def test_a_resumed_sweep_reruns_a_point_whose_fused_variant_or_model_file_changed(jvm_started, tmp_path):
+    import touche.retrieval.experiments.sweep as sweep_module
+    from tests.experiments.test_sweep import write_sweep
+    from touche.retrieval.stages.quality.model import MODEL_FILE
+
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "other",
+                                "retrieval": {"similarity": {"name": "bm25", "k1": 0.9, "b": 0.4}}}))
+    model = tmp_path / "quality.json"
+    model.write_text(MODEL_FILE.read_text())
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "fused",
+                               "rerank": [{"name": "quality_model", "model": "quality.json", "weight": 0.5},
+                                          {"name": "rrf", "variants": ["other.yaml"]}]}))
+    path = write_sweep(tmp_path / "s.yaml", tmp_path / "out", grid={"retrieval.similarity.mu": [1000]},
+                       base=str(base), measure="relevance:touche.nDCG@5")
+    base.write_text(
+        base.read_text().replace("tag: fused", "tag: fused\nretrieval: {similarity: {name: lmdirichlet, mu: 2000}}")
+    )
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 0
+    other.write_text(other.read_text().replace("k1: 0.9", "k1: 2.5"))  # the fused variant changed
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1
+    data = json.loads(model.read_text())
+    data["intercept"] += 1.0
+    model.write_text(json.dumps(data))  # the model file changed
+    assert sweep_module.run_sweep(path, index_root=tmp_path / "indexes", progress=False).computed == 1

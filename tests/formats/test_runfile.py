@@ -685,3 +685,27 @@ def test_the_format_is_guessed_from_the_first_2000_rows(tmp_path):
     path.write_text("".join(rows) + f"1 Q0 {PAIR} 2001 1.0 t\n")
     assert detect_format(path) is RunFormat.Q0
     assert detect_format(path, sample=2001) is RunFormat.PAIRS
+
+
+def test_a_byte_order_mark_does_not_drop_the_first_row_of_a_run_or_qrels(tmp_path):
+    """A BOM once made the first row's topic '\\ufeff1': validate said valid, nDCG 0.869 not 1.000."""
+    from touche.retrieval.evaluation.measures import evaluate
+    from touche.retrieval.formats.gate import read_run
+    from touche.retrieval.formats.runfile import RunFormat, run_file_problems
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_bytes("\ufeff1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n".encode("utf-8"))
+    qrels.write_bytes("\ufeff1 0 a 2\n1 0 b 1\n2 0 c 2\n".encode("utf-8"))
+    assert read_run(run)[0].qid == "1"
+    assert [p for p in run_file_problems(run, RunFormat.Q0) if p.is_error] == []
+    assert evaluate(run, qrels, ["touche.nDCG@5"])["touche.nDCG@5"] == 1.0
+
+
+def test_a_nul_or_line_separator_in_an_id_is_an_error_naming_the_line(tmp_path):
+    from touche.retrieval.formats.runfile import RunFormat, run_file_problems
+
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a\x00b 1 2.0 t\n1 Q0 c\u2028d 2 1.0 t\n", encoding="utf-8")
+    errors = [p for p in run_file_problems(run, RunFormat.Q0) if p.is_error]
+    assert [p.line for p in errors] == [1, 2]
+    assert "U+0000" in errors[0].message  # (U+2028 splits the line's columns: a column-count error)

@@ -2,6 +2,7 @@
 written whole into its output folder and synced."""
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.shared import cli
 from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.formats.gate import load_run
@@ -151,3 +153,29 @@ def test_a_run_file_is_flushed_to_disk_before_it_replaces_the_old_one(tmp_path, 
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
     write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, "q0", "t")
     assert synced
+
+
+def test_disk_full_while_writing_a_run_leaves_nothing_behind(jvm_started, fixture_corpus, tmp_path, monkeypatch,
+                                                             index_root):
+    import touche.retrieval.formats.runwriter as runwriter
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "1-bm25.txt"))
+
+    monkeypatch.setattr(runwriter, "_write_lines", full)
+    monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
+    assert code == 2 and "No space left on device" in text and "Traceback" not in text
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []  # no run, no temporary, no lock
+
+
+def test_a_failed_write_names_the_run_file(jvm_started, fixture_corpus, tmp_path, monkeypatch, index_root):
+    import touche.retrieval.formats.runwriter as runwriter
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")  # as a write or flush raises it: no file
+
+    monkeypatch.setattr(runwriter, "_write_lines", full)
+    monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
+    code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
+    assert code == 2 and "No space left on device" in text and str(tmp_path / "out") in text and ".txt" in text

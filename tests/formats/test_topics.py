@@ -14,6 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.shared import cli
 from touche.errors import InputError
 from touche.retrieval.formats.topics import Topic, read_topics, topics_from_records, topics_xml
 
@@ -250,3 +251,31 @@ def test_topics_xml_reads_back_unchanged(tmp_path_factory, topics):
     path = tmp_path_factory.mktemp("xml") / "topics.xml"
     path.write_text(topics_xml(topics), encoding="utf-8")
     assert read_topics(path) == topics
+
+
+def test_malformed_topics_in_the_input_directory(tmp_path, fixture_corpus):
+    tira = tmp_path / "in"
+    tira.mkdir()
+    (tira / "args.json").write_text((fixture_corpus / "args-fixture.json").read_text())
+    (tira / "topics.xml").write_text("<topics>\n<topic><number>1</number><title>Unclosed</topic>\n</topics>\n")
+    code, text = cli("run-all", "-i", str(tira), "-o", str(tmp_path / "out"))
+    assert code == 2 and str(tira / "topics.xml") in text and "line 2" in text
+
+
+def test_topic_numbers_must_be_whole_numbers_and_distinct_as_numbers(tmp_path):
+    import pytest
+
+    from touche.errors import InputError
+    from touche.retrieval.formats.topics import read_topics
+
+    for number, message in [("abc", "'abc' is not a positive whole number"), ("-5", "'-5' is not a positive"),
+                            ("1.5", "'1.5' is not a positive")]:
+        topics = tmp_path / f"t{number}.xml"
+        topics.write_text(f"<topics><topic><number>{number}</number><title>T?</title></topic></topics>")
+        with pytest.raises(InputError, match=message):
+            read_topics(topics)
+    twins = tmp_path / "twins.xml"
+    twins.write_text("<topics>\n<topic><number>1</number><title>A?</title></topic>\n"
+                     "<topic><number>01</number><title>B?</title></topic>\n</topics>")
+    with pytest.raises(InputError, match="topic number 01 is topic 1 again"):
+        read_topics(twins)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import RELEVANCE, VARIANT, cli, demo_run
+from tests.shared import RELEVANCE, REPO, VARIANT, cli, demo_run
 from touche.atomic import (
     atomic_directory,
     atomic_open,
@@ -479,3 +479,37 @@ def test_two_outputs_into_one_private_device_are_both_written_into(tmp_path):
     os.mkfifo(fifo)
     code, text = cli("compare", str(a), str(b), str(RELEVANCE), "-o", str(fifo), "--plot", str(fifo))
     assert code == 2 and "would run into each other" in text
+
+
+def test_temporaries_left_by_a_killed_writer_are_removed_by_the_next_write(tmp_path):
+    """kill -9 during run writing left full-size hidden temporaries that no later run removed."""
+    from touche.atomic import write_text
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process id that no longer runs
+    target = tmp_path / "run.txt"
+    stale = tmp_path / f".run.txt.~touche.{gone.pid}.0123abcd4567.tmp"
+    stale.write_bytes(b"x" * 1000)
+    mine_running = tmp_path / f".run.txt.~touche.{1}.0123abcd4567.tmp"  # pid 1 runs: a live writer's file stays
+    mine_running.write_bytes(b"y")
+    other = tmp_path / ".other.txt.~touche.123.0123abcd4567.tmp"  # another file's temporary: not ours to judge
+    other.write_bytes(b"z")
+    write_text(target, "1 Q0 a 1 1.0 t\n")
+    assert not stale.exists() and mine_running.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other.txt.~touche.123.0123abcd4567.tmp",
+                                                                 mine_running.name, "run.txt"])
+
+
+def test_run_files_are_readable_by_everyone_the_umask_allows(jvm_started, fixture_corpus, tmp_path, index_root):
+    """mkstemp made run.txt 0600: unreadable to the host's user after a Docker run."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"), "--index-root",
+                         str(index_root), "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"))
+    finally:
+        os.umask(old)
+    assert code == 0, text
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "out").iterdir()} == {
+        "1-bm25.txt": "0o644", "run.txt": "0o644", ".touche-made": "0o644"}  # the record: what run-all made there

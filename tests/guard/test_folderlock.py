@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import touche.folderlock as folderlock
+from tests.shared import cli
 from touche.errors import ToucheError
 from touche.folderlock import folder_lock
 from touche.guard import RECORD, OutputFolder
@@ -191,3 +192,13 @@ def test_a_lock_removed_between_open_and_lock_is_not_shared(tmp_path, monkeypatc
                 pass
         assert os.stat(out / ".touche.lock").st_ino == held
     assert not (out / ".touche.lock").exists()
+
+
+def test_second_writer_to_the_same_output_is_refused(jvm_started, fixture_corpus, tmp_path):
+    from touche.folderlock import folder_lock
+    out = tmp_path / "out"
+    out.mkdir()
+    with folder_lock(out, ".touche.lock", "held"):  # another touche process is writing there
+        code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(out))
+    assert code == 2 and "another touche process is writing to this output directory" in text
+    assert not list(out.glob("*.txt"))

@@ -82,6 +82,28 @@ def dead_writers_temporary(path: str) -> bool:
     return any(pid is not None and not process_alive(pid) for pid in pids)
 
 
+def checked_call(what: str, root: Path, elsewhere, run, is_record, may_change) -> list[str]:
+    """The rule both state machines hold each call to: ``run()`` (exit code and text) ends in 0 or a
+    located refusal (2) without a traceback; under ``root`` every path but the records (``is_record``)
+    and what ``may_change`` is as it was (a dead writer's temporary aside), and no new temporary is
+    left; ``elsewhere()`` (a snapshot of the inputs and what lies outside) is unchanged. Returns the
+    paths under ``root`` the call created or changed, records aside: its own from now on."""
+    before, before_elsewhere = snapshot(root), elsewhere()
+    code, text = run()
+    CALLS[what, code] = CALLS.get((what, code), 0) + 1
+    assert code in (0, 2), f"{what} ended with {code}:\n{text}"
+    assert "Traceback" not in text, text
+    after = snapshot(root)
+    for path, was in before.items():
+        if path == "." or is_record(path) or may_change(path) or dead_writers_temporary(path):
+            continue
+        assert after.get(path) == was, f"{what} changed {path}, which it did not make:\n{text}"
+    assert elsewhere() == before_elsewhere, f"{what} changed an input or something outside:\n{text}"
+    leftovers = [p for p in after if ".~touche." in p and p not in before]
+    assert not leftovers, f"{what} left temporaries: {leftovers}"
+    return [path for path, now in after.items() if before.get(path) != now and path != "." and not is_record(path)]
+
+
 class Timeout(Exception):
     pass
 
@@ -213,25 +235,15 @@ class OutputFolders(RuleBasedStateMachine):
     def _command(self, command: str, args: list[str], named: tuple[Path, ...] = ()) -> None:
         """Run it; then check the rule against what it may touch: its own earlier outputs (folder
         commands) or the files it was named (explore, compare)."""
-        before_folder, before_outside = snapshot(self.folder), self._outside_snapshot()
-        code, text = call(*args)
-        self.calls += 1
-        CALLS[command, code] = CALLS.get((command, code), 0) + 1
-        assert code in (0, 2), f"touche {command} ended with {code}:\n{text}"
-        assert "Traceback" not in text, text
-        after = snapshot(self.folder)
         allowed = {str(p.relative_to(self.folder)) for p in named}
-        for path, was in before_folder.items():
-            mine = self.owner.get(path) == command if command in FOLDER_COMMANDS else path in allowed
-            if path in (".", RECORD) or mine or dead_writers_temporary(path):
-                continue
-            assert after.get(path) == was, f"touche {command} changed {path}, which it did not make:\n{text}"
-        assert self._outside_snapshot() == before_outside, f"touche {command} changed something outside:\n{text}"
-        leftovers = [p for p in after if ".~touche." in p and p not in before_folder]
-        assert not leftovers, f"touche {command} left temporaries: {leftovers}"
-        for path, now in after.items():  # what it created or changed is its own now
-            if before_folder.get(path) != now and path not in (".", RECORD):
-                self.owner[path] = command
+
+        def mine(path: str) -> bool:
+            return self.owner.get(path) == command if command in FOLDER_COMMANDS else path in allowed
+        made = checked_call(command, self.folder, self._outside_snapshot, lambda: call(*args),
+                            lambda path: path == RECORD, mine)
+        self.calls += 1
+        for path in made:
+            self.owner[path] = command
 
     def _outside_snapshot(self) -> dict:
         inputs = self.world["inputs"]
@@ -603,24 +615,12 @@ class OwnedLocations(RuleBasedStateMachine):
         return {str(p.relative_to(self.root)) for p in found}
 
     def _build(self, what: str, function) -> None:
-        before, before_outside = snapshot(self.root), snapshot(self.world["inputs"])
         adoptable = self._adoptable()
-        code, text = function()
-        CALLS[what, code] = CALLS.get((what, code), 0) + 1
-        assert code in (0, 2), f"{what} ended with {code}:\n{text}"
-        assert "Traceback" not in text, text
-        after = snapshot(self.root)
-        for path, was in before.items():
-            if path in (".",) or Path(path).name == RECORD or self.owner.get(path) == "touche" or \
-                    dead_writers_temporary(path) or path in adoptable:
-                continue
-            assert after.get(path) == was, f"{what} changed {path}, which it did not make:\n{text}"
-        assert snapshot(self.world["inputs"]) == before_outside, f"{what} changed an input:\n{text}"
-        leftovers = [p for p in after if ".~touche." in p and p not in before]
-        assert not leftovers, f"{what} left temporaries: {leftovers}"
-        for path, now in after.items():
-            if before.get(path) != now and Path(path).name != RECORD:
-                self.owner[path] = "touche"
+        made = checked_call(what, self.root, lambda: snapshot(self.world["inputs"]), function,
+                            lambda path: Path(path).name == RECORD,
+                            lambda path: self.owner.get(path) == "touche" or path in adoptable)
+        for path in made:
+            self.owner[path] = "touche"
 
     @rule(variant=st.sampled_from(VARIANTS), layout=st.sampled_from([(), ("--shards", "2", "--shard", "0"),
                                                                       ("--shards", "2", "--shard", "1"),

@@ -1,7 +1,8 @@
 """The index builder's own logic, without Lucene: what it hands the Java indexer, how it batches,
 keys, reuses, refuses, shards and assembles, and where it leaves an index. Java's BatchIndexer and
 BatchSearcher are stood in for by recorders (the Lucene side is tested by tests/indexing/test_index_search.py
-and pinned by the regressions)."""
+and pinned by the regressions). The last tests build real indexes: an index is keyed by the
+contents of the stoplist it read and by the bad records it skipped."""
 from __future__ import annotations
 
 import contextlib
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import write_argsme
+from tests.indexing.test_readers import argument_with_id, write_corpus
+from tests.shared import REPO, write_argsme
 from touche import jvm
 from touche.config import VariantSpec
 from touche.errors import InputError, ToucheError
@@ -530,3 +532,44 @@ def test_a_damaged_index_description_is_a_located_error(java, corpus, tmp_path):
     with pytest.raises(ToucheError, match="touche-index.json: this index's description is no JSON object"):
         builder.index_paths(info.path)
     assert len(java.made) == 1
+
+
+def test_an_index_is_keyed_by_the_contents_of_the_stoplist_it_read(jvm_started, fixture_corpus, tmp_path, index_root):
+    """Two variants with 'stoplist: stop.txt' in different folders (different lists) and one
+    whose list was edited get their own indexes; the same list in two places shares one."""
+    from touche.config import load_variant
+    from touche.indexing.builder import ensure_index
+
+    def variant_in(folder, words):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "stop.txt").write_text("\n".join(words) + "\n")
+        path = folder / "v.yaml"
+        path.write_text(
+            f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+        )
+        return load_variant(path)
+
+    a = variant_in(tmp_path / "a", ["the", "of"])
+    b = variant_in(tmp_path / "b", ["the", "of", "uniforms"])
+    same_as_a = variant_in(tmp_path / "c", ["the", "of"])
+    built = {name: ensure_index(v.variant, fixture_corpus, index_root, base_dir=v.path.parent, progress=False)
+             for name, v in {"a": a, "b": b, "c": same_as_a}.items()}
+    assert built["a"].path != built["b"].path
+    assert built["a"].path == built["c"].path
+    terms = {name: info.meta["stats"]["fields"]["contents"]["total_terms"] for name, info in built.items()}
+    assert terms["b"] < terms["a"]  # "uniforms" really was stopped in b's index
+    (tmp_path / "a" / "stop.txt").write_text("the\nof\nuniforms\n")  # edited in place
+    edited = ensure_index(a.variant, fixture_corpus, index_root, base_dir=a.path.parent, progress=False)
+    assert edited.path != built["a"].path and edited.path == built["b"].path
+
+
+def test_an_index_that_skipped_records_is_not_reused_by_a_run_that_did_not_agree(jvm_started, tmp_path):
+    from touche.config import load_variant
+    from touche.errors import InputError
+    from touche.indexing.builder import ensure_index
+    corpus = write_corpus(tmp_path / "c" / "args.json", [argument_with_id("Sa-A1"), {"id": 3, "conclusion": "bad"}])
+    variant = REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"
+    skipping = load_variant(variant, {"corpus.skip_bad_records": "true"}).variant
+    assert ensure_index(skipping, corpus.parent, tmp_path / "idx", progress=False).documents == 1
+    with pytest.raises(InputError, match="skipped when this index was built with --skip-bad-records"):
+        ensure_index(load_variant(variant).variant, corpus.parent, tmp_path / "idx", progress=False)

@@ -466,3 +466,46 @@ def test_the_raw_record_is_the_standard_librarys_compact_json(text):
     argument = Argument("S1-A1", text, (Premise(text, "PRO"),), discussion_title=text)
     assert argument.to_json() == json.dumps(argument.to_dict(), ensure_ascii=False, separators=(",", ":"))
     assert Argument.from_json(argument.to_json()) == argument
+
+
+def test_corpus_ids_with_line_breaks_are_bad_records_that_can_be_skipped(tmp_path):
+    """Ids with \\n, \\r or U+2028 once crashed the search; now the reader rejects them by record
+    and --skip-bad-records skips them."""
+    import json
+
+    import pytest
+
+    from touche.errors import InputError
+    from touche.indexing.argsme import read_arguments
+    from touche.indexing.passages import PassageSource
+
+    args = tmp_path / "args.json"
+    good = {"id": "S1-A1", "conclusion": "c", "premises": [{"text": "t", "stance": "PRO"}]}
+    args.write_text(json.dumps({"arguments": [good] + [dict(good, id=f"S1-A2{c}x") for c in ("\n", "\r", "\u2028")]}))
+    with pytest.raises(InputError, match=r"argument #2 .*U\+000A"):
+        list(read_arguments(args))
+    assert [a.id for a in read_arguments(args, skip_bad_records=True)] == ["S1-A1"]
+    passages = tmp_path / "p.jsonl"
+    passages.write_text(
+        json.dumps({"id": "p1", "contents": "x"}) + "\n" + json.dumps({"id": "p\u20282", "contents": "y"}) + "\n"
+    )
+    with pytest.raises(InputError, match=r"line 2.*U\+2028"):
+        list(PassageSource(passages).records())
+
+
+def argument_with_id(arg_id: str, text: str = "school uniforms help") -> dict:
+    return {"id": arg_id, "conclusion": text, "premises": [{"text": text, "stance": "PRO"}], "context": {}}
+
+
+def test_a_corpus_id_holding_a_lone_surrogate_is_a_bad_record(tmp_path):
+    from touche.errors import InputError
+    from touche.indexing.corpora import open_corpus
+    corpus = write_corpus(tmp_path / "args.json", [argument_with_id("Sa-A1"), argument_with_id("S\ud800x-A1")])
+    with pytest.raises(InputError, match="lone surrogate escape such as"):
+        list(open_corpus("argsme", corpus).documents(["contents"]))
+    source = open_corpus("argsme", corpus, skip_bad_records=True)
+    assert [d for d, _, _ in source.documents(["contents"])] == ["Sa-A1"] and source.report.skipped == 1
+    passages = tmp_path / "passages.jsonl"  # read by the json module: the surrogate itself arrives
+    passages.write_text(json.dumps({"id": "clueweb12-\ud800___1", "contents": "x", "chatNoirUrl": "u"}) + "\n")
+    with pytest.raises(InputError, match="lone surrogate U\\+D800"):
+        list(open_corpus("passages", passages).documents(["contents"]))

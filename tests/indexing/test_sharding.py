@@ -3,10 +3,13 @@ machines), assembled, and searched as one with exactly the single index's run.""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
-from tests.shared import REPO, write_argsme
+from tests.shared import DEMO, REPO, cli, write_argsme
 from touche.config import VariantSpec
 from touche.errors import ToucheError
 
@@ -119,3 +122,34 @@ def test_cli_rejects_bad_shard_numbers(corpus, capsys, argv, message):
                  "--index-root", str(corpus.parent),
                  *argv])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_shards_built_one_by_one_are_assembled_by_a_plain_run(jvm_started, tmp_path):
+    from touche.config import load_variant
+    from touche.indexing.builder import ensure_index
+    variant = load_variant(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml").variant
+    root = tmp_path / "idx"
+    for k in (0, 1):
+        ensure_index(variant, DEMO / "args.me", root, shards=2, shard=k, progress=False)
+    info = ensure_index(variant, DEMO / "args.me", root, progress=False)  # as `touche run` asks for it
+    assert len(info.meta["shards"]) == 2 and info.documents == 320
+    assert [p.name for p in root.iterdir() if p.is_dir()] == [info.path.name]  # no second, whole index
+
+
+@pytest.mark.parametrize("shards, message", [("0", "whole number ≥ 1"), ("-1", "whole number ≥ 1"),
+                                             ("500", "500 shards to build on a machine")])
+def test_shard_counts_that_make_no_sense_are_refused_at_once(tmp_path, shards, message):
+    started = time.perf_counter()
+    code, text = cli("index", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(DEMO / "args.me"), "--index-root", str(tmp_path / "idx"), "--shards", shards)
+    assert code == 2 and message in text, text
+    assert time.perf_counter() - started < 30
+
+
+def test_a_sharded_build_leaves_no_leaked_semaphore(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "touche", "index", "-c",
+                           str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i", str(DEMO / "args.me"),
+                           "--index-root", str(tmp_path / "idx"), "--shards", "3"],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "leaked" not in done.stderr and "resource_tracker" not in done.stderr

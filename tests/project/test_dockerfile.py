@@ -168,6 +168,8 @@ def test_build_steps_in_a_fresh_environment_and_an_offline_tira_run(tmp_path):
     which = subprocess.run(["bash", "-c", "command -v touche"], env=env, capture_output=True, text=True)
     assert which.stdout.strip() == str(image / ".venv" / "bin" / "touche")
     assert not (image / "out").exists() and not (image / "indexes").exists()  # the smoke step cleaned up
+    # the main job installs the product only: no test tool in the image TIRA runs
+    assert not any((image / ".venv" / "bin" / tool).exists() for tool in ("pytest", "mypy", "ruff", "playwright"))
 
     # tira-run: input = the corpus files + topics.xml; no network at all
     tira_input = tmp_path / "input"

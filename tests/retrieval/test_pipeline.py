@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -243,3 +244,43 @@ def test_a_topic_without_hits_is_named_not_silently_absent(jvm_started, fixture_
     assert "warning: 1-bm25: no hits for topics 7, 9" in text and "the run holds no line for them" in text
     assert "hits for 1 of 3 topics; none for topic 7, 9" in text
     assert {row.qid for row in read_run(tmp_path / "run.txt")} == {"1"}
+
+
+def test_a_tira_run_makes_no_network_call(jvm_started, fixture_corpus, tmp_path, monkeypatch, index_root):
+    from touche.retrieval.suite import run_suite
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network call attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert run_suite(SUITE, fixture_corpus, tmp_path / "out", index_root=index_root, progress=False).run_txt.is_file()
+    assert (tmp_path / "out" / "run.txt").is_file()
+
+
+def test_a_query_of_thousands_of_terms_loses_no_topic(jvm_started, fixture_corpus, tmp_path, index_root, caplog):
+    """More than 1,024 distinct terms raised Lucene's TooManyClauses and ended the whole run."""
+    long_title = "uniforms " + " ".join(f"word{i}" for i in range(6000))  # 6,001 distinct terms
+    topics = tmp_path / "topics.xml"
+    topics.write_text("<topics><topic><number>1</number><title>Should school uniforms be mandatory?</title></topic>"
+                      f"<topic><number>2</number><title>{long_title}</title></topic></topics>")
+    run = tmp_path / "run.txt"
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus),
+                     "-t", str(topics), "-o", str(run), "--index-root", str(index_root))
+    assert code == 0, text
+    assert {line.split()[0] for line in run.read_text().splitlines()} == {"1", "2"}
+    assert "topic 2: the query has 6001 distinct words; searched with its first 4000" in text
+
+
+def test_an_unwritable_output_is_found_before_any_indexing(tmp_path, fixture_corpus, monkeypatch):
+    import touche.indexing.builder as builder
+
+    monkeypatch.setattr(builder, "build_index", lambda *a, **k: (_ for _ in ()).throw(AssertionError("indexed")))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, text = cli("run", "-c", str(REPO / "configs" / "task1" / "examples" / "1-bm25.yaml"), "-i",
+                     str(fixture_corpus),
+                     "-t", str(fixture_corpus / "topics.xml"), "-o", str(blocker / "run.txt"),
+                     "--index-root", str(tmp_path / "idx"))
+    assert code == 2 and "cannot create the output directory" in text and "indexed" not in text

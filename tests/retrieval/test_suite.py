@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.shared import VARIANT, cli
+from tests.retrieval.test_pipeline import SUITE
+from tests.shared import VARIANT, cli, yaml_dump
 from touche.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,3 +92,34 @@ def test_run_all_reads_a_topics_file_of_another_name_and_refuses_a_folder_withou
     (empty / "topics.xml").write_text((fixture_corpus / "topics.xml").read_text())
     code, text = cli("run-all", "-i", str(empty), "-o", str(tmp_path / "o2"))
     assert code == 2 and "the input directory holds no corpus" in text and "it holds topics.xml" in text
+
+
+def test_run_all_checks_every_variant_with_its_overrides_before_running_any(tmp_path):
+    """A --set that fits two variants but not the third wrote two runs, then failed blaming the YAML."""
+    code, text = cli("run-all", "-o", str(tmp_path / "out"), "--suite",
+                     str(REPO / "configs" / "task1" / "examples" / "suite.yaml"), "--set",
+                     "retrieval.similarity.k1=1.5")
+    assert code == 2 and "--set retrieval.similarity.k1=1.5: unknown key 'retrieval.similarity.k1'" in text
+    assert "3-krovetz-lmdirichlet.yaml" in text
+    assert not list((tmp_path / "out").glob("*.txt"))
+
+
+def test_suite_variants_that_would_write_one_run_file_are_refused(tmp_path):
+    from touche.config import load_suite
+    from touche.errors import ConfigError
+    for variants, primary, expected in ((["a/v.yaml", "b/v.yaml"], "a/v.yaml", "would both write v.txt"),
+                                        (["p.yaml", "run.yaml"], "p.yaml", "would write run.txt")):
+        suite = tmp_path / "suite.yaml"
+        suite.write_text(yaml_dump({"variants": variants, "primary": primary}))
+        with pytest.raises(ConfigError, match=expected):
+            load_suite(suite)
+
+
+def test_a_run_without_qrels_removes_the_evaluation_table_of_the_runs_it_replaced(jvm_started, fixture_corpus,
+                                                                                  tmp_path, index_root):
+    from touche.retrieval.suite import run_suite
+    out = tmp_path / "out"
+    run_suite(SUITE, None, out, index_root=index_root, progress=False)
+    assert (out / "evaluation.md").is_file()
+    run_suite(SUITE, fixture_corpus, out, index_root=index_root, progress=False)
+    assert not (out / "evaluation.md").exists()

@@ -1,4 +1,5 @@
-"""The argument-quality stages (retrieval/stages/quality/): a model file refused when it cannot score finitely."""
+"""The argument-quality stages (retrieval/stages/quality/): a model file refused when it cannot score finitely;
+`touche train-quality` writes a user's file and never replaces the shipped model unasked."""
 from __future__ import annotations
 
 import json
@@ -6,6 +7,7 @@ import re
 
 import pytest
 
+from tests.shared import cli
 from touche.errors import InputError
 
 
@@ -40,3 +42,18 @@ def test_a_quality_model_that_cannot_score_finitely_is_refused_at_load(tmp_path,
     path.write_text(json.dumps({**_quality_model(), **change}))
     with pytest.raises(InputError, match=message):
         load(path)
+
+
+def test_train_quality_writes_a_user_file_and_keeps_the_shipped_model(tmp_path, monkeypatch):
+    from touche.paths import shared_touche_dir
+    from touche.retrieval.stages.quality.model import MODEL_FILE
+    csv = shared_touche_dir() / "corpora" / "webis-argquality20-full.csv"
+    if not csv.is_file():
+        pytest.skip(f"Webis-ArgQuality-20 not found at {csv}")
+    shipped = MODEL_FILE.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    code, text = cli("train-quality", str(csv))
+    assert code == 0 and (tmp_path / "quality_model.json").read_bytes() == shipped
+    code, text = cli("train-quality", str(csv), "-o", str(MODEL_FILE))
+    assert code == 2 and "--replace-shipped" in text
+    assert MODEL_FILE.read_bytes() == shipped

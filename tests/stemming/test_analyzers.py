@@ -1,11 +1,13 @@
-"""Each analyzer chain, as YAML declares it, yields exactly these Lucene tokens."""
+"""Each analyzer chain, as YAML declares it, yields exactly these Lucene tokens; a stoplist file is
+found beside its variant, and one Lucene cannot read (not UTF-8, a separator in its path) is a
+located error."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from tests.shared import VARIANT
+from tests.shared import VARIANT, cli, yaml_dump
 from touche.config import AnalyzerSpec, ShingleSpec
 from touche.errors import ConfigError
 
@@ -99,3 +101,39 @@ def test_the_default_filler_keeps_every_index_key():
     plain, explicit = load_variant(shingled), load_variant(shingled, {"analyzer.shingles.filler": "_"})
     assert plain.variant.index_key() == explicit.variant.index_key()
     assert load_variant(shingled, {"analyzer.shingles.filler": ""}).variant.index_key() != plain.variant.index_key()
+
+
+def test_analyze_resolves_a_relative_stoplist_as_runs_do(tmp_path, monkeypatch):
+    """`touche analyze` read a relative stoplist from the working directory, `run` from the
+    variant's folder: one rule now, the variant's folder."""
+    folder = tmp_path / "variants"
+    folder.mkdir()
+    (folder / "stop.txt").write_text("uniforms\n")
+    variant = folder / "v.yaml"
+    variant.write_text(
+        f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+    )
+    monkeypatch.chdir(tmp_path)  # no stop.txt here
+    code, text = cli("analyze", "-c", str(variant), "school uniforms")
+    assert code == 0 and text.strip().splitlines()[-1] == "[school]"
+
+
+def test_a_stoplist_path_with_a_separator_lucene_cannot_read_is_a_located_error(tmp_path):
+    folder = tmp_path / "a|b"
+    folder.mkdir()
+    (folder / "stop.txt").write_text("the\n")
+    variant = folder / "v.yaml"
+    variant.write_text(
+        f"extends: {REPO / 'configs' / 'task1' / 'base.yaml'}\ntag: x\nanalyzer: {{stoplist: stop.txt}}\n"
+    )
+    code, text = cli("analyze", "-c", str(variant), "the school")
+    assert code == 2 and "holds '|', '=' or ','" in text and "Traceback" not in text
+
+
+def test_a_stoplist_that_is_not_utf8_is_a_located_error(tmp_path):
+    variant = tmp_path / "v.yaml"
+    (tmp_path / "stop.txt").write_bytes("the\nf\xfcr\n".encode("latin-1"))
+    variant.write_text(yaml_dump({"extends": str(REPO / "configs" / "task1" / "base.yaml"), "tag": "t",
+                                  "analyzer": {"stoplist": "stop.txt"}}))
+    code, text = cli("analyze", "-c", str(variant), "für the school")
+    assert code == 2 and str(tmp_path / "stop.txt") in text and "offset 5" in text and "line 2" in text, text

@@ -455,3 +455,17 @@ def test_an_images_fields_and_contents_are_its_texts_in_order(tmp_path):
                       "page_text": "Page text.",
                       "contents": "Voting at 16\nNear words\nAlt words\nOther alt\nVOTE\nvoting age\nBallot Box Voting "
                                   "Age\nPage text."}
+
+
+def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
+    import pytest
+
+    from touche.errors import InputError
+    from touche.indexing.images import _read_rankings
+
+    rankings = tmp_path / "rankings.jsonl"
+    rankings.write_text('{"topic": 1, "query": "q", "rank": 1}\n{"topic": 2 "query": "q"}\n')
+    with pytest.raises(
+        InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"
+    ):
+        _read_rankings(rankings)

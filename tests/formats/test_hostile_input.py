@@ -1,7 +1,7 @@
-"""Adversarial property tests: every corpus/topics/qrels/run/config reader, fed random and hostile
-input (unicode, control characters, huge fields, ids with spaces, truncated files, wrong types),
-either parses or raises a ToucheError whose message names the file — never another exception
-type, never a hang.
+"""Every reader's contract on hostile input: each corpus, topics, qrels, run and config reader, fed
+random and hostile input (unicode, control characters, huge fields, ids with spaces, truncated
+files, wrong types), either parses or raises a ToucheError whose message names the file — never
+another exception type, never a hang (property tests).
 
 The example-based tests (test_readers, test_runfile, test_task2, test_pairs, test_images) pin
 the exact messages of known bad inputs; these tests only assert the contract for inputs nobody
