@@ -227,6 +227,29 @@ def test_why_a_fetch_failed_is_said_in_at_most_160_characters(irds, length, said
     assert f"ir_datasets could not fetch it ({said}); offline: place " in str(err.value) and len(said) == 160
 
 
+
+def test_the_downloads_folder_is_named_for_a_big_member_of_a_download_only(irds):
+    big, small = ds.ARGSME.files[0], ds.ARGSME.files[4]  # debateorg.json (1.1 GB), parliamentary.json (27 KB)
+    assert ds.placement_hint(big) == (
+        f"place debateorg.json (from https://zenodo.org/record/3734893/files/debateorg.zip) at "
+        f"{irds / 'argsme/2020-04-01/debateorg.json'}, or the download itself at "
+        f"{irds / 'downloads/0368ee47ce0ec8bed837c7e22c024493'}")
+    assert ds.placement_hint(small) == (f"place parliamentary.json (from https://zenodo.org/record/3734893/files/"
+                                        f"parliamentary.zip) at {irds / 'argsme/2020-04-01/parliamentary.json'}")
+
+
+def test_without_ir_datasets_a_file_has_no_known_source(irds, monkeypatch):
+    import importlib.util
+    ds._downloads.cache_clear()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    try:
+        assert ds.source_of(ds.ARGSME.files[0]) == {"url": None, "md5": None, "size": None, "instructions": None}
+        assert ds.placement_hint(ds.ARGSME.files[0]) == (f"place debateorg.json (from None) at "
+                                                         f"{irds / 'argsme/2020-04-01/debateorg.json'}")
+    finally:
+        ds._downloads.cache_clear()
+
+
 def test_fetched_elsewhere_is_an_error(irds):
     with pytest.raises(InputError, match="IR_DATASETS_HOME changed"):
         ds.topics_path(T1_2021, fetcher=lambda f: None)
@@ -338,6 +361,11 @@ def test_an_extraction_shows_its_progress_unless_told_not_to(irds, tmp_path, mon
     shutil.rmtree(corpus.parent)
     ds.corpus_path(IMAGE_2022, fetcher=never_fetch, progress=False)
     assert shown == [(100, True), (100, False)]
+    bars = []
+    monkeypatch.setattr(ds, "progress_bar", lambda **options: bars.append(options))
+    real(7, "extracting x.zip", True)
+    assert bars == [{"total": 7, "desc": "extracting x.zip", "unit": "B", "unit_scale": True, "disable": False,
+                     "leave": False}]  # gone when done: the command's own lines follow
 
 
 def test_a_corpus_used_as_it_is_is_the_cached_file_itself(irds):

@@ -333,7 +333,7 @@ def test_a_jvm_another_library_started_is_adopted_once(monkeypatch):
     monkeypatch.setattr(jvm, "_adopt_running_jvm", lambda: adopted.append(1))
     jvm.start()
     jvm.start("4g")
-    assert adopted == [1] and jvm._started and jvm._adopted
+    assert adopted == [1] and jvm._started and jvm._adopted and not jvm.started_by_toolkit()
 
 
 def test_a_registered_starter_starts_the_jvm_once_with_the_heap_first_asked_for(monkeypatch):
@@ -347,3 +347,4 @@ def test_a_registered_starter_starts_the_jvm_once_with_the_heap_first_asked_for(
     jvm.start("3g")
     jvm.start("5g")
     assert started == [("checked", "-Xmx3g"), ("started", "3g"), ("adopted",)] and jvm.requested_heap() == "3g"
+    assert jvm.started_by_toolkit()

@@ -55,7 +55,7 @@ class Ray(types.ModuleType):
         self.initialized = False
 
     def cluster_resources(self):
-        return {"CPU": self.cpus}
+        return {"CPU": self.cpus} if self.cpus else {}
 
     def remote(self, **options):
         self.calls.append(("remote", options))
@@ -136,6 +136,7 @@ def test_a_tasks_heap_is_this_machines_share_on_a_local_cluster(monkeypatch):
     assert distributed.worker_heap(None, 4, 1) == "1024m" and distributed.worker_heap("local", 4, 2) == "2048m"
     assert distributed.worker_heap("", 8, 2) == "1024m" and distributed.worker_heap(None, 1, 4) == "4096m"
     assert distributed.worker_heap("auto", 4, 1) == "4g"
+    assert distributed.worker_heap(None, 3, 2) == "4096m"  # one task at a time fits: 3 // 2
 
 
 def test_results_are_collected_as_they_come(ray):
@@ -247,3 +248,12 @@ def test_the_progress_counts_the_shards_built_and_their_documents(ray, java, cor
     (bar,) = bars
     assert (bar.options["total"], bar.options["initial"], bar.options["disable"], bar.n) == (3, 1, False, 3)
     assert bar.postfix == "6 documents" and info.meta["stats"]["documents"] == 9
+
+
+
+def test_a_cluster_that_reports_no_cores_is_taken_for_one(ray, java, corpus, tmp_path):  # noqa: F811
+    ray.cpus = 0
+    target = builder.index_dir(tmp_path / "R", variant(threads=3), open_corpus("argsme", corpus))
+    distributed.build_sharded_on_ray(variant(threads=3), corpus, target, 2, address=None, progress=False)
+    assert [call[1]["num_cpus"] for call in ray.calls if call[0] == "remote"] == [1]
+    assert [i.options[2] for i in java.made] == [1, 1]

@@ -123,7 +123,10 @@ BAD_RECORDS = [
     (argument_json(9, id=42), None, "'id' must be a non-empty string, found a number"),
     (argument_json(9, conclusion=None), "arg9-000", "'conclusion' must be a string, found null"),
     (argument_json(9, conclusion=["x"]), "arg9-000", "'conclusion' must be a string, found an array"),
-    (argument_json(9, premises="text"), "arg9-000", "'premises' must be an array of objects"),
+    (argument_json(9, premises="text"), "arg9-000", "'premises' must be an array of objects with a string 'text', "
+                                                    "found a string"),
+    ({"id": "arg9-000", "conclusion": "c"}, "arg9-000", "'premises' must be an array of objects with a string 'text', "
+                                                        "it is missing"),
     (argument_json(9, premises=["text"]), "arg9-000", "premise #1 must be an object"),
     (argument_json(9, premises=[{"text": "ok"}, {"stance": "PRO"}]), "arg9-000",
      "premise #2: 'text' must be a string, it is missing"),

@@ -469,3 +469,28 @@ def test_a_broken_jsonl_line_is_named_by_its_line_and_column(tmp_path):
         InputError, match=r"rankings.jsonl, line 2: not valid JSON \(Expecting ',' delimiter at column 13\)"
     ):
         _read_rankings(rankings)
+
+
+
+def test_an_images_stored_record_holds_its_texts_but_not_the_page_text(tmp_path):
+    folder = _copy_image(tmp_path)
+    assert reader.collection_root(tmp_path / "images") == tmp_path / "images" == reader.collection_root(tmp_path)
+    page = next(folder.glob("pages/*"))
+    (page / "rankings.jsonl").write_text('{"topic": 7, "query": "q"}\n')
+    record = reader.read_image(folder)
+    assert [(r.topic, r.query, r.rank) for r in record.rankings] == [("7", "q", 0)]
+    values = reader.image_fields(record, "OCR")
+    stored = json.loads(reader.raw_json(record, values, tmp_path / "images"))
+    assert stored["id"] == "I0123456789abcdef" and stored["path"] == f"I01/I0123456789abcdef/{record.image_file.name}"
+    assert stored["rankings"] == [{"topic": "7", "query": "q", "rank": 0}] and stored["ocr_text"] == "OCR"
+    assert [p["id"] for p in stored["pages"]] == [p.id for p in record.pages] and "page_text" not in stored
+    assert {k: stored[k] for k in ("page_title", "near_text", "alt_text", "url_text")} == \
+        {k: values[k] for k in ("page_title", "near_text", "alt_text", "url_text")}
+
+
+def test_a_missing_xpath_step_is_looked_for_at_its_position_below():
+    tree = html.document_fromstring("<html><body><div><section><p>one</p></section><section><p>two</p></section>"
+                                    "</div></body></html>").getroottree()
+    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[2]").text == "two"  # no <p> child: descendants
+    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[1]").text == "one"
+    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[3]") is None

@@ -284,6 +284,26 @@ def test_sentence_texts_by_id_and_pairs_one_sentence_a_line(tmp_path):
     assert SentenceSource(path).holds({pair, half_missing, f"{b}__PREMISE__1"}) == {pair, f"{b}__PREMISE__1"}
 
 
+
+def test_without_a_premises_cell_the_premise_is_the_premise_sentences(tmp_path):
+    a = "S0000000a-A0000000a"
+    row = _row(a, "Zoos should close", [(f"{a}__CONC__1", "Zoos should close"), (f"{a}__PREMISE__1", "Cages."),
+                                        (f"{a}__PREMISE__2", "Small ones.")])
+    row[2] = ""
+    (record,) = read_sentence_csv([_write_rows(tmp_path / "p.csv", [row])])
+    assert record.argument.premises == (Premise("Cages. Small ones.", ""),)
+
+
+def test_a_sentence_corpus_fingerprint_adds_the_splitter_only_where_we_split(tmp_path):
+    from tests.shared import write_argsme
+    from touche.indexing.corpora import files_fingerprint
+    from touche.stemming.sentences import model_fingerprint
+    json_path = write_argsme(tmp_path / "args" / "args.json")
+    csv_path = _write_rows(tmp_path / "c.csv", [_row("S0000000a-A0000000a", "Zoos", [])])
+    assert SentenceSource(csv_path).fingerprint() == files_fingerprint([csv_path])
+    assert SentenceSource(json_path).fingerprint() == files_fingerprint([json_path]) + model_fingerprint()[:8]
+
+
 def test_csv_missing_column_is_reported(tmp_path):
     path = _write_rows(tmp_path / "x.csv", [["a", "b"]], header=("id", "text"))
     with pytest.raises(InputError, match="missing column.*conclusion.*sentences"):

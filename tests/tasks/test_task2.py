@@ -288,6 +288,7 @@ def test_a_written_warc_record_carries_its_date_id_and_address(tmp_path):
         "clueweb12-0000wb-00-00001" and record.headers["WARC-Target-URI"] == "http://a.example/"
     dated = gzip.decompress(warc_record("clueweb12-0000wb-00-00002", "http://b", b"", date="2012-03-01T10:00:00Z"))
     assert b"\r\nWARC-Date: 2012-03-01T10:00:00Z\r\n" in dated
+    assert dated.startswith(b"WARC/1.0\r\n") and b"\r\nContent-Type: application/http; msgtype=response\r\n" in dated
 
 
 @pytest.mark.parametrize("content, said", [
@@ -390,6 +391,8 @@ def test_the_passage_read_report_counts_files_passages_and_skipped_lines(tmp_pat
     report = source.report
     assert (report.files, report.read, report.skipped) == (2, 3, 1)
     assert [p.id for p in read_passages(source.files[1:])] == ["b___1"]  # a read with no report of its own
+    assert source.describe() == {"format": "passages", "path": str(tmp_path.resolve()),
+                                 "files": ["a.jsonl", "b.jsonl.gz"], "fingerprint": source.fingerprint()}
     assert report.summary() == (f"3 passages read from 2 file(s), 1 bad record(s) skipped\n  {tmp_path / 'a.jsonl'}, "
                                 "line 2: 'contents' must be a string, found NoneType; expected "
                                 '{"id": "clueweb12-…___n", "contents": "…", "chatNoirUrl": "…"}')
