@@ -140,7 +140,7 @@ def _explorer_data(names: list[str]) -> dict:
 @given(names=st.lists(NAMES | st.sampled_from(HOSTILE), min_size=2, max_size=4, unique=True))
 def test_any_run_name_is_one_cell_of_the_explorers_exports(names):
     """The explorer's Markdown, LaTeX and CSV exports of runs named anything (the page writes the
-    same bytes: tests/experiments/test_explorer_page.py holds the two equal in a browser)."""
+    same bytes: tests/experiments/test_explorer_exports.py holds the two equal in a browser)."""
     data = _explorer_data(names)
     markdown = EXPORTS["markdown"](data)
     check_markdown(markdown.split("\n\n")[0], 3, len(names))

@@ -1,15 +1,13 @@
 """What `touche choose` proposes and writes (retrieval/experiments/choose/): which sweep folders it
 reads and refuses, how many picks it makes and how it keeps them diverse, the pick by a second
-measure, several sets, each pick's loss against pick 1 (``loss.py``: strict at alpha, pooled over
-sets, read again from the run when the sweep stored no values), the names, tags and files it
-writes."""
+measure, several sets, the shipped reference, the suite, corpus and topics it writes and what it
+says. Each pick's loss against pick 1: test_choose_loss.py; the variant files' names, tags and
+contents: test_choose_variants.py."""
 from __future__ import annotations
 
 import json
 import logging
-import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -17,20 +15,11 @@ import yaml
 from touche.errors import ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.experiments.choose import picks as picks_module
-from touche.retrieval.experiments.choose.loss import LossToBest
 from touche.retrieval.experiments.choose.picks import (
-    TAG_LIMIT,
-    Pick,
     SweepResults,
-    _merge_into,
-    choice_path,
     choose,
-    derive_tag,
     load_results,
-    own_tag,
     pick,
-    rebase_paths,
-    write_choice,
 )
 from touche.retrieval.experiments.choose.reference import Reference
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record
@@ -411,84 +400,6 @@ def test_a_corpus_of_listed_files_is_linked_beside_the_suite_and_its_folder_guar
     assert sorted(p.name for p in blocked.iterdir()) == ["corpus"]  # refused before anything was written
 
 
-# --------------------------------------------------------------------------- names, tags and variant files
-def test_a_picks_file_is_named_by_its_settings_cut_to_60_characters_or_by_its_point_number(tmp_path):
-    def named(overrides, point=7):
-        return choice_path(Pick(Record("k", point, overrides, {}, "r", 0.0), "why"), 2, tmp_path).name
-    assert named({"retrieval.similarity.k1": 1.2}) == "2-k1-1.2.yaml"
-    assert named({}) == "2-point7.yaml"
-    assert named({"analyzer.stemmer": "s" * 70}) == "2-" + "s" * 60 + ".yaml"
-    assert named({"analyzer.stemmer": "s" * 59 + "-x"}) == "2-" + "s" * 59 + ".yaml"  # no dangling dash
-
-
-def test_the_tag_drops_the_base_words_naming_an_overridden_setting_of_two_characters_or_more():
-    base = {"retrieval": {"similarity": {"mu": 40, "k": 1}}}
-    assert own_tag("touche-lmd40", base, {"retrieval.similarity.mu": 2000}) == "touche"
-    # a one-character value (k 1) would strip any word ending in 1: it names no word
-    assert own_tag("touche-run1", base, {"retrieval.similarity.k": 2}) == "touche-run1"
-
-
-def test_a_tag_of_exactly_the_limit_is_kept_whole():
-    record = Record("k", 9, {"retrieval.similarity.k1": 1.2}, {}, "r", 0.0)
-    base = "t" * (TAG_LIMIT - len("-k1-1.2"))
-    assert derive_tag(base, record, set()) == base + "-k1-1.2"
-    assert derive_tag(base + "x", record, set()).endswith("-p9")  # one beyond: cut and numbered
-
-
-def test_paths_of_a_variant_are_rebased_to_the_folder_the_pick_is_written_to(tmp_path):
-    source, target = tmp_path / "configs", tmp_path / "chosen"
-    source.mkdir(), target.mkdir()
-    merged = {"analyzer": {"stoplist": "stop.txt"}, "corpus": {"path": "/data/args.me"},
-              "rerank": [{"name": "fusion", "variants": ["a.yaml", "/abs/b.yaml"]}, {"name": "dense"}]}
-    assert rebase_paths(merged, source, target) == {
-        "analyzer": {"stoplist": "../configs/stop.txt"}, "corpus": {"path": "/data/args.me"},
-        "rerank": [{"name": "fusion", "variants": ["../configs/a.yaml", "/abs/b.yaml"]}, {"name": "dense"}]}
-    assert rebase_paths({"corpus": {"path": "data"}}, source, target) == {"corpus": {"path": "../configs/data"}}
-    # nothing to move: a named stoplist, stages without variants
-    assert rebase_paths({"analyzer": {"stoplist": "smart"}, "rerank": [{"name": "dense"}]}, source, target) == {}
-
-
-def test_merging_replaces_leaves_and_keeps_the_rest_of_a_mapping():
-    target = {"a": {"b": 1, "c": 2}, "d": {"e": 1}, "f": [1]}
-    assert _merge_into(target, {"a": {"b": 3}, "d": 5, "g": {"h": 1}}) == \
-        {"a": {"b": 3, "c": 2}, "d": 5, "f": [1], "g": {"h": 1}}
-    assert target == {"a": {"b": 1, "c": 2}, "d": {"e": 1}, "f": [1]}  # not changed in place
-
-
-def _base_with_stoplist(tmp_path, words: str):
-    """A base variant in configs/ whose stoplist is a relative file with a non-ASCII name."""
-    configs = tmp_path / "configs"
-    configs.mkdir()
-    (configs / "stopwörter.txt").write_text(words, encoding="utf-8")
-    base = configs / "base.yaml"
-    base.write_text(f"extends: {BASE}\ntag: t\nanalyzer:\n  stoplist: stopwörter.txt\n", encoding="utf-8")
-    return base
-
-
-def test_a_pick_of_a_base_with_a_relative_stoplist_file_still_reads_that_file_and_keeps_its_name(tmp_path):
-    from touche.config import load_variant
-    base = _base_with_stoplist(tmp_path, "und\noder\n")
-    folder = OutputFolder(tmp_path / "chosen")
-    path = write_choice(Pick(Record("k", 3, {"retrieval.similarity.k1": 0.9}, {}, "r", 0.0), "best"), 1, base,
-                        folder, "t-p3", "# header\n")
-    text = path.read_text(encoding="utf-8")
-    assert "stopwörter.txt" in text and "extends:" in text  # written as it reads, not escaped
-    assert load_variant(path).merged["analyzer"]["stoplist"] == "../configs/stopwörter.txt"
-    assert list(yaml.safe_load(text))[:3] == ["extends", "tag", "description"]
-
-
-def test_a_complete_variant_lists_tag_and_description_first_and_writes_text_as_it_reads(tmp_path):
-    from touche.config import load_variant
-    base = _base_with_stoplist(tmp_path, "und\n")
-    fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion: not expressible
-    path = write_choice(Pick(Record("k", 3, fewer, {}, "r", 0.0), "best"), 1, base, OutputFolder(tmp_path / "chosen"),
-                        "t-p3", "# header\n")
-    text = path.read_text(encoding="utf-8")
-    assert "# complete variant" in text and "stopwörter.txt" in text
-    assert list(yaml.safe_load(text))[:2] == ["tag", "description"]
-    assert load_variant(path).variant.query.field_weights == {"contents": 1.0}
-
-
 def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own_settings(tmp_path):
     from tests.experiments.test_sweep import fake_results
     from touche.config import load_variant
@@ -510,89 +421,6 @@ def test_choose_says_its_counts_the_lowered_min_diff_and_tags_with_the_picks_own
     assert "4 pick(s) from the sweep's 4 finished point(s)" in format_choices(
         results, picks, ["relevance:touche.nDCG@5"]
     )
-
-
-# --------------------------------------------------------------------------- choose's losses and criteria
-def test_max_loss_admits_a_loss_up_to_and_including_it():
-    from touche.retrieval.experiments.choose.loss import Loss, allowed
-    worse = Loss(-0.05, 0.01, 40)
-    assert worse.significantly_worse and not allowed(worse, None)
-    assert allowed(worse, 0.05) and not allowed(worse, 0.049) and not allowed(worse, 0.0)
-    assert allowed(Loss(-0.05, 0.2, 40), 0.0)  # not significant: allowed whatever --max-loss says
-    assert not Loss(0.05, 0.01, 40).significantly_worse  # better, however significant
-    assert not Loss(-0.05, None, 1).significantly_worse
-
-
-def test_a_loss_without_per_topic_values_says_so():
-    from touche.retrieval.experiments.choose.loss import Loss
-    assert Loss(math.nan, None, 0).text() == "no per-topic values to compare"
-    assert Loss(-0.0123, 0.0004, 10).text() == "Δ -0.012, p = 4.0e-4"
-    assert Loss(0.5, 0.25, 10).text() == "Δ +0.500, p = 0.250"
-    assert Loss(0.5, None, 1).text() == "Δ +0.500, no test"
-
-
-# --------------------------------------------------------------------------- choose's losses, in full
-def _record(point: int, per_topic: dict | None = None, run: str = "run.txt"):
-    from types import SimpleNamespace
-    return SimpleNamespace(point=point, per_topic=per_topic or {}, run=run)
-
-
-def test_significance_of_a_loss_is_strict_at_alpha_and_at_no_difference():
-    from touche.retrieval.experiments.choose.loss import ALPHA, Loss
-    assert not Loss(-0.1, ALPHA, 20).significantly_worse  # p = α is not below α
-    assert Loss(-0.1, ALPHA * 0.999, 20).significantly_worse
-    assert not Loss(0.0, 0.001, 20).significantly_worse  # no loss at all
-    assert Loss(-0.1, 0.001, 20).text() == "Δ -0.100, p = 0.001"  # 0.001 itself is printed, not "< 0.001"
-
-
-def test_why_a_pick_is_allowed_says_what_was_compared():
-    from touche.retrieval.experiments.choose.loss import Loss, why_allowed
-    assert why_allowed(Loss(-0.05, None, 1), None) == "against pick 1: Δ -0.050, no test"
-    assert why_allowed(Loss(-0.05, 0.3, 9), None) == "not significantly worse than pick 1 (Δ -0.050, p = 0.300)"
-    assert why_allowed(Loss(-0.05, 0.01, 9), 0.1).startswith("significantly worse than pick 1 (Δ -0.050, p = 0.010)")
-
-
-def test_losses_pool_the_topics_of_every_set_each_under_its_own_name():
-    from types import SimpleNamespace
-
-    from touche.retrieval.experiments.choose.loss import LossToBest
-    measure = "relevance:touche.nDCG@5"
-    best = {"a": _record(1, {measure: {"1": 0.9, "2": 0.8}}), "b": _record(1, {measure: {"1": 0.7}})}
-    other = {"a": _record(2, {measure: {"1": 0.5, "2": 0.4}})}  # never ran on set b
-    results = SimpleNamespace(several=True, by_set={"a": {1: best["a"], 2: other["a"]}, "b": {1: best["b"]}})
-    losses = LossToBest(results, measure)
-    assert losses.values(best["a"]) == {"a/1": 0.9, "a/2": 0.8, "b/1": 0.7}
-    assert losses.values(other["a"]) == {"a/1": 0.5, "a/2": 0.4}
-    loss = losses.of(other["a"], best["a"])
-    assert (round(loss.delta, 9), loss.topics) == (-0.4, 2) and loss.p is not None
-    no_qrels = SimpleNamespace(sets=[SimpleNamespace(name="a", qrels={}), SimpleNamespace(name="b", qrels={})])
-    nothing = SimpleNamespace(several=True, by_set={"a": {3: _record(3)}, "b": {}}, manifest=no_qrels)
-    assert LossToBest(nothing, measure).values(_record(3)) is None  # no values on any set: None, not {}
-    empty = LossToBest(nothing, measure).of(_record(3), best["a"])
-    assert math.isnan(empty.delta) and empty.p is None and empty.topics == 0
-
-
-def test_a_loss_reads_the_run_again_when_the_sweep_stored_no_values(tmp_path):
-    from types import SimpleNamespace
-
-    from tests.shared import RELEVANCE, demo_run
-    from touche.retrieval.evaluation.significance import per_topic_scores
-    from touche.retrieval.experiments.choose.loss import LossToBest
-    demo_run(tmp_path / "run.txt")
-    entry = SimpleNamespace(name="dev", qrels={"quality": "missing.txt", "relevance": str(RELEVANCE)})
-    results = SimpleNamespace(several=False, main_set=entry, manifest=SimpleNamespace(sets=[entry]),
-                              directory=tmp_path, path=lambda p: Path(p))
-    expected = per_topic_scores(tmp_path / "run.txt", RELEVANCE, "touche.nDCG@5")
-    assert LossToBest(results, "relevance:touche.nDCG@5").values(_record(1)) == expected  # by its qrels name
-    first = SimpleNamespace(name="dev", qrels={"relevance": str(RELEVANCE)})
-    results.manifest.sets, results.main_set = [first], first
-    assert LossToBest(results, "touche.nDCG@5").values(_record(1)) == expected  # no name: the set's first qrels
-
-
-# --------------------------------------------------------------------------- choose
-
-
-BASE_VARIANT = Path(__file__).resolve().parents[2] / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 
 
 def _two_measures(tmp_path, quality_values):
@@ -631,38 +459,6 @@ def test_a_max_loss_of_zero_is_allowed():
     assert "--max-loss" not in str(raised.value)
 
 
-def test_a_points_name_and_tag_say_its_settings_and_stay_within_the_limit():
-    from touche.retrieval.experiments.choose.picks import TAG_LIMIT, derive_tag, point_slug
-    from touche.retrieval.experiments.sweep import Record
-    assert point_slug({"analyzer.stemmer": "krovetz", "retrieval.similarity.k1": 1.2}) == "krovetz_k1-1.2"
-    assert point_slug({"retrieval.similarity": {"name": "lmdirichlet", "mu": 300}}) == "lmdirichlet-mu-300"
-    short = Record("k", 7, {"retrieval.similarity.k1": 1.2}, {}, "r", 0.0)
-    assert derive_tag("touche-bm25", short, set()) == "touche-bm25-k1-1.2"
-    assert derive_tag("touche-bm25", short, {"touche-bm25-k1-1.2"}) == "touche-bm25-k1-1.2-p7"
-    long_ = Record("k", 12, {f"query.field_weights.field{i}": i / 10 for i in range(12)}, {}, "r", 0.0)
-    tag = derive_tag("touche-krovetz-bm25", long_, set())
-    assert len(tag) <= TAG_LIMIT and tag.endswith("-p12") and tag.startswith("touche-krovetz-bm25-field0-0_field1-0.1")
-
-
-def test_a_point_extends_cannot_express_is_written_as_a_complete_variant(tmp_path):
-    from touche.config import load_variant
-    from touche.retrieval.experiments.choose.picks import Pick, write_choice
-    from touche.retrieval.experiments.sweep import Record
-    base = tmp_path / "configs" / "base.yaml"
-    base.parent.mkdir()
-    base.write_text("extends: " + str(BASE_VARIANT) + "\ntag: t\n")
-    fewer = {"query.field_weights": {"contents": 1.0}}  # the base weighs contents and conclusion
-    record = Record("k", 3, fewer, {}, "r", 0.0)
-    out = OutputFolder(tmp_path / "chosen")
-    path = write_choice(Pick(record, "best"), 1, base, out, "t-p3", "# header\n")
-    text = path.read_text()
-    assert text.startswith("# header\n# complete variant: `extends` merging cannot express") and "extends:" not in text
-    assert load_variant(path).variant.query.field_weights == {"contents": 1.0}
-    plain = write_choice(Pick(Record("j", 4, {"retrieval.similarity.k1": 1.0}, {}, "r", 0.0), "next"), 2, base, out,
-                         "t-p4", "# header\n")
-    assert "extends:" in plain.read_text() and load_variant(plain).variant.retrieval.similarity.k1 == 1.0
-
-
 def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_output(tmp_path):
     from types import SimpleNamespace
 
@@ -684,20 +480,6 @@ def test_a_selection_of_topics_is_copied_beside_the_suite_and_guarded_as_an_outp
     assert suite_inputs(results, whole, folder)[1] == sweep / "topics.xml"
     assert all(what != "topics copy" for what, _ in _files(SimpleNamespace(**{**vars(results), "main_set": whole}),
                                                            picks, tmp_path / "base.yaml", out).writes)
-
-
-def test_a_point_without_per_topic_values_has_no_loss_either_way_round():
-    measure = "relevance:touche.nDCG@5"
-    best = _record(1, {measure: {"1": 0.9, "2": 0.8}})
-    bare = _record(2)  # stored no values, and its set has no qrels to score the run again
-    no_qrels = SimpleNamespace(sets=[SimpleNamespace(name="a", qrels={})])
-    results = SimpleNamespace(several=True, by_set={"a": {1: best, 2: bare}}, manifest=no_qrels)
-    losses = LossToBest(results, measure)
-    assert losses.values(best) == {"a/1": 0.9, "a/2": 0.8} and losses.values(bare) is None
-    for mine, theirs in ((bare, best), (best, bare)):
-        loss = losses.of(mine, theirs)
-        assert math.isnan(loss.delta) and loss.p is None and loss.topics == 0
-        assert loss.text() == "no per-topic values to compare" and not loss.significantly_worse
 
 
 def test_choose_checks_the_count_before_writing_anything(tmp_path):

@@ -1,9 +1,13 @@
 """The one run-file writer (retrieval/formats/runwriter.py): ranks, ties (untie), the line format,
-written whole into its output folder and synced."""
+sorted and deterministic whatever the input order, written whole into its output folder and synced
+(a failed rename or write leaves the old file and no temporary), and read back as written
+(Hypothesis round trips)."""
 from __future__ import annotations
 
 import errno
 import os
+import string
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.formats.test_runfile import image_id, pair_id
 from tests.shared import cli
+from touche.bounds import SCORE_LIMIT
 from touche.errors import InputError, ToucheError
 from touche.guard import OutputFolder
-from touche.retrieval.formats.gate import load_run
-from touche.retrieval.formats.runfile import RunFormat, RunRow
+from touche.retrieval.formats import runfile, runwriter
+from touche.retrieval.formats.gate import load_run, read_run
+from touche.retrieval.formats.runfile import (
+    RunFormat,
+    RunRow,
+    Severity,
+    run_file_problems,
+)
 from touche.retrieval.formats.runwriter import WrittenRun, ranked_rows, render_run, write_run
 
 
@@ -179,3 +191,242 @@ def test_a_failed_write_names_the_run_file(jvm_started, fixture_corpus, tmp_path
     monkeypatch.setenv("TOUCHE_INDEX_ROOT", str(index_root))
     code, text = cli("run-all", "-i", str(fixture_corpus), "-o", str(tmp_path / "out"))
     assert code == 2 and "No space left on device" in text and str(tmp_path / "out") in text and ".txt" in text
+
+
+def image_rows(topic: str = "1", start: int = 0) -> dict[str, list[tuple[str, float, str]]]:
+    pro = [(image_id(start + i), 1.0 - i / 100, "PRO") for i in range(10)]
+    con = [(image_id(start + 10 + i), 1.0 - i / 100, "CON") for i in range(10)]
+    return {topic: pro + con}
+
+
+def lines_of(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+def leftovers(directory: Path, keep: set[str]) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name not in keep)
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def test_writer_sorts_by_score_and_breaks_ties_by_docid(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    rows = {"10": [("d", 1.0), ("b", 2.0), ("c", 2.0), ("a", 0.5)], "2": [("z", 3.0), ("y", 3.0)]}
+    write_run(out, rows, RunFormat.Q0, "tag")
+    assert lines_of(out) == [
+        ["2", "Q0", "y", "1", "3.0", "tag"],
+        ["2", "Q0", "z", "2", "3.0", "tag"],
+        ["10", "Q0", "b", "1", "2.0", "tag"],
+        ["10", "Q0", "c", "2", "2.0", "tag"],
+        ["10", "Q0", "d", "3", "1.0", "tag"],
+        ["10", "Q0", "a", "4", "0.5", "tag"],
+    ]
+
+
+def test_writer_is_deterministic_whatever_the_input_order(tmp_path: Path) -> None:
+    entries = [(f"doc{i}", float(i % 3)) for i in range(30)]
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    write_run(first, {"1": entries}, "q0", "t")
+    write_run(second, {"1": list(reversed(entries))}, "q0", "t")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_writer_accepts_run_rows_and_keeps_scores_exactly(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    scores = [0.1 + 0.2, 1e-300, 123456789.123456789, -2.5]
+    records = [RunRow("1", "FIRST", f"p{i}", 99, s, "ignored") for i, s in enumerate(scores)]
+    write_run(out, records, RunFormat.STANCE, "mine")
+    back = read_run(out, RunFormat.STANCE)
+    assert [r.score for r in back] == sorted(scores, reverse=True)
+    assert [r.rank for r in back] == [1, 2, 3, 4]
+    assert {r.tag for r in back} == {"mine"} and {r.column2 for r in back} == {"FIRST"}
+
+
+def test_writer_cuts_each_topic_to_max_per_topic(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    write_run(out, {"1": [(f"d{i}", i) for i in range(1500)], "2": [("x", 1)]}, RunFormat.Q0, "t")
+    rows = read_run(out)
+    assert sum(r.qid == "1" for r in rows) == 1000
+    assert rows[0].docid == "d1499" and rows[999].docid == "d500"
+    write_run(out, {"1": [(f"d{i}", i) for i in range(20)]}, RunFormat.Q0, "t", max_per_topic=5)
+    assert [r.docid for r in read_run(out)] == ["d19", "d18", "d17", "d16", "d15"]
+
+
+def test_writer_ranks_image_runs_per_stance(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    rows = image_rows("3")
+    rows["1"] = list(reversed(image_rows("1", start=100)["1"]))
+    write_run(out, rows, RunFormat.IMAGE, "img")
+    written = read_run(out, RunFormat.IMAGE)
+    assert [(r.qid, r.column2) for r in written[::10]] == [("1", "PRO"), ("1", "CON"), ("3", "PRO"), ("3", "CON")]
+    assert [r.rank for r in written[:20]] == list(range(1, 11)) * 2
+    assert run_file_problems(out, RunFormat.IMAGE) == []
+
+
+@pytest.mark.parametrize(
+    "tag, message",
+    [("", "non-empty"), ("tab\there", "spaces allowed"), ("line\nbreak", "spaces allowed"), ('say "x"', "no quotes")],
+)
+def test_writer_rejects_bad_tags(tmp_path: Path, tag: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, tag)
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_a_tag_with_spaces_is_written_in_quotes_as_official_runs_wrote_it(tmp_path: Path) -> None:
+    write_run(tmp_path / "run.txt", {"1": [("a", 1.0)]}, RunFormat.Q0, "Colbert edinburg")
+    assert (tmp_path / "run.txt").read_text() == '1 Q0 a 1 1.0 "Colbert edinburg"\n'
+    assert [r.tag for r in read_run(tmp_path / "run.txt", RunFormat.Q0)] == ["Colbert edinburg"]
+
+
+@pytest.mark.parametrize(
+    "rows, fmt, message",
+    [
+        ({"1": [("a", 1.0), ("a", 2.0)]}, RunFormat.Q0, "docid a given twice for topic 1"),
+        ({"1": [("a b", 1.0)]}, RunFormat.Q0, "without whitespace"),
+        ({"1": [("a", float("nan"))]}, RunFormat.Q0, "not finite"),
+        ({"1": [("a", "high")]}, RunFormat.Q0, "not a number"),
+        ({"1": [("a", 1.0, "PRO")]}, RunFormat.Q0, "'PRO' is not allowed in a Q0 run"),
+        ({"1": [(image_id(1), 1.0)]}, RunFormat.IMAGE, "needs the stance"),
+        ({"1": [(image_id(1), 1.0, "PRO"), (image_id(1), 0.5, "CON")]}, RunFormat.IMAGE, "given twice"),
+        ({}, RunFormat.Q0, "no rows"),
+    ],
+)
+def test_writer_rejects_bad_rows(tmp_path: Path, rows: dict, fmt: RunFormat, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        write_run(tmp_path / "run.txt", rows, fmt, "t")
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_writer_returns_warnings_and_raises_on_validation_errors(tmp_path: Path) -> None:
+    warnings = write_run(tmp_path / "pairs.txt", {"1": [(pair_id(i), 1.0) for i in range(3)]}, RunFormat.PAIRS,
+                         "t").warnings
+    assert any("at least 100" in p.message for p in warnings)
+    assert all(p.severity is Severity.WARNING for p in warnings)
+    with pytest.raises(InputError, match=r"run\.txt, line 1: .*not 'I' followed by 16 hex"):
+        write_run(tmp_path / "run.txt", {"1": [("I123", 1.0, "PRO")]}, RunFormat.IMAGE, "t")
+
+
+# -------------------------------------------------------------------------------- atomic
+
+
+def test_failed_rename_leaves_old_file_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run.txt"
+    out.write_text("old content\n")
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(runfile.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_run(out, {"1": [("a", 1.0)]}, RunFormat.Q0, "t")
+    assert out.read_text() == "old content\n"
+    assert leftovers(tmp_path, {"run.txt"}) == []
+
+
+def test_failure_mid_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run.txt"
+
+    def half_then_crash(handle, lines) -> None:  # type: ignore[no-untyped-def]
+        lines = list(lines)
+        handle.writelines(lines[: len(lines) // 2])
+        handle.flush()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runwriter, "_write_lines", half_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        write_run(out, {"1": [(f"d{i}", float(i)) for i in range(100)]}, RunFormat.Q0, "t")
+    assert not out.exists()
+    assert leftovers(tmp_path, set()) == []
+
+
+def test_invalid_output_is_never_renamed_into_place(tmp_path: Path) -> None:
+    out = tmp_path / "run.txt"
+    write_run(out, image_rows(), RunFormat.IMAGE, "good")
+    before = out.read_bytes()
+    short = {"1": image_rows()["1"][:19]}  # 9 CON images
+    with pytest.raises(InputError, match=r"topic 1 \(CON\) has 9 images; exactly 10"):
+        write_run(out, short, RunFormat.IMAGE, "bad")
+    assert out.read_bytes() == before
+    assert leftovers(tmp_path, {"run.txt"}) == []
+
+
+# ------------------------------------------------------------------------------ property
+_IDS = st.text(alphabet=string.ascii_letters + string.digits + "-_.:", min_size=1, max_size=12)
+_SCORES = st.one_of(
+    st.floats(min_value=-SCORE_LIMIT, max_value=SCORE_LIMIT, width=64),  # what trec_eval's 32-bit floats hold
+    st.sampled_from([0.0, 1.0, -1.0, 0.5]),  # frequent ties
+)
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[RunFormat, dict[str, list[tuple[str, float, str]]]]:
+    fmt = draw(st.sampled_from([RunFormat.Q0, RunFormat.STANCE, RunFormat.PAIRS]))
+    topics = draw(st.lists(st.integers(1, 120).map(str), min_size=1, max_size=4, unique=True))
+    out = {}
+    for qid in topics:
+        if fmt is RunFormat.PAIRS:
+            docids = draw(st.lists(st.integers(0, 10_000).map(pair_id), min_size=1, max_size=15, unique=True))
+        else:
+            docids = draw(st.lists(_IDS, min_size=1, max_size=15, unique=True))
+        out[qid] = [(d, draw(_SCORES), draw(st.sampled_from(fmt.column2_values))) for d in docids]
+    return fmt, out
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs())
+def test_write_then_read_round_trips(run: tuple[RunFormat, dict[str, list[tuple[str, float, str]]]]) -> None:
+    fmt, rows = run
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.txt"
+        write_run(path, rows, fmt, "prop-tag")
+        back = read_run(path, fmt)
+        assert [p for p in run_file_problems(path, fmt) if p.is_error] == []
+        rewritten = Path(directory) / "again.txt"
+        write_run(rewritten, back, fmt, "prop-tag")
+        assert rewritten.read_bytes() == path.read_bytes()
+    expected = []
+    for qid in sorted(rows, key=int):
+        ranked = sorted(rows[qid], key=lambda e: (-e[1], e[0]))
+        expected += [RunRow(qid, c2, d, rank, s, "prop-tag") for rank, (d, s, c2) in enumerate(ranked, start=1)]
+    assert back == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(1, 50).map(str), min_size=1, max_size=3, unique=True),
+    st.lists(st.floats(0, 1), min_size=20, max_size=20),
+    st.randoms(use_true_random=False),
+)
+def test_image_write_then_read_round_trips(topics: list[str], scores: list[float], rng) -> None:  # type: ignore[no-untyped-def]
+    rows = {}
+    for t, qid in enumerate(topics):
+        entries = [(image_id(1000 * t + i), scores[i], "PRO" if i < 10 else "CON") for i in range(20)]
+        rng.shuffle(entries)
+        rows[qid] = entries
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.txt"
+        write_run(path, rows, RunFormat.IMAGE, "img")
+        back = read_run(path, RunFormat.IMAGE)
+    assert len(back) == 20 * len(topics)
+    for qid in topics:
+        for stance in ("PRO", "CON"):
+            group = [r for r in back if r.qid == qid and r.column2 == stance]
+            assert [r.rank for r in group] == list(range(1, 11))
+            assert [(-r.score, r.docid) for r in group] == sorted((-r.score, r.docid) for r in group)
+            assert {(r.docid, r.score) for r in group} == {(d, s) for d, s, c in rows[qid] if c == stance}
+
+
+def test_a_score_of_hundreds_of_digits_is_refused_showing_its_length(tmp_path):
+    with pytest.raises(InputError, match=r"score 10000000000000000000… \(401 digits\) lies beyond"):
+        write_run(tmp_path / "run.txt", {"1": [("a", 10 ** 400)]}, "q0", "t")
+    assert not (tmp_path / "run.txt").exists()
+
+
+def test_a_document_twice_names_its_two_stances_in_an_image_run_only(tmp_path):
+    with pytest.raises(InputError, match=r"docid I0123456789abcdef given twice for topic 1 \(PRO and CON\)"):
+        ranked_rows({"1": [("I0123456789abcdef", 2.0, "PRO"), ("I0123456789abcdef", 1.0, "CON")]}, "image")
+    with pytest.raises(InputError) as raised:
+        ranked_rows({"1": [("a", 2.0), ("a", 1.0)]}, "q0")
+    assert "given twice for topic 1" in str(raised.value) and "(Q0" not in str(raised.value)

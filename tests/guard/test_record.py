@@ -1,20 +1,20 @@
 """An output folder's record (``.touche-made``, touche/record.py): it survives a full disk (a write
 the record could not take is taken back, the record keeps what it held, the error names the
-path), a forged or stale record gives no licence, and a growing file is the command's only up to
-the states it recorded."""
+path), a forged or stale record or one that is a link gives no licence, a growing file is the
+command's only up to the states it recorded, each line is synced once appended, and a long record
+is compacted once, keeping every licence."""
 from __future__ import annotations
 
 import errno
 import json
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from touche.errors import ToucheError
-from touche.guard import RECORD, LinkFolder, OutputFolder
+from touche.guard import RECORD, LinkFolder, OutputFolder, read_record
 
 COMMAND = "touche run-all"
 REAL_WRITE = os.write
@@ -42,11 +42,6 @@ def disk(monkeypatch):
     found = Disk()
     monkeypatch.setattr(os, "write", found.write)
     return found
-
-
-def _record_lines(folder: Path) -> list[dict]:
-    path = folder / RECORD
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 @pytest.mark.parametrize("room", [0, 7, 40])
@@ -224,3 +219,127 @@ def test_a_growing_file_with_a_users_text_after_what_the_command_wrote_is_no_lon
     assert path.read_bytes() == recorded + b"\0x"  # refused before writing
     with pytest.raises(ValueError, match="only JSON lines"):
         OutputFolder(tmp_path / "other", command="touche sweep").append("results.jsonl", b"plain text\n")
+
+
+def _record_lines(folder) -> list[str]:
+    return (folder / RECORD).read_text().splitlines()
+
+
+def test_a_long_record_is_compacted_and_keeps_every_licence(tmp_path):
+    """A record of many lines (a file written again and again: here its line repeated, as
+    rewrites of the same text leave it) and three appends to another: claiming the folder
+    rewrites it as one line per entry (a growing file's earlier states first); a results file cut
+    back to its first line (a power cut that lost the last appends) is still the command's own."""
+    out = OutputFolder(tmp_path, command="sweep")
+    out.append("results.jsonl", b'{"run": 1}\n')
+    out.append("results.jsonl", b'{"run": 2}\n')
+    out.append("results.jsonl", b'{"run": 3}\n')
+    out.write_text("summary.md", "round 1\n")
+    last = _record_lines(tmp_path)[-1]
+    with open(tmp_path / RECORD, "a") as record:
+        record.write((last + "\n") * 80)
+    before = read_record(tmp_path)
+    again = OutputFolder(tmp_path, command="sweep").claim(["summary.md", "results.jsonl"])
+    assert len(_record_lines(tmp_path)) == 4  # summary.md, and results.jsonl's two earlier states and its last
+    assert read_record(tmp_path) == before
+    assert again.ours("summary.md") and again.ours("results.jsonl")
+    (tmp_path / "results.jsonl").write_bytes(b'{"run": 1}\n')
+    assert OutputFolder(tmp_path, command="sweep").ours("results.jsonl")
+
+
+def test_a_growing_file_noted_again_at_the_same_size_keeps_its_earlier_states(tmp_path):
+    """An append of nothing (a run that added no line) notes the same size again: a power cut
+    that later leaves the file at its first line still leaves it the command's own."""
+    out = OutputFolder(tmp_path, command="sweep")
+    out.append("results.jsonl", b'{"run": 1}\n')
+    out.append("results.jsonl", b'{"run": 2}\n')
+    out.append("results.jsonl", b"")
+    (tmp_path / "results.jsonl").write_bytes(b'{"run": 1}\n')
+    assert OutputFolder(tmp_path, command="sweep").ours("results.jsonl")
+
+
+def test_a_record_that_is_a_link_is_no_record(tmp_path):
+    """A link in the record's place (to a record that would license everything) licenses
+    nothing, and a command refuses to use the folder until it is removed."""
+    elsewhere = tmp_path / "elsewhere"
+    OutputFolder(elsewhere, command="run-all").write_text("run.txt", "ours\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "run.txt").write_text("ours\n")  # the same content: a record would license it
+    (folder / RECORD).symlink_to(elsewhere / RECORD)
+    assert read_record(folder) == {}
+    assert not OutputFolder(folder, command="run-all").ours("run.txt")
+    with pytest.raises(ToucheError, match=r"\.touche-made, where run-all records what it makes, is a link or no file"):
+        OutputFolder(folder, command="run-all").claim(["run.txt"])
+
+
+def test_a_record_line_carrying_its_own_earlier_field_is_read_without_it(tmp_path):
+    """Earlier states come from the record's earlier lines only: a line with an 'earlier' field
+    of any form (a later toolkit's, an edited one) is read as the rest of it says."""
+    out = OutputFolder(tmp_path, command="sweep")
+    out.append("results.jsonl", b'{"run": 1}\n')
+    line = json.loads(_record_lines(tmp_path)[-1])
+    (tmp_path / RECORD).write_text(json.dumps({**line, "earlier": 5}) + "\n")
+    (tmp_path / "results.jsonl").write_bytes(b'{"run": 1}\n')  # a copy: another inode, the same content
+    again = OutputFolder(tmp_path, command="sweep")
+    assert again.made["results.jsonl"].earlier == ()
+    assert again.ours("results.jsonl")
+
+
+def test_each_record_line_is_synced_once_appended(tmp_path, monkeypatch):
+    """What licenses a later replace survives a power cut: the record is synced after each line."""
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append((os.fstat(fd).st_ino, os.fstat(fd).st_size))
+                        or real(fd))
+    out = OutputFolder(tmp_path, command="run-all")
+    out.write_text("run.txt", "ours\n")
+    record = os.stat(tmp_path / RECORD)
+    assert (record.st_ino, record.st_size) in synced
+    synced.clear()
+    out.append("results.jsonl", b'{"run": 1}\n')
+    results, record = os.stat(tmp_path / "results.jsonl"), os.stat(tmp_path / RECORD)
+    assert synced == [(results.st_ino, results.st_size), (record.st_ino, record.st_size)]
+
+
+def test_a_file_the_command_removed_and_wrote_anew_is_licensed_by_its_new_content_only(tmp_path):
+    """Removed, then begun again: the old file's states license nothing (in this process as in
+    the record): a user's file holding the old first line is not the command's."""
+    out = OutputFolder(tmp_path, command="sweep")
+    out.append("results.jsonl", b'{"run": 1}\n')
+    out.append("results.jsonl", b'{"run": 2}\n')
+    assert out.remove("results.jsonl")
+    out.append("results.jsonl", b'{"run": 3, "again": true}\n')
+    assert out.made == read_record(tmp_path)
+    (tmp_path / "results.jsonl").write_bytes(b'{"run": 1}\n')  # a user's file now
+    assert not out.ours("results.jsonl")
+    assert not OutputFolder(tmp_path, command="sweep").ours("results.jsonl")
+
+
+def test_what_follows_the_longest_matching_state_decides_a_growing_files_owner(tmp_path):
+    """Recorded states a, a+b; the file now holds a, then a user's note, then a line that looks
+    like a record: the note after state a makes it the user's, wherever the longer state's
+    length falls."""
+    out = OutputFolder(tmp_path, command="sweep")
+    line_a, line_b = b'{"key": "a"}\n', b'{"key": "b"}\n'
+    out.append("results.jsonl", line_a)
+    out.append("results.jsonl", line_b)
+    note = b"# my note ..\n"
+    assert len(note) == len(line_b)  # the longer state's length ends exactly where the record-like line begins
+    (tmp_path / "results.jsonl").write_bytes(line_a + note + b'{"key": "c"}\n')
+    assert not OutputFolder(tmp_path, command="sweep").ours("results.jsonl")
+
+
+def test_the_record_is_appended_to_until_it_is_long_then_rewritten_once(tmp_path):
+    """Each write appends one line (cheap, safe with workers appending at once); a claim
+    rewrites the record only past twice its entries' lines plus 64, as one line per entry."""
+    out = OutputFolder(tmp_path, command="run-all")
+    out.write_text("run.txt", "x\n")
+    line = (tmp_path / RECORD).read_text()
+    limit = 2 * 1 + 64  # one entry, no earlier states
+    (tmp_path / RECORD).write_text(line * limit)
+    OutputFolder(tmp_path, command="run-all").claim(["run.txt"])
+    assert (tmp_path / RECORD).read_text() == line * limit  # at the limit: left as it is
+    (tmp_path / RECORD).write_text(line * (limit + 1))
+    OutputFolder(tmp_path, command="run-all").claim(["run.txt"])
+    assert (tmp_path / RECORD).read_text() == line  # one past it: one line per entry

@@ -3,7 +3,7 @@ values as CSV, for a view of the page (``View``: the baseline, the runs shown in
 correction). The page makes them from its current view in ``templates/explorer-exports.js``; this module
 makes them from the default view for ``touche explore --markdown/--latex/--csv``, and the static
 overview the page shows without JavaScript. The two are held byte for byte equal by the browser
-tests (tests/experiments/test_explorer_page.py, run in CI, where a missing browser fails them): one format,
+tests (tests/experiments/test_explorer_exports.py, run in CI, where a missing browser fails them): one format,
 written in the two languages the page and the command speak. What is not computed from the view
 (the test's and corrections' names, the LaTeX headers) the page reads from its data, made here.
 
