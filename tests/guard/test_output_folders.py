@@ -163,6 +163,29 @@ def world(replayed_retrieval, fixture_corpus, index_root, tmp_path_factory):
             "index_root": index_root, "inputs": inputs}
 
 
+def place_user_entry(path: Path, kind: str, data: bytes, outside: Path) -> bool:
+    """A user's entry of a kind both session machines place (a file, a folder with a file, links out
+    of the folder, a pipe, a device like /dev/null inside tmp); False for a kind it does not make."""
+    if kind == "file":
+        path.write_bytes(data)
+    elif kind == "folder":
+        path.mkdir()
+        (path / "inside.txt").write_bytes(data)
+    elif kind == "link to a file outside":
+        path.symlink_to(outside / "file.txt")
+    elif kind == "link to a folder outside":
+        path.symlink_to(outside / "dir")
+    elif kind == "dangling link":
+        path.symlink_to(outside / "nothing-here")
+    elif kind == "pipe":
+        os.mkfifo(path)
+    elif kind == "device":
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        return False
+    return True
+
+
 class OutputFolders(RuleBasedStateMachine):
     """One output folder, what a user put there, and the commands that write into it."""
     world: dict = {}
@@ -187,24 +210,9 @@ class OutputFolders(RuleBasedStateMachine):
         path = self.folder / name
         if path.exists() or path.is_symlink():
             return
-        if kind == "file":
-            path.write_bytes(data)
-        elif kind == "folder":
-            path.mkdir()
-            (path / "inside.txt").write_bytes(data)
-        elif kind == "link to a file outside":
-            path.symlink_to(self.outside / "file.txt")
-        elif kind == "link to a folder outside":
-            path.symlink_to(self.outside / "dir")
-        elif kind == "dangling link":
-            path.symlink_to(self.outside / "nothing-here")
-        elif kind == "pipe":
-            os.mkfifo(path)
-        elif kind == "device":
-            if os.geteuid() != 0:
-                return
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # like /dev/null, inside tmp
-        elif kind == "forged record":
+        if kind == "device" and os.geteuid() != 0:
+            return
+        if not place_user_entry(path, kind, data, self.outside) and kind == "forged record":
             path.write_text('{"name": "notes.md", "kind": "file", "size": 1, "sha256": "00"}\nrun.txt\n'
                             '{"name": "evaluation.md", "gone": true}\n')
         for entry in [path, *(path.rglob("*") if path.is_dir() and not path.is_symlink() else [])]:

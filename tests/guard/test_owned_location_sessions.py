@@ -12,7 +12,6 @@ import contextlib
 import io
 import os
 import signal
-import stat
 from pathlib import Path
 
 import pytest
@@ -36,6 +35,7 @@ from tests.guard.test_output_folders import (
     Timeout,
     call,
     checked_call,
+    place_user_entry,
     snapshot,
 )
 from touche.guard import RECORD
@@ -267,33 +267,19 @@ class OwnedLocations(RuleBasedStateMachine):
         for parent in missing:
             parent.mkdir()
             self.owner[str(parent.relative_to(self.root))] = "user"
-        if kind == "file":
-            path.write_bytes(data)
-        elif kind == "folder":
-            path.mkdir()
-            (path / "inside.txt").write_bytes(data)
-        elif kind == "empty folder":
-            path.mkdir()
-        elif kind == "link to a file outside":
-            path.symlink_to(self.outside / "file.txt")
-        elif kind == "link to a folder outside":
-            path.symlink_to(self.outside / "dir")
-        elif kind == "dangling link":
-            path.symlink_to(self.outside / "nothing-here")
-        elif kind == "pipe":
-            os.mkfifo(path)
-        elif kind == "device":
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        elif kind == "forged record":  # every name of the folder forged as the toolkit's
-            names = [p.name for p in path.parent.iterdir()] + ["shard-0-of-2", "corpus", "tiny-packaged-0.3"]
-            forged = [f'{{"name": "{n}", "kind": "folder", "command": "touche"}}\n' for n in names]
-            path.write_text("".join(forged) + '{"name": "helpers.jar", "kind": "file", "size": 1, "sha256": "00", '
-                            '"command": "touche"}\n')
-        elif kind == "arguments":
-            path.write_text('{"arguments": [{"id": "Sx-A1", "conclusion": "c", "premises": [{"text": "t", '
-                            '"stance": "PRO"}]}]}')
-        elif kind == "jar of our classes":  # what an older version compiled there, unrecorded
-            our_jar(path)
+        if not place_user_entry(path, kind, data, self.outside):
+            if kind == "empty folder":
+                path.mkdir()
+            elif kind == "forged record":  # every name of the folder forged as the toolkit's
+                names = [p.name for p in path.parent.iterdir()] + ["shard-0-of-2", "corpus", "tiny-packaged-0.3"]
+                forged = [f'{{"name": "{n}", "kind": "folder", "command": "touche"}}\n' for n in names]
+                path.write_text("".join(forged) + '{"name": "helpers.jar", "kind": "file", "size": 1, "sha256": "00", '
+                                '"command": "touche"}\n')
+            elif kind == "arguments":
+                path.write_text('{"arguments": [{"id": "Sx-A1", "conclusion": "c", "premises": [{"text": "t", '
+                                '"stance": "PRO"}]}]}')
+            elif kind == "jar of our classes":  # what an older version compiled there, unrecorded
+                our_jar(path)
         for entry in [path, *(path.rglob("*") if path.is_dir() and not path.is_symlink() else [])]:
             self.owner[str(entry.relative_to(self.root))] = "user"
 
