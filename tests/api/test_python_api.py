@@ -7,16 +7,13 @@ import io
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.shared import DEMO, RELEVANCE, judged_documents, one_topic_run
+from tests.shared import DEMO, RELEVANCE, REPO, judged_documents, one_topic_run
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.topics import read_topics
-
-REPO = Path(__file__).resolve().parents[2]
 
 DOC = REPO / "docs" / "python-api.md"
 

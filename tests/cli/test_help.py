@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPO
 from touche import cli
 from touche.errors import EnvironmentProblem, InputError
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

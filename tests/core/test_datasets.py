@@ -21,14 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import require_shared
+from tests.shared import DEMO, REPO, require_shared
 from touche import datasets as ds
 from touche import inputs
 from touche.cli import main
 from touche.errors import InputError
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 T1_2020, T1_2021 = "argsme/2020-04-01/touche-2020-task-1", "argsme/2020-04-01/touche-2021-task-1"
 T1_2022 = "argsme/2020-04-01/processed/touche-2022-task-1"
 T2_2020, T2_2021, T2_2022 = (f"clueweb12/touche-{y}-task-2" for y in (2020, 2021, 2022))

@@ -5,18 +5,14 @@ this module alone and run end to end through the API or the command line (docs/a
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from tests.shared import cli
+from tests.shared import DEMO, REPO, cli
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.qrels import QrelsKind
-
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 
 
 # --------------------------------------------------------------------------- a measure

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPO
 from touche import jvm
 from touche.errors import EnvironmentProblem
 from touche.guard import TOOLKIT, OutputFolder
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def fake_java_home(tmp_path, version_line):

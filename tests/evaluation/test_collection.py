@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.shared import FIXTURE_ARGUMENTS, FIXTURE_TOPICS, VARIANT, cli, write_argsme
 
-REPO = Path(__file__).resolve().parents[2]
 OUTSIDE = "Sa0000009-A00000009"  # in the official run, not in the fixture corpus
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared import cli, demo_run, judged_documents, one_topic_run, require_shared, run_rows
+from tests.shared import DEMO, cli, demo_run, judged_documents, one_topic_run, require_shared, run_rows
 from tests.tables import table_rows
 from touche.errors import InputError, ToucheError
 from touche.retrieval.evaluation import registry
@@ -44,8 +44,6 @@ from touche.retrieval.formats.runfile import RunFormat, RunRow
 from touche.retrieval.formats.runtable import RowNeed
 from touche.retrieval.formats.selection import TopicSelection
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 RELEVANCE = DEMO / "qrels-relevance.txt"
 STANCE = DEMO / "task2" / "qrels-passages-stance.txt"
 TIED = re.compile(r"warning: \S*tied\S* holds tied scores in the top (5|10) of 1 topic\(s\) \(3\): Touché's "

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.shared import REPO
 from touche.errors import ToucheError
 from touche.guard import OutputFolder
 from touche.retrieval.experiments.choose import picks as picks_module
@@ -25,7 +26,6 @@ from touche.retrieval.experiments.choose.reference import Reference
 from touche.retrieval.experiments.sweep import MANIFEST_FILE, RESULTS_FILE, Record
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 
-REPO = Path(__file__).resolve().parents[2]
 BASE = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 MEASURE = "relevance:touche.nDCG@5"
 QUALITY = "quality:touche.nDCG@5"

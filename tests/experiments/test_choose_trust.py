@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import require_shared
+from tests.shared import REPO, require_shared
 from touche.config import load_suite
 from touche.errors import ToucheError
 from touche.retrieval.experiments.choose import reference as choice_reference
@@ -22,7 +22,6 @@ from touche.retrieval.experiments.sweep import Record
 from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.formats.gate import load_qrels
 
-REPO = Path(__file__).resolve().parents[2]
 BASE = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 MEASURE = "relevance:touche.nDCG@5"
 TOPICS = [str(t) for t in range(1, 11)]

@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.shared import cli
+from tests.shared import REPO, cli
 from touche.errors import InputError
 from touche.retrieval.experiments.contact_sheet import thumbnail_data_uri, write_contact_sheet
 
-REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "images"
 PRO_COLOUR = (230, 0, 230)   # magenta pictures are the PRO side of our test run
 CON_COLOUR = (0, 200, 230)   # cyan pictures the CON side

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.shared import cli, demo_run
+from tests.shared import DEMO, REPO, cli, demo_run
 from touche import api
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.experiment import experiment
@@ -27,8 +27,6 @@ from touche.retrieval.experiments.explorer.export import (
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runfile import RunRow
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
 QRELS = {"relevance": DEMO / "qrels-relevance.txt", "quality": DEMO / "qrels-quality.txt"}
 

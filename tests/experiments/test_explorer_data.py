@@ -16,6 +16,7 @@ import scipy.stats  # noqa: F401  (imported here, not inside the first timed tes
 from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
+from tests.shared import REPO
 from touche.errors import ToucheError
 from touche.retrieval.evaluation.agreement import Agreement
 from touche.retrieval.evaluation.significance import p_floor
@@ -24,7 +25,6 @@ from touche.retrieval.experiments.explorer.build import check_qrels, load_runs
 from touche.retrieval.experiments.explorer.data import explorer_data, similarity_order
 from touche.retrieval.formats.qrels import STANCE_LABELS
 
-REPO = Path(__file__).resolve().parents[2]
 TASK2 = REPO / "demo" / "task2"
 STANCE_QRELS = TASK2 / "qrels-passages-stance.txt"
 RELEVANCE_QRELS = TASK2 / "qrels-passages-relevance.txt"

@@ -16,7 +16,7 @@ import yaml
 from PIL import Image
 
 import touche.retrieval.experiments.sweep.runners as runners
-from tests.shared import cli, yaml_dump
+from tests.shared import DEMO, REPO, cli, yaml_dump
 from touche.config import load_suite, load_variant
 from touche.errors import ToucheError
 from touche.guard import OutputFolder
@@ -39,8 +39,6 @@ from touche.retrieval.experiments.sweep.manifest import SweepManifest
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 BASE = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 MEASURE = "relevance:touche.nDCG@5"
 

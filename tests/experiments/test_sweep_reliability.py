@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.shared import DEMO, REPO
 from touche.errors import ConfigError, ToucheError
 from touche.retrieval.experiments.robust import SetScores, choose_robustly
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 BASE = REPO / "configs" / "task1" / "examples" / "2-krovetz-bm25.yaml"
 RELEVANCE = DEMO / "qrels-relevance.txt"
 QUALITY = DEMO / "qrels-quality.txt"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.shared import RELEVANCE
+from tests.shared import DEMO, RELEVANCE, REPO
 from touche.errors import ConfigError, InputError, ToucheError
 from touche.retrieval.experiments.robust import (
     SetScores,
@@ -28,9 +28,6 @@ from touche.retrieval.experiments.robust import (
     leave_one_set_out,
 )
 from touche.retrieval.formats.gate import read_run
-
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 
 
 # --------------------------------------------------------------------------- the criteria, by hand

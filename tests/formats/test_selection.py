@@ -12,12 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.shared import VARIANT, cli, demo_run
+from tests.shared import DEMO, VARIANT, cli, demo_run
 from touche.errors import ToucheError
 from touche.retrieval.formats.selection import MAX_RANGE, TopicSelection, compact
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 RELEVANCE = DEMO / "qrels-relevance.txt"
 
 

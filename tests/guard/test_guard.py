@@ -20,7 +20,7 @@ from tests.experiments.test_explorer import _q0_run
 from tests.experiments.test_sweep_reliability import demo_set, write_sets
 from tests.explorer_pages import QRELS
 from tests.guard.test_atomic import private_device, two_runs
-from tests.shared import DEMO, RELEVANCE, VARIANT, cli, demo_run
+from tests.shared import DEMO, RELEVANCE, REPO, VARIANT, cli, demo_run
 from touche.errors import ToucheError
 from touche.guard import Files
 
@@ -141,7 +141,6 @@ def test_every_command_declares_what_it_reads_and_writes():
         name: command_module(name).run for name in commands}
 
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_an_output_that_is_no_file_is_refused_before_any_work(tmp_path):

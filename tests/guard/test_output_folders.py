@@ -36,10 +36,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from tests.shared import REPO
 from touche.cli import main
 from touche.guard import RECORD
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("TOUCHE_OUTPUT_EXAMPLES", "60"))
 CALL_SECONDS = 60  # a call that takes longer hangs (a pipe read back blocks for ever)
 VARIANTS = [REPO / "configs" / "task1" / "examples" / name for name in ("1-bm25.yaml", "2-krovetz-bm25.yaml")]

@@ -8,13 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.shared import shared_dir
+from tests.shared import REPO, shared_dir
 from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, argsme_files, iter_with_progress, read_arguments, total_bytes
 from touche.indexing.records import Argument, Premise
 from touche.retrieval.formats.topics import Topic, read_topics
 
-REPO = Path(__file__).resolve().parents[2]
 SHARED = shared_dir()
 TOPICS_DIR = SHARED / "topics"
 needs_shared = pytest.mark.skipif(not TOPICS_DIR.is_dir(),

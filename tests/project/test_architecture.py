@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.shared import REPO
+
 # The layer folders sit at the repository's top level and install inside the touche namespace
 # (pyproject's package-dir: touche.indexing <- indexing/): the module name a folder gets.
 FOLDERS = {"touche": "touche", "stemming": "touche.stemming", "indexing": "touche.indexing",

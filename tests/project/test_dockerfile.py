@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.shared import REPO
+
 DOCKERFILE = REPO / "Dockerfile"
 TIRA_COMMAND = "run_all.sh -i $inputDataset -o $outputDir"
 

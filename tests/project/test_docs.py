@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.shared import REPO
 from touche.cli import build_parser, docs
 from touche.config import BM25
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 GUIDES = {"task1": "task1.md", "task1-pairs": "task1-pairs.md", "task2": "task2.md", "task2-stance": "task2.md",
           "image": "image.md"}

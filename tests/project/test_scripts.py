@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.shared import REPO
+
 ENV = {**os.environ, "TOUCHE_TEST_TOOLS": "0"}  # the environment exists: no test-tool installs
 
 

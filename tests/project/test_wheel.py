@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.shared import REPO
 
 pytestmark = pytest.mark.slow
 

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import collections
 import pickle
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
+from tests.shared import DEMO, REPO
+
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 SWEEP = REPO / "configs" / "sweeps" / "task1-demo.yaml"
 
 

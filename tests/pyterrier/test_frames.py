@@ -15,14 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.pyterrier.test_measures import _frame
+from tests.shared import DEMO
 from touche import datasets as ds
 from touche.pyterrier import frames
 from touche.retrieval.formats.gate import load_run
 from touche.retrieval.formats.runfile import RunFormat
 from touche.retrieval.formats.topics import Topic
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 T1_2021 = "argsme/2020-04-01/touche-2021-task-1"
 LOGGER = "touche.pyterrier.frames"
 

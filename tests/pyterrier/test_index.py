@@ -12,12 +12,10 @@ import pandas as pd
 import pytest
 
 from tests.pyterrier.test_variant import _pairs
-from tests.shared import BM25_VARIANT
+from tests.shared import BM25_VARIANT, DEMO
 
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 
 
 def test_an_index_opened_by_path_is_a_bm25_transformer_over_its_fields(tpt, index):

@@ -7,19 +7,16 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from tests.api.test_python_api import code_blocks, expected_output
-from tests.shared import cli, require_shared
+from tests.shared import DEMO, REPO, cli, require_shared
 from tests.tables import table_value
 
 pt = pytest.importorskip("pyterrier", reason="PyTerrier (touche-toolkit[pyterrier]) is not installed")
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "demo"
 DOC = REPO / "docs" / "pyterrier.md"
 
 

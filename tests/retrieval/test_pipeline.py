@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.shared import cli
+from tests.shared import REPO, cli
 from touche.retrieval.formats.gate import read_run
 from touche.retrieval.formats.runfile import RunFormat, run_file_problems
 
-REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "configs" / "task1" / "suite.yaml"
 _SUITE = yaml.safe_load(SUITE.read_text())
 VARIANTS = [Path(v).stem for v in _SUITE["variants"]]

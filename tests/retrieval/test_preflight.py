@@ -11,10 +11,9 @@ import pytest
 import yaml
 
 from tests.evaluation.test_experiment import T2
-from tests.shared import cli
+from tests.shared import DEMO, REPO, cli
 from touche.errors import ToucheError
 
-REPO = Path(__file__).resolve().parents[2]
 BASE = REPO / "configs" / "task1" / "base.yaml"
 MISSING = "quality model file does not exist"
 
@@ -76,7 +75,6 @@ def test_a_missing_model_file_is_refused_before_any_index(entry, broken, fixture
 
 
 
-DEMO = REPO / "demo"
 
 
 # --------------------------------------------------------------------------- model files, checked first

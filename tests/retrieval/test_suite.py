@@ -10,10 +10,9 @@ import pytest
 import yaml
 
 from tests.retrieval.test_pipeline import SUITE
-from tests.shared import VARIANT, cli, yaml_dump
+from tests.shared import REPO, VARIANT, cli, yaml_dump
 from touche.errors import ConfigError
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "configs" / "task1" / "examples"
 
 

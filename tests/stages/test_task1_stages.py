@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPO
 from touche.config import validate
 from touche.errors import ConfigError
 from touche.indexing.records import Argument, Premise
@@ -15,7 +16,6 @@ from touche.retrieval.stages.dedup import NearDuplicates
 from touche.retrieval.stages.quality.model import MODEL_FILE, QualityModel, load, predict, text_features
 from touche.retrieval.stages.rm3 import RM3
 
-REPO = Path(__file__).resolve().parents[2]
 LONG = ("Tenure protects teachers from being fired for unpopular opinions. Because of this, teachers can "
         "teach evolution or controversial books without fear. Studies show that schools with tenure keep "
         "experienced teachers longer, which improves student outcomes.")

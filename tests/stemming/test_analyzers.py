@@ -3,11 +3,9 @@ found beside its variant, and one Lucene cannot read (not UTF-8, a separator in 
 located error."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.shared import VARIANT, cli, yaml_dump
+from tests.shared import REPO, VARIANT, cli, yaml_dump
 from touche.config import AnalyzerSpec, ShingleSpec
 from touche.errors import ConfigError
 
@@ -71,7 +69,6 @@ def test_stoplist_sizes():
     assert len(words("terrier.txt")) == 733
 
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- shingles

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lxml import html
 
-from tests.shared import require_shared
+from tests.shared import REPO, require_shared
 from touche.errors import InputError, ToucheError
 from touche.indexing import images as reader
 from touche.indexing import ocr
@@ -30,7 +30,6 @@ from touche.retrieval.tasks.image.handlers import (
 )
 from touche.specs.image import ImageSpec, StanceSpec
 
-REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "images"
 SUITE = REPO / "configs" / "image" / "suite.yaml"
 VARIANTS = ["1-contents-sentiment", "2-fields-cues", "3-topic-cues", "4-crawl-prior", "5-fusion"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPO
 from touche.config import load_suite, load_variant
 from touche.errors import ConfigError, InputError
 from touche.indexing.records import Argument, Premise
@@ -30,7 +31,6 @@ from touche.retrieval.tasks.task1.features import argument_stance, argumentative
 from touche.retrieval.tasks.task1.pairs import PairBuilder
 from touche.specs.pairs import ArgumentativenessSpec, PairsSpec, StanceSpec
 
-REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "configs" / "task1-pairs" / "suite.yaml"
 DEMO_CSV = REPO / "demo" / "pairs" / "args-sentences-demo.csv"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import yaml
 
 from tests.evaluation.test_experiment import T2
 from tests.retrieval.test_preflight import _stance_model
-from tests.shared import cli
+from tests.shared import REPO, cli
 from touche.config import load_variant
 from touche.errors import ConfigError, InputError
 from touche.paths import shared_touche_dir
@@ -26,7 +25,6 @@ from touche.retrieval.tasks.task2.stance.learned import MODEL_FILE, comparative_
 from touche.retrieval.tasks.task2.stance.registry import STANCE_MODELS
 from touche.specs.task2 import StanceSpec
 
-REPO = Path(__file__).resolve().parents[2]
 SHARED = shared_touche_dir()
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared import has_shared, require_shared
+from tests.shared import REPO, has_shared, require_shared
 from touche.errors import ConfigError, InputError
 from touche.indexing.clueweb import ClueWebSource, warc_record, write_warc
 from touche.indexing.passages import PassageSource, read_passages
@@ -23,8 +23,6 @@ from touche.retrieval.tasks.task2.objects import (
 )
 from touche.retrieval.tasks.task2.stance.patterns import label_stance
 from touche.specs.task2 import ComparativeQuerySpec, FeatureWeights, RerankSpec, StanceSpec
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def rerank(ranking, topics, texts, spec, dense=None):
