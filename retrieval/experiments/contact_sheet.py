@@ -178,7 +178,7 @@ class ImageRecords:
             except InputError:
                 self.cache[image_id] = None
                 return None
-            text = ocr.cached_text(record.image_file) if ocr.engine() else None
+            text = ocr.cached_text(record.image_file)  # None without OCR: it asks for the engine itself
             values = image_fields(record, text or "")
             raw_rankings = tuple((r.topic, r.rank) for r in record.rankings)
             self.cache[image_id] = ImageFeatures(image_id, record.phash, values, raw_rankings,
