@@ -117,9 +117,11 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
             number = 0
             # parse_http=False: the whole block is read and its length checked against the
             # record's Content-Length, which is how a truncated file shows (FastWARC would
-            # otherwise hand over the cut-off page as if it were complete).
+            # otherwise hand over the cut-off page as if it were complete). quirks_mode=False: a
+            # record whose header or length is off is an error naming the file; quirks mode would
+            # guess, e.g. take a too-long Content-Length's bytes from the next record and lose it.
             for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=False,
-                                          strict_mode=False):
+                                          quirks_mode=False):
                 number += 1
                 trec_id = (record.headers.get("WARC-TREC-ID") or "").strip()
                 if not trec_id:
@@ -148,8 +150,9 @@ def read_warc_file(path: str, main_content: bool = True) -> FileResult:
                 result.error = "not a WARC file (no WARC/1.0 record found)"
     except OSError as exc:
         # FastWARC reports malformed records as OSError without an errno
-        result.error = (f"cannot read the file: {exc.strerror}" if exc.errno is not None
-                        else f"not a WARC file or a corrupt one ({exc})")
+        where = f" after response record #{number}" if number else ""
+        result.error = (f"cannot read the file{where}: {exc.strerror}" if exc.errno is not None
+                        else f"not a WARC file or a corrupt one{where} ({exc})")
     return result
 
 

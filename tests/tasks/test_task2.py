@@ -186,6 +186,27 @@ def test_clueweb_reader_in_parallel_gives_the_same_documents_in_the_same_order(t
     assert parallel == serial and len(serial) == 10
 
 
+@pytest.mark.parametrize("files, workers, pooled", [(4, 2, True), (3, 2, False), (4, 1, False), (4, 0, False)])
+def test_a_pool_reads_the_files_only_for_two_workers_and_four_files_or_more(tmp_path, monkeypatch, files, workers,
+                                                                           pooled):
+    """A pool costs a forkserver and its imports: it pays only from four files on, with two workers."""
+    import touche.indexing.clueweb as clueweb
+    _write_corpus(tmp_path, files=files, per_file=1)
+
+    class Pooled(Exception):
+        pass
+
+    def no_pool(method):
+        raise Pooled(method)
+    monkeypatch.setattr(clueweb.multiprocessing, "get_context", no_pool)
+    source = ClueWebSource(tmp_path, workers=workers)
+    if pooled:
+        with pytest.raises(Pooled, match="forkserver"):
+            list(source.records())
+    else:
+        assert len(list(source.records())) == files
+
+
 def _record_without_id() -> bytes:
     record = gzip.decompress(warc_record("clueweb12-x", "http://x", _page("no id")))
     return gzip.compress(record.replace(b"WARC-TREC-ID: clueweb12-x\r\n", b""))
@@ -296,6 +317,22 @@ def test_a_written_warc_record_carries_its_date_id_and_address(tmp_path):
 def test_a_file_that_is_no_readable_warc_is_said_to_be_none(tmp_path, content, said):
     (tmp_path / "x.warc.gz").write_bytes(content)
     with pytest.raises(InputError, match=rf"x.warc.gz: {said} \(expected WARC/1.0 records"):
+        list(ClueWebSource(tmp_path, workers=1).records())
+
+
+def test_a_record_longer_than_its_content_is_an_error_after_it_not_a_guess_that_loses_the_next(tmp_path):
+    """A Content-Length 5 bytes too long: FastWARC's quirks mode would take those bytes from the
+    next record and lose it; the reader refuses the file, naming the record it got to."""
+    page = b"<html><title>Tea</title><body>" + b"Green tea is healthier than coffee. " * 20 + b"</body></html>"
+    first = gzip.decompress(warc_record("clueweb12-0000wb-00-00001", "http://a", page))
+    second = gzip.decompress(warc_record("clueweb12-0000wb-00-00002", "http://b", page))
+    block = len(first.partition(b"\r\n\r\n")[2]) - len(b"\r\n\r\n")  # the record's content, as declared
+    declared = b"Content-Length: %d\r\n" % block
+    assert first.count(declared) == 1
+    longer = first.replace(declared, b"Content-Length: %d\r\n" % (block + 5))
+    (tmp_path / "x.warc.gz").write_bytes(gzip.compress(longer + second))
+    with pytest.raises(InputError, match=r"x.warc.gz: not a WARC file or a corrupt one after response record #1 "
+                                         r"\(Invalid WARC header\)"):
         list(ClueWebSource(tmp_path, workers=1).records())
 
 
