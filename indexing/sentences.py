@@ -30,7 +30,6 @@ import csv
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -44,7 +43,7 @@ from touche.indexing.records import Argument, Premise
 from touche.stemming.sentences import default_splitter, model_fingerprint
 
 __all__ = ["Sentence", "SentencedArgument", "SentenceSource", "parse_sentence_id", "text_key",
-           "read_sentence_csv", "split_argument", "write_sentence_csv", "convert_argsme_json",
+           "read_sentence_csv", "split_argument", "write_sentence_csv",
            "ARGUMENT_FIELDS", "SENTENCE_FIELDS", "CSV_COLUMNS"]
 
 CONCLUSION, PREMISE = "conclusion", "premise"
@@ -344,14 +343,6 @@ def write_sentence_csv(records: Iterable[SentencedArgument], path: str | os.Path
     return count
 
 
-def convert_argsme_json(source: str | os.PathLike[str], target: str | os.PathLike[str], *,
-                        omit_conclusions_below: int = 0) -> int:
-    """args.me 2020 JSON (file or directory) → the 2022 sentence CSV, split with our Punkt model."""
-    arguments = read_arguments(argsme_files(source))
-    return write_sentence_csv((split_argument(a) for a in arguments), target,
-                              omit_conclusions_below=omit_conclusions_below)
-
-
 # ---------------------------------------------------------------- the corpus source
 def sentence_corpus_files(path: str | os.PathLike[str]) -> tuple[str, list[Path]]:
     """("csv" | "json", files): a CSV or JSON file, or a directory holding CSV files (the TIRA
@@ -441,19 +432,3 @@ class SentenceSource:
                 values = argument_fields(record.argument)
                 yield record.id, [values[f] for f in fields], record.to_json()
 
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    parser = argparse.ArgumentParser(description="args.me 2020 JSON → 2022 sentence CSV (offline Punkt splitting)")
-    parser.add_argument("source", type=Path, help="args.me JSON file or directory")
-    parser.add_argument("target", type=Path, help="CSV to write")
-    parser.add_argument("--omit-conclusions-below", type=int, default=0, metavar="WORDS",
-                        help="leave conclusions shorter than WORDS out of the sentence list (as the 2022 corpus did)")
-    args = parser.parse_args(argv)
-    count = convert_argsme_json(args.source, args.target, omit_conclusions_below=args.omit_conclusions_below)
-    print(f"wrote {args.target}: {count} arguments")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -212,6 +213,8 @@ def test_csv_reader_conclusion_rule_and_duplicates(tmp_path):
     assert first.sentences[1].id != second.sentences[1].id
     assert text_key(first.sentences[1].text) == text_key(second.sentences[1].text)
     assert SentencedArgument.from_json(first.to_json()) == first
+    quoted = replace(first, sentences=(Sentence(f"{a}__PREMISE__1", "Zoos — «non»", a, "premise", 1),))
+    assert '"text":"Zoos — «non»"}]' in quoted.to_json()  # stored as UTF-8, as shown, not as \u escapes
     assert Sentence(f"{a}__PREMISE__1", "Zoos — «non»", a, "premise", 1).to_json() == \
         f'{{"id":"{a}__PREMISE__1","argument":"{a}","role":"premise","position":1,"text":"Zoos — «non»"}}'
     assert parse_sentence_id(f"{a}__PREMISE__12") == (a, "premise", 12)
