@@ -123,7 +123,8 @@ def tools(monkeypatch):
             if not kwargs.get("capture_output"):  # as subprocess.run: words not captured go to the terminal
                 sys.stderr.write(Tools.fail[name] + "\n")
                 return Done(1, None)
-            return Done(1, Tools.fail[name] + "\n")
+            said = Tools.fail[name] + "\n"  # as subprocess.run: bytes unless text is asked for
+            return Done(1, said if kwargs.get("text") or kwargs.get("encoding") else said.encode())
         if name == "jar":
             assert cmd[1:2] == ["cf"] and cmd[3] == "-C" and Path(cmd[4]).is_dir()
             with zipfile.ZipFile(cmd[2], "w") as packed:
@@ -218,6 +219,12 @@ def test_the_build_command_compiles_once_and_says_so(tmp_path, tools, capsys):
     assert capsys.readouterr().err == "error: compiling the Lucene helpers failed:\nerror: x\n"
     assert jvm.main(["compile"]) == 2 and "usage: python -m touche.jvm build [--force] [--to JAR]" in \
         capsys.readouterr().err
+
+
+def test_the_build_command_reads_its_words_from_the_command_line(tmp_path, tools, capsys, monkeypatch):
+    jar = tmp_path / "h.jar"
+    monkeypatch.setattr(sys, "argv", ["python -m touche.jvm", "build", "--to", str(jar)])
+    assert jvm.main() == 0 and capsys.readouterr().err == f"compiled the Lucene helpers: {jar}\n"
 
 
 def test_the_classpath_builds_stale_helpers_and_names_anserinis_jar(tmp_path, tools, monkeypatch, caplog):

@@ -478,10 +478,12 @@ def test_an_images_stored_record_holds_its_texts_but_not_the_page_text(tmp_path)
     (page / "rankings.jsonl").write_text('{"topic": 7, "query": "q"}\n')
     record = reader.read_image(folder)
     assert [(r.topic, r.query, r.rank) for r in record.rankings] == [("7", "q", 0)]
-    values = reader.image_fields(record, "OCR")
-    stored = json.loads(reader.raw_json(record, values, tmp_path / "images"))
+    values = reader.image_fields(record, "OCR — «café»")
+    raw = reader.raw_json(record, values, tmp_path / "images")
+    assert '"ocr_text":"OCR — «café»"' in raw  # stored as UTF-8, as shown, not as \u escapes
+    stored = json.loads(raw)
     assert stored["id"] == "I0123456789abcdef" and stored["path"] == f"I01/I0123456789abcdef/{record.image_file.name}"
-    assert stored["rankings"] == [{"topic": "7", "query": "q", "rank": 0}] and stored["ocr_text"] == "OCR"
+    assert stored["rankings"] == [{"topic": "7", "query": "q", "rank": 0}] and stored["ocr_text"] == "OCR — «café»"
     assert [p["id"] for p in stored["pages"]] == [p.id for p in record.pages] and "page_text" not in stored
     assert {k: stored[k] for k in ("page_title", "near_text", "alt_text", "url_text")} == \
         {k: values[k] for k in ("page_title", "near_text", "alt_text", "url_text")}
