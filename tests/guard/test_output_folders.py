@@ -94,7 +94,7 @@ def checked_call(what: str, root: Path, elsewhere, run, is_record, may_change) -
     assert code in (0, 2), f"{what} ended with {code}:\n{text}"
     assert "Traceback" not in text, text
     after = snapshot(root)
-    for path, was in before.items():
+    for path, was in sorted(before.items()):  # a folder before what it holds: the message names the first change
         if path == "." or is_record(path) or may_change(path) or dead_writers_temporary(path):
             continue
         assert after.get(path) == was, f"{what} changed {path}, which it did not make:\n{text}"
