@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 from pathlib import Path
 from typing import Any, Callable
 
 from touche import jvm
 from touche.config import VariantSpec
 from touche.errors import EnvironmentProblem, ToucheError
-from touche.guard import named_location
-from touche.indexing import builder
 from touche.indexing.builder import (
     IndexInfo,
     assemble_shards,
@@ -41,9 +38,6 @@ from touche.progress import progress_bar
 log = logging.getLogger(__name__)
 
 RETRIES = 3  # a shard task whose worker process dies is run again this many times
-# Fault injection for the tests (tests/indexing/test_distributed.py): the first shard task to see this
-# folder without a marker in it writes the marker and kills its own worker process mid-build.
-KILL_ONCE_ENV = "TOUCHE_RAY_KILL_ONCE"
 
 
 def ray_module():
@@ -79,33 +73,11 @@ def disconnect() -> None:
         ray.shutdown()
 
 
-def _kill_midway_once(folder: str, k: int) -> None:
-    marker = named_location(folder, "fault injection's folder")
-    if marker.create("killed", f"shard {k} pid {os.getpid()}\n".encode()):  # exclusive: one task of the cluster
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def _build_shard_task(variant_json: str, corpus_path: str, target: str, k: int, n: int, base_dir: str | None,
                       heap: str) -> dict:
     """One shard, in a Ray worker process of its own (its own JVM)."""
     jvm.start(heap)
     variant = VariantSpec.model_validate_json(variant_json)
-    kill_folder = os.environ.get(KILL_ONCE_ENV)
-    if kill_folder:
-        original = builder.partition
-
-        def partition_then_die(source, k_, n_):
-            shard = original(source, k_, n_)
-            documents = shard.documents
-
-            def dying(fields):
-                for number, document in enumerate(documents(fields)):
-                    if number == 2:  # mid-way: the shard's temporary index exists and holds documents
-                        _kill_midway_once(kill_folder, k_)
-                    yield document
-            shard.documents = dying  # type: ignore[method-assign]
-            return shard
-        builder.partition = partition_then_die
     info = ensure_shard(variant, corpus_path, Path(target), k, n, base_dir=Path(base_dir) if base_dir else None,
                          progress=False)
     return info.meta

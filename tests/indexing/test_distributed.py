@@ -11,24 +11,35 @@ from functools import partial
 
 import pytest
 
-from tests.shared import write_argsme
+from tests.shared import REPO, write_argsme
 from touche.config import VariantSpec
 from touche.errors import ToucheError
 
 ray = pytest.importorskip("ray", reason="Ray is the optional extra [distributed]; run_tests.sh installs it")
 
+from tests.indexing.ray_faults import KILL_ONCE_ENV  # noqa: E402
 from tests.indexing.test_sharding import FIELDS, _arguments  # noqa: E402
+from touche import jvm  # noqa: E402
 from touche.indexing.builder import ensure_index  # noqa: E402
-from touche.indexing.distributed import KILL_ONCE_ENV, build_sharded_on_ray, connect, disconnect  # noqa: E402
+from touche.indexing.distributed import build_sharded_on_ray, connect, disconnect  # noqa: E402
 from touche.retrieval.search import Searcher  # noqa: E402
 
 QUERIES = {"1": "school uniforms students", "2": "nuclear energy is bad", "3": "homework"}
 VARIANT = VariantSpec(tag="t", index={"fields": FIELDS, "threads": 1}, analyzer={"stemmer": "krovetz"})
 
 
+def _start_cluster() -> None:
+    """A local Ray cluster of this machine's two cores, started as connect starts one, whose workers
+    install the tests' fault injection as they start (tests/indexing/ray_faults.py)."""
+    with jvm.native_signal_handlers_kept():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"worker_process_setup_hook": "tests.indexing.ray_faults.install",
+                              "env_vars": {"PYTHONPATH": str(REPO)}})
+
+
 @pytest.fixture(scope="module")
 def cluster(jvm_started):
-    connect(None, cpus=2)  # a local Ray cluster: this machine's two cores, joined after the JVM started
+    _start_cluster()  # joined after the JVM started
     yield
     disconnect()
 
@@ -106,5 +117,8 @@ def test_joining_and_leaving_ray_keeps_the_jvms_crash_signal_handlers(cluster):
     assert all(jvm_handlers.values())  # the JVM's own, not the default
     disconnect()
     assert {number: _native_handler(number) for number in jvm_handlers} == jvm_handlers
-    connect(None, cpus=2)  # the module's cluster again, for its teardown
+    connect(None, cpus=2)  # joining, as a build does
+    assert {number: _native_handler(number) for number in jvm_handlers} == jvm_handlers
+    disconnect()
+    _start_cluster()  # the module's cluster again, for its teardown
     assert {number: _native_handler(number) for number in jvm_handlers} == jvm_handlers

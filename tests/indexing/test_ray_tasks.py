@@ -202,21 +202,16 @@ def test_a_cluster_joined_for_the_build_is_left_when_a_task_fails(ray, java, cor
     assert ray.calls[-1] == ("shutdown",) and ("cancel", ray.calls[-2][1], True) == ray.calls[-2]
 
 
-def test_a_shard_task_killed_once_midway_marks_its_folder(ray, java, corpus, tmp_path, monkeypatch):  # noqa: F811
-    killed = []
-    monkeypatch.setattr(builder, "partition", builder.partition)  # the task wraps it: put back after the test
-    monkeypatch.setattr(distributed.os, "kill", lambda pid, number: killed.append((pid, number)))
-    monkeypatch.setenv(distributed.KILL_ONCE_ENV, str(tmp_path / "marks"))
+def test_a_shard_task_starts_its_jvm_with_its_heap_and_builds_its_shard_where_told(ray, java, corpus, tmp_path):  # noqa: F811
     target = builder.index_dir(tmp_path / "R", variant(), open_corpus("argsme", corpus))
     builder.shards_folder(target)
-    meta = distributed._build_shard_task(variant().model_dump_json(), str(corpus), str(target), 0, 2, None, "1g")
-    assert meta["shard"] == [0, 2] and len(killed) == 1 and killed[0][1] == distributed.signal.SIGKILL
-    assert (tmp_path / "marks" / "killed").read_text() == f"shard 0 pid {distributed.os.getpid()}\n"
-    distributed._build_shard_task(variant().model_dump_json(), str(corpus), str(target), 1, 2, None, "1g")
-    assert len(killed) == 1  # once for the whole cluster
-    monkeypatch.delenv(distributed.KILL_ONCE_ENV)
-    assert distributed._build_shard_task(variant().model_dump_json(), str(corpus), str(target), 1, 2, None,
-                                         "1g")["shard"] == [1, 2]
+    metas = [distributed._build_shard_task(variant(threads=2).model_dump_json(), str(corpus), str(target), k, 2,
+                                           None, "5g") for k in (0, 1)]
+    assert ray.calls == [("jvm", "5g"), ("jvm", "5g")]
+    assert [m["shard"] for m in metas] == [[0, 2], [1, 2]] and [m["index"]["threads"] for m in metas] == [2, 2]
+    assert [m["corpus"]["part"] for m in metas] == [[0, 2], [1, 2]]  # each read its own share
+    assert sorted(p.name for p in builder.shards_folder(target).path.iterdir() if not p.name.startswith(".")) == \
+        ["shard-0-of-2", "shard-1-of-2"]
 
 
 def test_the_progress_counts_the_shards_built_and_their_documents(ray, java, corpus, tmp_path, monkeypatch):  # noqa: F811
