@@ -278,3 +278,28 @@ def test_a_record_is_read_to_one_past_its_budget_and_never_further(text, extra, 
     assert type(got) is type(data) and got == data[:limit + 1]
     assert reader.handed == min(len(data), limit + 1)
     assert all(0 < size <= min(4, limit + 1 - before) for size, before in reader.asked)
+
+
+def test_a_pipe_is_held_to_512_mb_and_refused_at_the_first_chunk_past_it(monkeypatch):
+    """An input given as a pipe is held in memory to be read once (touche/sources.py): 512 MB, read
+    a chunk at a time, refused at the chunk that passes it, never read further. The stand-in pipe
+    hands out one chunk object again and again, so the test holds 1 MB, not 512."""
+    from touche import sources
+    chunk = b"x" * budgets.READ_CHUNK
+    reads: list[int] = []
+
+    class EndlessPipe:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *failure):
+            return False
+
+        def read(self, size: int) -> bytes:
+            reads.append(size)
+            return chunk
+    monkeypatch.setattr(sources, "open", lambda path, mode: EndlessPipe(), raising=False)
+    with pytest.raises(InputError, match=r"^p: the run given as a pipe holds more than 512 MB, which is held in memory "
+                                         r"to be read once: write it to a file and give that"):
+        sources._drain("p", "run")
+    assert reads == [2**20] * (512 + 1)
