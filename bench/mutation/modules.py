@@ -89,7 +89,7 @@ MODULES: dict[str, Listed] = {
         ("tests/core/test_budgets.py", "tests/tasks/test_pairs.py")),
     "touche.indexing.images": Listed(
         "the image collection reader: an image's texts (pages, near text, alt text) and its files' budget",
-        ("tests/core/test_budgets.py", "tests/tasks/test_images.py")),
+        ("tests/core/test_budgets.py", "tests/tasks/test_images.py", "tests/tasks/test_image_pages.py")),
     "touche.indexing.beir": Listed(
         "args.me in BEIR's layout, a line's budget", ("tests/core/test_budgets.py", "tests/indexing/test_beir.py")),
     "touche.budgets": Listed(

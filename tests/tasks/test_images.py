@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from lxml import html
 
 from tests.shared import REPO, require_shared
 from touche.errors import InputError, ToucheError
@@ -77,96 +76,6 @@ def test_every_xpath_of_the_sample_resolves_to_the_image():
     assert resolved == 60
 
 
-# ---------------------------------------------------------------------------- the DOM, on markup of our own
-DOM = """<html><head><title>T</title><script>var noise = "script text";</script>
-<meta property="og:image" content="https://x.example/a.png"><meta property="og:title" content="Preview title">
-<meta name="description" content="Preview description"></head><body>
-<div><p>Far away text that is long enough to fall out of a short window.</p>
-<p>Right before the figure.</p>
-<figure><picture><source srcset="a.webp"><img src="https://x.example/a.png" alt="The alt words"
- aria-describedby="cap1"></picture><figcaption>Caption under it</figcaption></figure>
-<p id="cap1">Described by this.</p><style>.x { color: red }</style><p>Right after the figure.</p>
-</div></body></html>"""
-
-
-def _tree():
-    return html.document_fromstring(DOM).getroottree()
-
-
-def test_xpath_walk_recovers_from_libxml2_nesting_and_rejects_wrong_paths():
-    tree = _tree()
-    path = "/HTML[1]/BODY[1]/DIV[1]/FIGURE[1]/PICTURE[1]/IMG[1]"
-    assert tree.xpath(path.lower()) == []  # a plain XPath fails: libxml2 put <img> inside <source>
-    assert reader.resolve_xpath(tree, path).get("alt") == "The alt words"
-    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[2]").text == "Right before the figure."
-    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[9]") is None
-    assert reader.resolve_xpath(tree, "/BODY[1]") is None
-    assert reader.resolve_xpath(tree, "not an xpath [") is None
-
-
-def test_near_text_is_a_window_around_the_image_without_scripts_or_styles():
-    tree = _tree()
-    img = reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/FIGURE[1]/PICTURE[1]/IMG[1]")
-    wide = reader.near_text(tree, img, chars=600)
-    assert (
-        wide.index("Right before the figure.") < wide.index("Caption under it") < wide.index("Right after the figure.")
-    )
-    assert "script text" not in wide and "color: red" not in wide and "Preview" not in wide
-    narrow = reader.near_text(tree, img, chars=30)
-    assert "Right before the figure." in narrow and "Far away" not in narrow
-    assert "Caption under it" in narrow and "Right after" not in narrow
-
-
-def test_alt_text_and_og_image_context():
-    tree = _tree()
-    near, alt = reader.image_context(tree, ["/HTML[1]/BODY[1]/DIV[1]/FIGURE[1]/PICTURE[1]/IMG[1]"])
-    assert alt.split("\n") == ["The alt words", "Described by this.", "Caption under it"]
-    near, alt = reader.image_context(tree, ["/HTML[1]/HEAD[1]/META[1]"])
-    assert near == "Preview title Preview description" and alt == ""
-    # no XPath resolves: the <img> naming the image's file is found by URL
-    near, alt = reader.image_context(tree, ["/HTML[1]/BODY[1]/DIV[7]"], image_url="https://x.example/a.png")
-    assert alt.startswith("The alt words")
-
-
-
-def test_a_meta_element_names_a_preview_image_wherever_it_sits():
-    """An XPath to a <meta> in the body (a schema.org image) is a preview too: the page's own summary
-    describes it, not the text around the element."""
-    tree = html.document_fromstring('<html><head><meta property="og:title" content="Preview title"></head><body><div>'
-                                    '<p>Before.</p><meta itemprop="image" content="https://x.example/a.png"><p>After.'
-                                    '</p></div></body></html>').getroottree()
-    assert reader.image_context(tree, ["/HTML[1]/BODY[1]/DIV[1]/META[1]"]) == ("Preview title", "")
-
-
-def test_near_text_holds_the_text_after_each_element():
-    tree = html.document_fromstring('<html><body><p>Lead <b>bold</b> words<img src="a.png"> tail words <i>it</i> end'
-                                    '</p></body></html>').getroottree()
-    assert reader.near_text(tree, tree.getroot().find(".//img")) == "Lead bold words\ntail words it end"
-    blocks = html.document_fromstring('<html><body><div><p>Before</p>after<img src="a.png">next<p>Below'
-                                      '</p></div></body></html>').getroottree()
-    assert reader.near_text(blocks, blocks.getroot().find(".//img")) == "Before\nafter\nnext\nBelow"
-
-
-@pytest.mark.parametrize("src, image_url", [("/img/my%20pic.png", "https://x.example/my%20pic.png"),
-                                            ("/img/my%20pic.png", "https://x.example/my pic.png"),
-                                            ("/img/my pic.png?w=20", "https://x.example/my pic.png")])
-def test_the_img_is_found_by_its_file_name_quoted_or_not(src, image_url):
-    tree = html.document_fromstring(f'<html><body><img src="other.png" alt="no"><img data-src="{src}" alt="Mine">'
-                                    '</body></html>').getroottree()
-    assert reader.image_context(tree, [], image_url=image_url)[1] == "Mine"
-
-
-def test_a_pages_title_is_its_collapsed_title_element(tmp_path):
-    page = tmp_path / "P0123456789abcdef"
-    (page / "snapshot").mkdir(parents=True)
-    (page / "snapshot" / "dom.html").write_text("<html><head><title>  Voting\n at 16 &amp; over </title></head>"
-                                                "<body><p>Text.</p></body></html>")
-    (page / "page-url.txt").write_text("https://x.example/vote\n")
-    read = reader.read_page(page)
-    assert (read.id, read.url, read.title, read.near_text) == ("P0123456789abcdef", "https://x.example/vote",
-                                                               "Voting at 16 & over", "")
-
-
 def test_a_collections_fingerprint_follows_its_files_and_the_ocr_engine(tmp_path, monkeypatch):
     folder = _copy_image(tmp_path)
     monkeypatch.setattr(reader.ocr, "engine", lambda: None)
@@ -197,8 +106,11 @@ def test_bad_records_are_errors_naming_the_file_or_are_counted(tmp_path):
         list(reader.ImageSource(tmp_path).records())
     assert "I0123456789abcdef" in str(error.value) and "skip_bad_records" in str(error.value)
     source = reader.ImageSource(tmp_path, skip_bad_records=True)
-    assert list(source.records()) == [] and source.report.skipped == 1
+    assert list(source.records()) == [] and (source.report.skipped, source.report.read) == (1, 0)
     good = _copy_image(tmp_path, "Ifedcba9876543210")
+    source = reader.ImageSource(tmp_path, skip_bad_records=True)
+    assert [r.id for r in source.records()] == ["Ifedcba9876543210"] and (source.report.skipped,
+                                                                           source.report.read) == (1, 1)
     rankings = next(good.glob("pages/*/rankings.jsonl"))
     rankings.write_text('{"query": "q", "topic": "1", "rank": 1}\nnot json\n')
     with pytest.raises(InputError, match="line 2"):
@@ -487,11 +399,3 @@ def test_an_images_stored_record_holds_its_texts_but_not_the_page_text(tmp_path)
     assert [p["id"] for p in stored["pages"]] == [p.id for p in record.pages] and "page_text" not in stored
     assert {k: stored[k] for k in ("page_title", "near_text", "alt_text", "url_text")} == \
         {k: values[k] for k in ("page_title", "near_text", "alt_text", "url_text")}
-
-
-def test_a_missing_xpath_step_is_looked_for_at_its_position_below():
-    tree = html.document_fromstring("<html><body><div><section><p>one</p></section><section><p>two</p></section>"
-                                    "</div></body></html>").getroottree()
-    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[2]").text == "two"  # no <p> child: descendants
-    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[1]").text == "one"
-    assert reader.resolve_xpath(tree, "/HTML[1]/BODY[1]/DIV[1]/P[3]") is None
