@@ -269,7 +269,7 @@ class _Reads:
 @pytest.mark.parametrize("most", [1, 3, 1 << 30])
 def test_a_record_is_read_to_one_past_its_budget_and_never_further(text, extra, most, monkeypatch):
     """A record within the budget is read whole, a larger one to budget + 1 (which says it is over),
-    in chunks of at most READ_CHUNK, none asking for more than the budget has left."""
+    in chunks of at most READ_CHUNK, each asking for a whole chunk or all the budget has left."""
     monkeypatch.setattr(budgets, "READ_CHUNK", 4)
     limit = 10 if most != 3 else 2  # a budget of more chunks than one, and one below a chunk
     data = ("x" if text else b"x") * max(0, limit + extra)
@@ -277,7 +277,8 @@ def test_a_record_is_read_to_one_past_its_budget_and_never_further(text, extra, 
     got = budgets.read_within(reader, limit)
     assert type(got) is type(data) and got == data[:limit + 1]
     assert reader.handed == min(len(data), limit + 1)
-    assert all(0 < size <= min(4, limit + 1 - before) for size, before in reader.asked)
+    # each read asks for all it may, and no more: a chunk, or what the budget has left
+    assert all(size == min(4, limit + 1 - before) for size, before in reader.asked)
 
 
 def test_a_pipe_is_held_to_512_mb_and_refused_at_the_first_chunk_past_it(monkeypatch):
