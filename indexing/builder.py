@@ -40,6 +40,7 @@ from touche.errors import InputError, ToucheError
 from touche.folderlock import folder_lock
 from touche.guard import RECORD, OutputFolder, named_location
 from touche.indexing.corpora import CorpusSource, check_fields, open_corpus
+from touche.processes import callers_script_hidden
 from touche.progress import progress_bar
 from touche.settings import heap_bytes, setting
 from touche.stemming import analyzers
@@ -368,22 +369,25 @@ def build_sharded(variant: VariantSpec, corpus_path: str | Path, target: Path, n
                  str(base_dir) if base_dir else None, heap) for k in missing]
         if progress:
             log.info("building %d of %d shards, %d at a time", len(missing), n, workers)
-        pool = multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1)
-        try:
-            for meta in pool.imap_unordered(_build_shard_process, jobs):
-                if progress:
-                    k, _ = meta["shard"]
-                    log.info("shard %s of %d: %s documents in %s s", k, n, meta["stats"]["documents"],
-                             meta["build"]["seconds"])
-            # close + join, not the context manager's terminate(): terminate kills the worker that
-            # maxtasksperchild=1 starts after each task mid-start-up, which leaves its semaphores to
-            # the resource tracker ("leaked semaphore objects" at exit).
-            pool.close()
-            pool.join()
-        except BaseException:
-            pool.terminate()
-            pool.join()
-            raise
+        # maxtasksperchild=1 starts a fresh worker (a fresh JVM) after each shard, so the caller's
+        # script stays hidden from the workers for the pool's whole life (touche/processes.py).
+        with callers_script_hidden():
+            pool = multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=1)
+            try:
+                for meta in pool.imap_unordered(_build_shard_process, jobs):
+                    if progress:
+                        k, _ = meta["shard"]
+                        log.info("shard %s of %d: %s documents in %s s", k, n, meta["stats"]["documents"],
+                                 meta["build"]["seconds"])
+                # close + join, not the context manager's terminate(): terminate kills the worker that
+                # maxtasksperchild=1 starts after each task mid-start-up, which leaves its semaphores to
+                # the resource tracker ("leaked semaphore objects" at exit).
+                pool.close()
+                pool.join()
+            except BaseException:
+                pool.terminate()
+                pool.join()
+                raise
     return assemble_shards(variant, target, n, base_dir=base_dir, seconds=time.perf_counter() - started)
 
 

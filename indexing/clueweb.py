@@ -8,8 +8,8 @@ extraction). Both are C++/Cython: a 2-core machine extracts ~500 documents per s
 
 Files are processed in parallel by worker processes, in order, one file per task, so a
 worker's memory is bounded by one WARC file. Workers come from a ``forkserver``: the parent may
-already hold a running JVM, which must not be forked, and unlike ``spawn`` a forkserver does
-not re-import the caller's ``__main__`` (a script without a ``__main__`` guard stays safe).
+already hold a running JVM, which must not be forked; they never re-run the caller's script (a
+script without a ``__main__`` guard stays safe: ``touche/processes.py``).
 
 A *bad record* is a ``response`` record without a ``WARC-TREC-ID``, with an empty id, with an
 id seen before, or whose HTTP payload cannot be parsed. By default it is an InputError naming
@@ -38,6 +38,7 @@ from touche.errors import InputError
 from touche.indexing.argsme import ReadReport, SkippedRecord
 from touche.indexing.corpora import files_fingerprint
 from touche.indexing.files import corpus_files
+from touche.processes import callers_script_hidden
 from touche.settings import setting
 
 WARC_SUFFIXES = (".warc.gz", ".warc")
@@ -219,12 +220,11 @@ class ClueWebSource:
             for name in names:
                 yield Path(name), read_warc_file(name, self.main_content)
             return
-        ctx = multiprocessing.get_context("forkserver")
-        # The forkserver preloads __main__ by default (and any preload list makes it import the
-        # main script), which would re-run an unguarded script: preload nothing; the workers
-        # import this module when they unpickle their task.
-        ctx.set_forkserver_preload([])
-        with ctx.Pool(self.workers) as pool:
+        # The workers import this module when they unpickle their task, never the caller's script
+        # (touche/processes.py): every worker is started here, none later (no maxtasksperchild).
+        with callers_script_hidden():
+            pool = multiprocessing.get_context("forkserver").Pool(self.workers)
+        with pool:
             args = [(name, self.main_content) for name in names]
             # imap keeps file order: the index is the same whatever the number of workers.
             for name, result in zip(names, pool.imap(_read_star, args, chunksize=8)):

@@ -327,7 +327,6 @@ def write_sentence_csv(records: Iterable[SentencedArgument], path: str | os.Path
     ``omit_conclusions_below``: leave conclusions with fewer words than this out of the
     sentence list, as the organisers did with very short ones.
     """
-    path = Path(path)
     count = 0
     with atomic_open(path, "w", newline="") as handle:
         writer = csv.writer(handle)

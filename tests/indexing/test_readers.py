@@ -212,6 +212,7 @@ def test_the_parsers_words_are_quoted_whole_up_to_60_characters(tmp_path):
         in str(err.value)
     assert _parser_message(ValueError("bad.\n" + "c" * 61)) == f"bad near {'c' * 57 + '...'!r}"
     assert _parser_message(ValueError("bad.\n" + "c" * 60 + "\n  (right here) ---^")) == f"bad near {'c' * 60!r}"
+    assert _parser_message(ValueError("b'premature EOF'")) == "premature EOF"  # the C parser's bytes repr, unwrapped
 
 
 def test_without_the_compiled_parser_the_pure_python_one_reads_the_corpus(tmp_path, monkeypatch):
@@ -267,6 +268,16 @@ def test_malformed_files(tmp_path, content, expected):
 
 def test_empty_arguments_array_is_fine(tmp_path):
     corpus = write_corpus(tmp_path / "c.json", [])
+    report = ReadReport()
+    assert list(read_arguments(corpus, report=report)) == [] and report.files == 1
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_an_empty_arguments_array_after_other_keys_is_found_with_or_without_a_bom(tmp_path, bom):
+    """Telling an empty array from a file without one looks past the top level's other keys (their
+    values are no sign of a wrong file) and past a UTF-8 byte order mark."""
+    corpus = tmp_path / "c.json"
+    corpus.write_bytes(bom + b'{"source": "args.me", "version": [2020, 4], "arguments": []}')
     report = ReadReport()
     assert list(read_arguments(corpus, report=report)) == [] and report.files == 1
 

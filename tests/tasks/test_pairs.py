@@ -1,11 +1,11 @@
-"""Task 1 2022: sentence corpus (2022 CSV and our splitting of the 2020 JSON), offline sentence
-splitting, pair building and its rules, the five variants end to end (fixture in the TIRA layout,
-and the converted demo)."""
+"""Task 1 2022: sentence corpus (2022 CSV and our splitting of the 2020 JSON; the splitter itself is
+tests/stemming/test_sentence_splitting.py), pair building and its rules, the five variants end to
+end (fixture in the TIRA layout, and the converted demo)."""
 from __future__ import annotations
 
 import csv
 import itertools
-import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,84 +103,6 @@ def corpus_sentences(path: Path) -> dict[str, Sentence]:
     return {s.id: s for r in SentenceSource(path).records() for s in r.sentences}
 
 
-# ---------------------------------------------------------------- offline sentence splitting
-def test_splitter_knows_abbreviations_and_debate_text_quirks():
-    from touche.stemming.sentences import split_sentences
-    text = ("Dr. Smith moved to the U.S. in 2010, e.g. for work. Prices rose by 3.5 percent. "
-            "That was bad.Tax cuts followed!\nA new paragraph starts here")
-    assert split_sentences(text) == [
-        "Dr. Smith moved to the U.S. in 2010, e.g. for work.", "Prices rose by 3.5 percent.",
-        "That was bad.", "Tax cuts followed!", "A new paragraph starts here"]
-    assert split_sentences("  ...  !!! ") == []
-
-
-@pytest.fixture(scope="module")
-def real_premises():
-    from tests.shared import require_shared
-    data = json.loads((require_shared() / "corpora" / "argsme-2020-04-01.sample.json").read_text(encoding="utf-8"))
-    return {a["id"]: a["premises"][0]["text"] for a in data["arguments"]}
-
-
-@pytest.mark.parametrize("argument, sentence", [
-    # abbreviations inside a sentence stay (nltk's English model and the debate statistics)
-    ("S8881963f-A5d10ce07", 'As the famous author C.S. Lewis said, "Atheists express their rage against God although '
-                            'in their view He does not exist."'),
-    ("S5d68f3d4-A57a3f7d6", "College Education vs. High School Education Salary Comparison."),
-    # an ellipsis ends a sentence before a capitalised word the debates use mid-sentence in lower case
-    ("Se8b34212-A128ae9c8", "I accept your challenge...."),
-])
-def test_the_shipped_splitter_on_real_args_me_premises(real_premises, argument, sentence):
-    from touche.stemming.sentences import split_sentences
-    assert sentence in split_sentences(real_premises[argument])
-
-
-def test_the_shipped_parameters_hold_nltk_english_and_debate_statistics():
-    """Retraining (python -m touche.indexing.punkt train … --with-nltk-english) unites the two."""
-    from touche.stemming.sentences import load_parameters, nltk_english_parameters
-    shipped, english = load_parameters(), nltk_english_parameters()
-    assert english.abbrev_types <= shipped.abbrev_types and english.sent_starters <= shipped.sent_starters
-    assert all(shipped.ortho_context[w] & flags == flags for w, flags in english.ortho_context.items())
-    assert len(shipped.ortho_context) > 3 * len(english.ortho_context)  # words only debates use
-
-
-def test_merged_parameters_unite_orthographic_evidence():
-    from nltk.tokenize.punkt import PunktParameters
-
-    from touche.stemming.sentences import merge_parameters
-    a, b = PunktParameters(), PunktParameters()
-    a.abbrev_types, b.abbrev_types = {"dr"}, {"vs"}
-    a.ortho_context["the"], b.ortho_context["the"], b.ortho_context["zoo"] = 0b0010, 0b1000, 0b0100
-    merged = merge_parameters(a, b)
-    assert merged.abbrev_types == {"dr", "vs"}
-    assert dict(merged.ortho_context) == {"the": 0b1010, "zoo": 0b0100}
-
-
-def test_splitter_needs_no_nltk_download(monkeypatch):
-    """The shipped parameters load from the repository: nltk's data path is never consulted."""
-    import nltk.data
-
-    from touche.stemming import sentences
-
-    def no_data(*args, **kwargs):
-        raise LookupError("nltk data must not be needed")
-    monkeypatch.setattr(nltk.data, "find", no_data)
-    monkeypatch.setattr(nltk.data, "load", no_data)
-    splitter = sentences.SentenceSplitter(sentences.load_parameters())
-    assert splitter.split("Mr. Jones agreed. Others did not.") == ["Mr. Jones agreed.", "Others did not."]
-
-
-def test_punkt_parameters_round_trip_and_missing_file(tmp_path):
-    from touche.stemming.sentences import ABBREVIATIONS, load_parameters, save_parameters, train_parameters
-    params = train_parameters(["The zoo opened in May. It was busy. The staff were happy. the end came."] * 3)
-    save_parameters(params, tmp_path / "model")
-    loaded = load_parameters(tmp_path / "model")
-    assert loaded.abbrev_types == params.abbrev_types | ABBREVIATIONS
-    assert dict(loaded.ortho_context) == {k: v for k, v in params.ortho_context.items() if v}
-    (tmp_path / "model" / "sent_starters.txt").unlink()
-    with pytest.raises(InputError, match="sent_starters.txt"):
-        load_parameters(tmp_path / "model")
-
-
 # ---------------------------------------------------------------- the 2022 CSV and the 2020 JSON
 def _write_rows(path: Path, rows: list[list[str]], header=("id", "conclusion", "premises", "context", "sentences")):
     with open(path, "w", newline="", encoding="utf-8") as handle:
@@ -240,6 +162,21 @@ def test_csv_bad_records_name_file_line_and_id(tmp_path, cell, message):
     source = SentenceSource(path, skip_bad_records=True)
     assert [r.id for r in source.records()] == ["S0000000a-A000000ff"] and source.report.skipped == 1
 
+
+
+@pytest.mark.parametrize("column, cell, message", [
+    (2, "[{'text': 'Cages are small.'}, 'a premise as text']", "premise #2 must be a dict with a string 'text'"),
+    (2, "[{'stance': 'PRO'}]", "premise #1 must be a dict with a string 'text'"),
+    (4, "[3]", "sentence #1 must be a dict with string 'sent_id' and 'sent_text'"),
+    (4, "[{'sent_id': 'S0000000a-A0000000a__PREMISE__1'}]", "sentence #1 must be a dict with string 'sent_id' and"),
+    (4, "[{'sent_text': 'Cages are small.'}]", "sentence #1 must be a dict with string 'sent_id' and 'sent_text'"),
+])
+def test_a_premise_or_sentence_of_the_wrong_shape_is_named_by_its_number(tmp_path, column, cell, message):
+    a = "S0000000a-A0000000a"
+    row = _row(a, "Zoos should close", [(f"{a}__PREMISE__1", "Cages are small.")])
+    row[column] = cell
+    with pytest.raises(InputError, match=re.escape(message)):
+        list(read_sentence_csv([_write_rows(tmp_path / "bad.csv", [row])]))
 
 
 def test_a_sentence_id_twice_in_one_argument_is_a_bad_record(tmp_path):

@@ -320,6 +320,16 @@ def test_a_file_that_is_no_readable_warc_is_said_to_be_none(tmp_path, content, s
         list(ClueWebSource(tmp_path, workers=1).records())
 
 
+def test_a_clueweb_index_is_keyed_by_its_files_extraction_and_text_mode(tmp_path):
+    """Main content or the full text: two indexes of one corpus, never one reused for the other."""
+    from touche.indexing.corpora import files_fingerprint
+    _write_corpus(tmp_path, files=1, per_file=1)
+    main, full = ClueWebSource(tmp_path, workers=1), ClueWebSource(tmp_path, workers=1, main_content=False)
+    assert main.fingerprint() == f"{files_fingerprint(main.files)}-x1-main"
+    assert full.fingerprint() == f"{files_fingerprint(main.files)}-x1-full"
+    assert main.describe()["main_content"] is True and full.describe()["fingerprint"] == full.fingerprint()
+
+
 def test_a_record_longer_than_its_content_is_an_error_after_it_not_a_guess_that_loses_the_next(tmp_path):
     """A Content-Length 5 bytes too long: FastWARC's quirks mode would take those bytes from the
     next record and lose it; the reader refuses the file, naming the record it got to."""
