@@ -108,7 +108,7 @@ MODULES: dict[str, Listed] = {
     # --- the locations a user names: index roots, shards, caches, the helper jar
     "touche.indexing.builder": Listed(
         "builds, keys, reuses, shards and places every index in the index root a user names",
-        ("tests/indexing/test_builder.py",)),
+        ("tests/indexing/test_builder.py", "tests/indexing/test_index_places.py")),
     "touche.indexing.distributed": Listed(
         "shard tasks on Ray: which cluster, what each task asks for, where its shard goes",
         ("tests/indexing/test_ray_tasks.py",)),
@@ -117,6 +117,8 @@ MODULES: dict[str, Listed] = {
         ("tests/core/test_datasets.py",)),
     "touche.jvm": Listed(
         "the JVM's start and the helper jar compiled into the place a setting names", ("tests/core/test_jvm.py",)),
+    "touche.processes": Listed(
+        "the toolkit's worker processes never run the caller's script again", ("tests/core/test_processes.py",)),
     "touche.folderlock": Listed(
         "one command at a time in a folder, no one else's file taken for a lock",
         ("tests/guard/test_folderlock.py",)),

@@ -52,6 +52,8 @@ def test_helpers_are_rebuilt_when_a_source_is_newer(tmp_path, monkeypatch):
     import os
     os.utime(jar, (newest + 10, newest + 10))
     assert not jvm.helpers_stale()
+    os.utime(jar, (newest, newest))
+    assert not jvm.helpers_stale()  # built in the same instant as the newest source: fresh
     os.utime(jar, (newest - 10, newest - 10))
     assert jvm.helpers_stale()
 
@@ -140,6 +142,9 @@ def test_a_release_file_is_read_by_key(tmp_path):
     assert jvm.release_value(home, "JAVA_VERSION") == "21.0.4" and jvm.release_value(home, "MODULES") == \
         "java.base jdk.jfr"
     assert jvm.release_value(home, "EMPTY") == "" and jvm.release_value(home, "VERSION") is None
+    other = tmp_path / "other"
+    other.mkdir()
+    assert jvm.release_value(fake_java_home(other, 'OPTS="-Da=b"'), "OPTS") == "-Da=b"  # split at the first '='
     assert jvm.release_value(tmp_path / "nowhere", "JAVA_VERSION") is None
     assert jvm._java_major_version(home) == 21
     assert jvm._java_major_version(fake_java_home(tmp_path, 'JAVA_VERSION="ea"')) == 0
@@ -275,6 +280,7 @@ def test_settings_the_jvm_refuses_are_said_before_it_starts(tmp_path, monkeypatc
 
     def java(cmd, **kwargs):
         runs.append(cmd)
+        assert kwargs == {"capture_output": True, "text": True, "timeout": 60}  # its words, and never a hang
         return Done(1, "\nInvalid maximum heap size: -Xmx900t\nError: Could not create the Java Virtual Machine.\n")
     monkeypatch.setattr(jvm.subprocess, "run", java)
     monkeypatch.delenv("TOUCHE_JVM_HEAP", raising=False)
@@ -354,3 +360,12 @@ def test_a_registered_starter_starts_the_jvm_once_with_the_heap_first_asked_for(
     jvm.start("5g")
     assert started == [("checked", "-Xmx3g"), ("started", "3g"), ("adopted",)] and jvm.requested_heap() == "3g"
     assert jvm.started_by_toolkit()
+
+
+def test_a_class_is_looked_up_only_after_our_jvm_is_started(monkeypatch):
+    import types
+    calls = []
+    monkeypatch.setattr(jvm, "start", lambda heap=None: calls.append("start"))
+    monkeypatch.setitem(sys.modules, "jnius", types.SimpleNamespace(autoclass=lambda name: calls.append(name) or name))
+    assert jvm.autoclass("touche.lucene.BatchSearcher") == "touche.lucene.BatchSearcher"
+    assert calls == ["start", "touche.lucene.BatchSearcher"]
