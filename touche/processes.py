@@ -33,7 +33,7 @@ def callers_script_hidden() -> Iterator[None]:
         return
     with _HIDING:
         names = main.__dict__
-        saved = {name: names[name] for name in ("__file__", "__spec__") if name in names}
+        saved: dict[str, object] = {name: names[name] for name in ("__file__", "__spec__") if name in names}
         names.pop("__file__", None)
         if "__spec__" in saved:
             names["__spec__"] = None
