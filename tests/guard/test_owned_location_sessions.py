@@ -397,5 +397,6 @@ def test_the_check_sees_a_build_that_deletes_a_users_folder_in_the_indexs_place(
     machine = OwnedLocations()
     machine.prior_contents({"datasets": True, "models": True, "ocr": True}, [])
     machine._place(f"R/{machine.keys[0]}", "folder", b"mine")
-    with pytest.raises(AssertionError, match=f"index changed R/{machine.keys[0]}, which it did not make"):
+    # the folder itself, or (when the file system gives the new index the deleted folder's inode) the file in it
+    with pytest.raises(AssertionError, match=f"index changed R/{machine.keys[0]}(/inside.txt)?, which it did not make"):
         machine.index(VARIANTS[0], ())
